@@ -1,0 +1,75 @@
+"""Helpers shared by the subcommands: errors, the memory dir argument, JSON output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from memdir.paths import locate_memory_dir
+
+
+class CliError(Exception):
+    """A user mistake: reported as one line on stderr with exit code 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def add_dir_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dir",
+        metavar="D",
+        type=Path,
+        help="memory directory (default: the agent's memory dir of the current project)",
+    )
+
+
+def add_json_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
+
+
+def resolve_dir(value: Path | None) -> Path:
+    """The memory dir to work on: ``--dir`` or the current project's; it must exist."""
+    if value is not None:
+        directory = value.expanduser()
+        if not directory.exists():
+            raise CliError(f"no such directory: {directory}")
+        if not directory.is_dir():
+            raise CliError(f"not a directory: {directory}")
+        # Absolute (not resolved) so injected paths read like the agent's, symlinks kept.
+        return Path(os.path.abspath(directory))
+    location = locate_memory_dir(Path.cwd())
+    if location.memory_dir is None:
+        raise CliError(location.notes[-1] if location.notes else "no memory dir for this project")
+    if not location.memory_dir.is_dir():
+        raise CliError(f"this project has no memory dir yet ({location.memory_dir}); pass --dir D")
+    return location.memory_dir
+
+
+def resolve_inside(directory: Path, name: str) -> Path:
+    """A file named relative to the memory dir (or absolute), refusing anything outside it."""
+    if "\x00" in name:
+        raise CliError("file name contains a NUL byte")
+    candidate = Path(name).expanduser()
+    if not candidate.is_absolute():
+        candidate = directory / candidate
+    real_dir = Path(os.path.realpath(directory))
+    real = Path(os.path.realpath(candidate))
+    if not real.is_relative_to(real_dir):
+        raise CliError(f"{name} is outside the memory dir {directory}")
+    if not real.exists():
+        raise CliError(f"no such file: {candidate}")
+    if not real.is_file():
+        raise CliError(f"not a file: {candidate}")
+    return candidate
+
+
+def print_json(data: object) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")

@@ -1,0 +1,83 @@
+"""Every number and fixed string of the memory system, in one place.
+
+The values reproduce the agent's behaviour (see ``shared/spec/memory-system.md``); a directory
+edited with memdir must behave the same once the agent loads it. Where a user could reasonably
+want another value (the index line limit, the selector model) the configuration layer overrides
+the default, never these names.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --- location (spec section 2) ---------------------------------------------------------------
+CONFIG_DIR_ENV: Final = "CLAUDE_CONFIG_DIR"
+DEFAULT_CONFIG_DIRNAME: Final = ".claude"
+PROJECTS_DIRNAME: Final = "projects"
+MEMORY_DIRNAME: Final = "memory"
+DISABLE_AUTO_MEMORY_ENV: Final = "CLAUDE_CODE_DISABLE_AUTO_MEMORY"
+AUTO_MEMORY_DIRECTORY_SETTING: Final = "autoMemoryDirectory"
+AUTO_MEMORY_ENABLED_SETTING: Final = "autoMemoryEnabled"
+#: A slug longer than this is cut and gets ``-<hash>`` appended by the agent's runtime.
+MAX_SLUG_LENGTH: Final = 200
+#: Managed ("policy") settings files, by platform; the first that exists is read.
+POLICY_SETTINGS_PATHS: Final = (
+    "/etc/claude-code/managed-settings.json",
+    "/Library/Application Support/ClaudeCode/managed-settings.json",
+    "C:\\ProgramData\\ClaudeCode\\managed-settings.json",
+)
+
+# --- the index, MEMORY.md (spec section 3) ---------------------------------------------------
+INDEX_FILENAME: Final = "MEMORY.md"
+#: Path A loads at most this many lines of the (stripped, trimmed) index ...
+INDEX_MAX_LINES: Final = 200
+#: ... and at most this many characters, counted in UTF-16 code units.
+INDEX_MAX_CHARS: Final = 25_000
+#: What the agent is told to aim for per index line.
+INDEX_LINE_LIMIT: Final = 150
+#: The agent is told to rewrite an over-cap index under this many lines; memdir warns past it.
+INDEX_REWRITE_TARGET_LINES: Final = 140
+#: Share of INDEX_MAX_CHARS past which an index counts as "near the cap".
+INDEX_NEAR_CAP_RATIO: Final = 0.9
+INDEX_WARNING_TEMPLATE: Final = (
+    "> WARNING: MEMORY.md is {reason}. Only part of it was loaded. "
+    "Keep index entries to one line under ~200 chars; move detail into topic files."
+)
+
+# --- topic files (spec section 4) ------------------------------------------------------------
+MEMORY_TYPES: Final = ("user", "feedback", "project", "reference")
+FRONTMATTER_FIELDS: Final = ("name", "description", "type")
+OPTIONAL_FRONTMATTER_FIELDS: Final = ("modified", "metadata")
+
+# --- path B: scan, manifest, select, read (spec section 6) -----------------------------------
+#: The scan reads only this many lines of each topic file to find the frontmatter.
+SCAN_MAX_LINES: Final = 30
+#: At most this many topic files, newest first, are candidates for selection.
+SCAN_MAX_FILES: Final = 200
+#: The selector may return at most this many files, and at most this many surface per turn.
+SELECT_MAX_FILES: Final = 5
+SELECT_MAX_TOKENS: Final = 256
+#: Default selector model: Sonnet-class, like the agent; claude-haiku-4-5 is the cheap choice.
+DEFAULT_SELECTOR_MODEL: Final = "claude-sonnet-5-5"
+CHEAP_SELECTOR_MODEL: Final = "claude-haiku-4-5"
+SELECT_TIMEOUT_SECONDS: Final = 10.0
+#: Each surfaced file is cut at this many lines or bytes, whichever comes first.
+SURFACE_MAX_LINES: Final = 200
+SURFACE_MAX_BYTES: Final = 4096
+#: Surfaced content per session before prefetch stops (reset by compaction).
+SESSION_BUDGET_BYTES: Final = 60 * 1024
+#: A memory older than this many days gets the staleness warning.
+STALE_AFTER_DAYS: Final = 1
+STALENESS_TEMPLATE: Final = (
+    "This memory is {days} days old. Memories are point-in-time observations, not live state "
+    "— claims about code behavior or file:line citations may be outdated. "
+    "Verify against current code before asserting as fact."
+)
+TRUNCATION_NOTE_TEMPLATE: Final = (
+    "> This memory file was truncated ({reason}). "
+    "Use the Read tool to view the complete file at: {path}"
+)
+RELEVANT_MEMORIES_TAG: Final = "relevant_memories"
+
+# --- writing (spec section 8) ----------------------------------------------------------------
+EXTRACTION_MAX_TURNS: Final = 5

@@ -1,0 +1,143 @@
+"""Plain data for a memory directory: topic files, index entries, positions and problems.
+
+Positions are 0-based lines and 0-based columns counted in Python string indices (code points);
+ends are exclusive. The language server converts columns to the client's encoding, the CLI adds
+one. Parse problems are values carried by the objects, never exceptions, so one broken file can
+never abort a scan or a lint run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+    @classmethod
+    def on_line(cls, line: int, start: int, end: int) -> Span:
+        return cls(line, start, line, end)
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "start_line": self.start_line,
+            "start_col": self.start_col,
+            "end_line": self.end_line,
+            "end_col": self.end_col,
+        }
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong found while reading a file.
+
+    ``kind`` is a stable machine name (``yaml-error``, ``no-frontmatter``,
+    ``unclosed-frontmatter``, ``not-utf8``, ``binary``, ``unreadable``, ``too-large``,
+    ``bad-field``); the lint rules map kinds to diagnostic codes.
+    """
+
+    kind: str
+    message: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class WikiLink:
+    """A ``[[name]]`` link to another memory by its ``name``; a missing target is intended."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """The YAML block at the top of a topic file, located in the raw text."""
+
+    #: Everything the YAML parsed to (empty when it did not parse).
+    data: dict[str, Any]
+    #: Line of the opening and closing ``---`` (closing None when never closed).
+    open_line: int
+    close_line: int | None
+    #: Where each top-level key's value sits, for diagnostics and edits.
+    value_spans: dict[str, Span] = field(default_factory=dict)
+    key_spans: dict[str, Span] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TopicFile:
+    """A topic file ``*.md`` of a memory directory, fully parsed."""
+
+    path: Path
+    rel_path: str
+    name: str | None
+    description: str | None
+    #: A valid type (one of the four) or None; ``raw_type`` keeps what was written.
+    type: str | None
+    raw_type: str | None
+    modified: str | None
+    frontmatter: Frontmatter | None
+    body: str
+    #: Line on which the body starts (after the frontmatter).
+    body_line: int
+    links: tuple[WikiLink, ...]
+    mtime: float
+    size: int
+    problems: tuple[Problem, ...]
+    #: The decoded text (``\ufffd`` for undecodable bytes); empty for binary files.
+    text: str = ""
+
+    @property
+    def has_frontmatter(self) -> bool:
+        return self.frontmatter is not None
+
+
+@dataclass(frozen=True)
+class MemoryHeader:
+    """What the prefetch scan sees of a topic file: its first 30 lines only."""
+
+    path: Path
+    rel_path: str
+    mtime: float
+    size: int
+    name: str | None
+    description: str | None
+    type: str | None
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One ``- [Title](file.md) — hook`` line of MEMORY.md."""
+
+    line: int
+    raw: str
+    bullet: str
+    title: str
+    #: The link target exactly as written (possibly URL-encoded).
+    target: str
+    #: The target decoded and normalised to a ``/``-separated path, without ``#fragment``.
+    path: str
+    separator: str
+    hook: str
+    title_span: Span
+    target_span: Span
+    hook_span: Span
+
+
+@dataclass(frozen=True)
+class IndexLine:
+    """A line of MEMORY.md that is not an index entry.
+
+    ``kind`` is one of ``blank``, ``heading``, ``frontmatter``, ``comment``, ``code``, ``text``,
+    ``bullet`` (a bullet without a leading link: usually memory content written into the index).
+    """
+
+    line: int
+    raw: str
+    kind: str

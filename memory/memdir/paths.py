@@ -1,0 +1,247 @@
+"""Where the agent keeps a project's memory.
+
+Reproduces the agent's location rules (spec section 2): the config root, the canonical git root
+(worktrees share the main repository's memory), the slug of the project path, the long-slug rule
+and the ``autoMemoryDirectory`` override. Everything here is a pure function of the file system
+and the environment passed in, so tests can build fixtures instead of touching ``~``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memdir import constants as C
+
+_NON_ALNUM = re.compile(r"[^A-Za-z0-9]")
+
+
+def config_root(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
+    """``$CLAUDE_CONFIG_DIR`` if set, else ``~/.claude``."""
+    env = os.environ if env is None else env
+    configured = env.get(C.CONFIG_DIR_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    return (home or Path.home()) / C.DEFAULT_CONFIG_DIRNAME
+
+
+def slugify(project_path: str | os.PathLike[str]) -> str:
+    """Every character that is not an ASCII letter or digit becomes ``-``.
+
+    The result may exceed :data:`~memdir.constants.MAX_SLUG_LENGTH`; see :func:`slug_prefix`.
+    """
+    return _NON_ALNUM.sub("-", os.fspath(project_path))
+
+
+def slug_prefix(slug: str) -> str | None:
+    """For a slug over 200 characters, the 200-character prefix the agent's directory starts with.
+
+    The agent appends ``-<hash>`` to that prefix and the hash differs between its runtimes, so a
+    long-path directory must be found by prefix, never by recomputing the hash.
+    """
+    return slug[: C.MAX_SLUG_LENGTH] if len(slug) > C.MAX_SLUG_LENGTH else None
+
+
+def _read_gitdir_file(dot_git: Path) -> Path | None:
+    try:
+        text = dot_git.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("gitdir:"):
+            target = Path(line[len("gitdir:") :].strip())
+            if not target.is_absolute():
+                target = dot_git.parent / target
+            return Path(os.path.normpath(target))
+    return None
+
+
+def _common_dir(git_dir: Path) -> Path:
+    """A worktree's git dir names the shared repository in ``commondir``; others are their own."""
+    try:
+        text = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return git_dir
+    if not text:
+        return git_dir
+    common = Path(text)
+    if not common.is_absolute():
+        common = git_dir / common
+    return Path(os.path.normpath(common))
+
+
+def canonical_git_root(start: str | os.PathLike[str]) -> Path:
+    """The project path the agent derives memory from.
+
+    Walk up to the first ``.git`` (a directory, or a ``gitdir:`` file in a worktree or
+    submodule). A worktree follows its git dir to the common dir and uses the main repository's
+    root, so every worktree of a repository shares one memory; a bare repository (common dir not
+    named ``.git``) uses its common dir. Outside git, the start directory itself.
+    """
+    start_path = Path(os.path.realpath(os.fspath(start)))
+    for directory in (start_path, *start_path.parents):
+        dot_git = directory / ".git"
+        if dot_git.is_dir():
+            return directory
+        if dot_git.is_file():
+            git_dir = _read_gitdir_file(dot_git)
+            if git_dir is None:
+                return directory
+            common = _common_dir(git_dir)
+            if common == git_dir:
+                # A submodule (or a plain gitdir redirect): its own working tree is the root.
+                return directory
+            if common.name == ".git":
+                return Path(os.path.realpath(common.parent))
+            return Path(os.path.realpath(common))
+    return start_path
+
+
+@dataclass(frozen=True)
+class MemoryLocation:
+    """Where a project's memory lives, and how that was decided."""
+
+    #: The memory directory, or None when it can only be named by a prefix that matches nothing.
+    memory_dir: Path | None
+    project_root: Path
+    slug: str
+    #: ``setting:<file>``, ``derived`` or ``derived:prefix``.
+    source: str
+    enabled: bool = True
+    #: Glob of the agent's directory name when the slug is too long to derive exactly.
+    prefix_pattern: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "memory_dir": str(self.memory_dir) if self.memory_dir else None,
+            "project_root": str(self.project_root),
+            "slug": self.slug,
+            "source": self.source,
+            "enabled": self.enabled,
+            "exists": bool(self.memory_dir and self.memory_dir.is_dir()),
+            "prefix_pattern": self.prefix_pattern,
+            "notes": list(self.notes),
+        }
+
+
+def _load_settings(path: Path, notes: list[str]) -> dict[str, object]:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        notes.append(f"could not read {path}: {exc.strerror or exc}")
+        return {}
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        notes.append(f"ignored {path}: invalid JSON at line {exc.lineno}: {exc.msg}")
+        return {}
+    if not isinstance(data, dict):
+        notes.append(f"ignored {path}: not a JSON object")
+        return {}
+    return data
+
+
+def settings_files(
+    project_root: Path, root: Path, policy_paths: tuple[str, ...] = C.POLICY_SETTINGS_PATHS
+) -> list[tuple[str, Path]]:
+    """The trusted settings files, highest precedence first: policy, local project, user."""
+    files: list[tuple[str, Path]] = []
+    for candidate in policy_paths:
+        path = Path(candidate)
+        if path.is_file():
+            files.append(("policy", path))
+            break
+    files.append(("local", project_root / ".claude" / "settings.local.json"))
+    files.append(("user", root / "settings.json"))
+    return files
+
+
+def locate_memory_dir(
+    project_path: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+    policy_paths: tuple[str, ...] = C.POLICY_SETTINGS_PATHS,
+) -> MemoryLocation:
+    """The memory directory the agent uses for the project containing ``project_path``."""
+    env = os.environ if env is None else env
+    home = home or Path.home()
+    project_root = canonical_git_root(project_path if project_path is not None else Path.cwd())
+    root = config_root(env, home)
+    slug = slugify(project_root)
+    notes: list[str] = []
+
+    enabled = env.get(C.DISABLE_AUTO_MEMORY_ENV, "").strip().lower() not in ("1", "true", "yes")
+    if not enabled:
+        notes.append(f"auto memory is disabled by {C.DISABLE_AUTO_MEMORY_ENV}")
+
+    override: tuple[str, Path] | None = None
+    for kind, path in settings_files(project_root, root, policy_paths):
+        data = _load_settings(path, notes)
+        if data.get(C.AUTO_MEMORY_ENABLED_SETTING) is False and enabled:
+            enabled = False
+            notes.append(f"auto memory is disabled by {C.AUTO_MEMORY_ENABLED_SETTING} in {path}")
+        value = data.get(C.AUTO_MEMORY_DIRECTORY_SETTING)
+        if override is None and isinstance(value, str) and value.strip():
+            value = value.strip()
+            if value.startswith("~/"):
+                override = (f"setting:{kind}", home / value[2:])
+            elif Path(value).is_absolute():
+                override = (f"setting:{kind}", Path(value))
+            else:
+                notes.append(
+                    f"ignored {C.AUTO_MEMORY_DIRECTORY_SETTING}={value!r} in {path}: "
+                    "it must be absolute or start with ~/"
+                )
+
+    shared = _load_settings(project_root / ".claude" / "settings.json", notes)
+    if C.AUTO_MEMORY_DIRECTORY_SETTING in shared:
+        notes.append(
+            f"ignored {C.AUTO_MEMORY_DIRECTORY_SETTING} in the shared project settings "
+            f"{project_root / '.claude' / 'settings.json'}: a cloned repository could redirect "
+            "memory writes; set it in user or local settings instead"
+        )
+
+    if override is not None:
+        source, directory = override
+        return MemoryLocation(directory, project_root, slug, source, enabled, None, tuple(notes))
+
+    projects = root / C.PROJECTS_DIRNAME
+    prefix = slug_prefix(slug)
+    if prefix is None:
+        memory_dir = projects / slug / C.MEMORY_DIRNAME
+        return MemoryLocation(
+            memory_dir, project_root, slug, "derived", enabled, None, tuple(notes)
+        )
+
+    pattern = f"{prefix}-*"
+    matches = sorted(projects.glob(pattern)) if projects.is_dir() else []
+    matches = [m for m in matches if m.is_dir()]
+    if len(matches) > 1:
+        # Several runtimes hashed the same path differently; the most recently used one wins.
+        matches.sort(key=lambda m: m.stat().st_mtime, reverse=True)
+        notes.append(f"{len(matches)} directories match {pattern}; using the most recent")
+    found = matches[0] / C.MEMORY_DIRNAME if matches else None
+    if found is None:
+        notes.append(
+            f"the project path is over {C.MAX_SLUG_LENGTH} characters, so the agent names its "
+            f"directory {projects / pattern} with a runtime-specific hash; none exists yet"
+        )
+    return MemoryLocation(
+        found, project_root, slug, "derived:prefix", enabled, pattern, tuple(notes)
+    )
+
+
+def is_within(path: Path, root: Path) -> bool:
+    """True when ``path`` (already resolved) is ``root`` or lies below it."""
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return False
+    return True

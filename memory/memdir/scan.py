@@ -1,0 +1,100 @@
+"""Listing a memory directory the way path B does, without ever leaving it.
+
+Recursive ``*.md`` except ``MEMORY.md``, first 30 lines of each, newest first, at most 200
+candidates (spec section 6.2). Files beyond the cap are reported, not dropped silently. The walk
+survives unreadable files, undecodable bytes, symlink loops and files deleted mid-scan, and it
+never follows a symlink whose target lies outside the memory dir.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from memdir import constants as C
+from memdir.model import MemoryHeader
+from memdir.paths import is_within
+from memdir.topic import load_header
+
+
+@dataclass(frozen=True)
+class Skipped:
+    rel_path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    root: Path
+    #: At most ``limit`` headers, newest first: the prefetch candidates.
+    candidates: tuple[MemoryHeader, ...]
+    #: Topic files past the cap: never candidates for selection.
+    cut_off: tuple[MemoryHeader, ...]
+    #: Entries the walk refused or could not read (symlinks leaving the dir, loops, errors).
+    skipped: tuple[Skipped, ...]
+
+    @property
+    def all_files(self) -> tuple[MemoryHeader, ...]:
+        return self.candidates + self.cut_off
+
+
+def iter_topic_paths(root: Path, skipped: list[Skipped] | None = None) -> Iterator[Path]:
+    """Every topic file under ``root`` (as a path inside ``root``), confined to ``root``."""
+    real_root = Path(os.path.realpath(root))
+    stack = [root]
+    note = skipped.append if skipped is not None else (lambda _s: None)
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            rel = Path(directory).relative_to(root).as_posix() if directory != root else "."
+            note(Skipped(rel, f"cannot list directory: {exc.strerror or exc}"))
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            rel = path.relative_to(root).as_posix()
+            try:
+                is_link = entry.is_symlink()
+                if is_link:
+                    target = Path(os.path.realpath(path))
+                    if not is_within(target, real_root):
+                        if entry.name.endswith(".md") or target.is_dir():
+                            note(Skipped(rel, "symlink leads outside the memory dir"))
+                        continue
+                    if target.is_dir():
+                        # Its target is inside the dir and scanned under its own path already;
+                        # following it would list files twice or loop forever.
+                        continue
+                    if not target.exists():
+                        note(Skipped(rel, "broken symlink"))
+                        continue
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append(path)
+                    continue
+                if not entry.name.endswith(".md") or entry.name == C.INDEX_FILENAME:
+                    continue
+                if not (target.is_file() if is_link else entry.is_file(follow_symlinks=False)):
+                    continue
+            except OSError as exc:
+                note(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
+                continue
+            yield path
+
+
+def scan(root: Path, limit: int = C.SCAN_MAX_FILES) -> ScanResult:
+    """Scan a memory directory for prefetch candidates."""
+    skipped: list[Skipped] = []
+    headers: list[MemoryHeader] = []
+    for path in iter_topic_paths(root, skipped):
+        header = load_header(path, root)
+        if any(p.kind == "unreadable" for p in header.problems) and header.mtime == 0.0:
+            # Deleted or unreadable between listing and reading: not a candidate.
+            skipped.append(Skipped(header.rel_path, header.problems[0].message))
+            continue
+        headers.append(header)
+    headers.sort(key=lambda h: (-h.mtime, h.rel_path))
+    return ScanResult(root, tuple(headers[:limit]), tuple(headers[limit:]), tuple(skipped))

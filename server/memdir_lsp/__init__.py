@@ -1,0 +1,1 @@
+"""memdir-lsp: the language server for memory directories."""
