@@ -1,0 +1,174 @@
+"""Settings: one typed object, the same keys from ``memdir.toml``, ``pyproject.toml`` and editors.
+
+Sources, first found wins: ``memdir.toml`` in the memory dir, then a ``[tool.memdir]`` table in
+the nearest ``pyproject.toml`` above the memory dir or in the project root. Editors send the same
+keys (camelCase accepted) through the language server. Invalid values never crash anything: they
+are dropped with a message and the default stays.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from memdir import constants as C
+
+Severity = Literal["error", "warning", "info", "hint", "off"]
+SEVERITIES: tuple[str, ...] = ("error", "warning", "info", "hint", "off")
+RecallMode = Literal["index", "prefetch"]
+SelectorName = Literal["auto", "anthropic", "lexical"]
+
+CONFIG_FILENAME = "memdir.toml"
+_CODE = re.compile(r"^MEM\d{3}$")
+
+
+@dataclass(frozen=True)
+class Settings:
+    #: Index lines longer than this are flagged (MEM001).
+    index_line_limit: int = C.INDEX_LINE_LIMIT
+    #: Per-code severity overrides, e.g. ``{"MEM107": "info", "MEM109": "off"}``.
+    severity: Mapping[str, Severity] = field(default_factory=dict)
+    #: Only these codes (empty: all) ...
+    select: tuple[str, ...] = ()
+    #: ... minus these.
+    ignore: tuple[str, ...] = ()
+    #: ``index``: MEMORY.md is injected (path A); ``prefetch``: path B, the index may be skipped.
+    recall_mode: RecallMode = "index"
+    selector: SelectorName = "auto"
+    model: str = C.DEFAULT_SELECTOR_MODEL
+    trigger: Literal["multilingual", "claude-code"] = "multilingual"
+    #: Where these settings came from (for messages), and what was wrong with them.
+    source: str | None = None
+    errors: tuple[str, ...] = ()
+
+    def code_enabled(self, code: str) -> bool:
+        if self.select and not any(code.startswith(s) for s in self.select):
+            return False
+        if any(code.startswith(i) for i in self.ignore):
+            return False
+        return self.severity.get(code) != "off"
+
+
+_ALIASES = {
+    "indexLineLimit": "index_line_limit",
+    "lineLimit": "index_line_limit",
+    "line_limit": "index_line_limit",
+    "recallMode": "recall_mode",
+    "severities": "severity",
+}
+
+
+def _codes(value: Any, key: str, errors: list[str]) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple):
+        errors.append(f"`{key}` must be a list of codes like MEM001")
+        return ()
+    codes: list[str] = []
+    for item in items:
+        code = str(item).strip().upper()
+        if not code:
+            continue
+        if not re.fullmatch(r"MEM\d{0,3}", code):
+            errors.append(f"`{key}`: {item!r} is not a memdir code (MEM001 ... MEM111 or a prefix)")
+            continue
+        codes.append(code)
+    return tuple(codes)
+
+
+def settings_from_mapping(
+    data: Mapping[str, Any], base: Settings | None = None, source: str | None = None
+) -> Settings:
+    """Build settings from a plain mapping (TOML table or editor JSON); bad values are reported."""
+    base = base or Settings()
+    errors: list[str] = list(base.errors)
+    changes: dict[str, Any] = {}
+    known = {f.name for f in fields(Settings)} - {"source", "errors"}
+    for raw_key, value in data.items():
+        key = _ALIASES.get(raw_key, raw_key)
+        if key not in known:
+            errors.append(f"unknown setting `{raw_key}`")
+            continue
+        if key == "index_line_limit":
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                changes[key] = value
+            else:
+                errors.append(f"`{raw_key}` must be a positive integer, got {value!r}")
+        elif key == "severity":
+            if not isinstance(value, Mapping):
+                errors.append(f"`{raw_key}` must be a table of CODE = severity")
+                continue
+            merged: dict[str, Severity] = dict(base.severity)
+            for code, level in value.items():
+                code_text = str(code).upper()
+                if not _CODE.match(code_text):
+                    errors.append(f"`{raw_key}`: {code!r} is not a code like MEM001")
+                elif level not in SEVERITIES:
+                    errors.append(f"`{raw_key}.{code}` must be one of {', '.join(SEVERITIES)}")
+                else:
+                    merged[code_text] = level
+            changes[key] = merged
+        elif key in ("select", "ignore"):
+            changes[key] = _codes(value, raw_key, errors)
+        elif key == "recall_mode":
+            if value in ("index", "prefetch"):
+                changes[key] = value
+            else:
+                errors.append(f"`{raw_key}` must be index or prefetch, got {value!r}")
+        elif key == "selector":
+            if value in ("auto", "anthropic", "lexical"):
+                changes[key] = value
+            else:
+                errors.append(f"`selector` must be auto, anthropic or lexical, got {value!r}")
+        elif key == "model":
+            if isinstance(value, str) and value.strip():
+                changes[key] = value.strip()
+            else:
+                errors.append("`model` must be a model name")
+        elif key == "trigger":
+            if value in ("multilingual", "claude-code"):
+                changes[key] = value
+            else:
+                errors.append(f"`trigger` must be multilingual or claude-code, got {value!r}")
+    return replace(base, **changes, source=source or base.source, errors=tuple(errors))
+
+
+def _read_toml(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle), None
+    except FileNotFoundError:
+        return None, None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return None, f"{path}: {exc}"
+
+
+def load_settings(memory_dir: Path, project_root: Path | None = None) -> Settings:
+    """Settings for a memory dir, from the first configuration file found."""
+    own = memory_dir / CONFIG_FILENAME
+    data, error = _read_toml(own)
+    if error:
+        return Settings(source=str(own), errors=(error,))
+    if data is not None:
+        return settings_from_mapping(data, source=str(own))
+    # The nearest pyproject.toml above the memory dir is its project's; look no further up.
+    nearest = next(
+        (
+            d / "pyproject.toml"
+            for d in (memory_dir, *memory_dir.parents)
+            if (d / "pyproject.toml").is_file()
+        ),
+        None,
+    )
+    candidates = [p for p in (nearest, project_root and project_root / "pyproject.toml") if p]
+    for pyproject in dict.fromkeys(candidates):
+        data, error = _read_toml(pyproject)
+        if error:
+            return Settings(source=str(pyproject), errors=(error,))
+        table = (data or {}).get("tool", {}).get("memdir")
+        if isinstance(table, dict):
+            return settings_from_mapping(table, source=f"{pyproject} [tool.memdir]")
+    return Settings()
