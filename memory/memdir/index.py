@@ -40,8 +40,9 @@ def normalize_target(target: str) -> str:
     if target.startswith("<") and target.endswith(">"):
         target = target[1:-1]
     target = target.split("#", 1)[0]
-    target = unquote(_TITLE_ESCAPE.sub(r"\1", target))
-    target = target.replace("\\", "/")
+    # Raw backslashes are Windows separators; an encoded %5C is a literal character.
+    target = _TITLE_ESCAPE.sub(r"\1", target).replace("\\", "/")
+    target = unquote(target)
     while target.startswith("./"):
         target = target[2:]
     return target

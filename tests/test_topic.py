@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from memdir.topic import load_header, load_topic, parse_topic_text
+
+ROOT = Path("/m")
+
+
+def parse(text: str):  # type: ignore[no-untyped-def]
+    return parse_topic_text(text, ROOT / "a.md", "a.md")
+
+
+def test_standard_frontmatter_fields_and_body_line() -> None:
+    topic = parse("---\nname: n\ndescription: d\ntype: project\n---\n# Title\nbody\n")
+    assert (topic.name, topic.description, topic.type, topic.raw_type) == (
+        "n",
+        "d",
+        "project",
+        "project",
+    )
+    assert topic.body_line == 5
+    assert topic.body.startswith("# Title")
+    assert topic.problems == ()
+    fm = topic.frontmatter
+    assert fm is not None and fm.close_line == 4
+    assert fm.value_spans["description"].start_line == 2
+    assert fm.value_spans["description"].start_col == len("description: ")
+
+
+def test_nested_metadata_type_and_unknown_fields_are_valid() -> None:
+    topic = parse(
+        "---\nname: n\ndescription: d\nmetadata:\n  type: feedback\nowner: ana\n"
+        "modified: 2026-07-15T09:12:00Z\n---\nbody"
+    )
+    assert topic.type == "feedback"
+    assert topic.modified == "2026-07-15T09:12:00Z"
+    assert topic.frontmatter is not None and topic.frontmatter.data["owner"] == "ana"
+    assert topic.frontmatter.value_spans["metadata.type"].start_line == 4
+    assert topic.problems == ()
+
+
+def test_unknown_type_is_no_type_but_kept_raw() -> None:
+    topic = parse("---\nname: n\ndescription: d\ntype: Project\n---\n")
+    assert topic.type is None
+    assert topic.raw_type == "Project"
+
+
+def test_wiki_links_with_positions_outside_code() -> None:
+    topic = parse(
+        "---\nname: n\n---\nSee [[release-calendar]] and [[a|alias]].\n```\n[[no]]\n```\n"
+    )
+    assert [(link.name, link.span.start_line, link.span.start_col) for link in topic.links] == [
+        ("release-calendar", 3, 4),
+        ("a", 3, 29),
+    ]
+
+
+def test_malformed_yaml_problem_at_parser_position() -> None:
+    topic = parse("---\nname: n\ndescription: d: e\ntype: user\n---\nbody")
+    (problem,) = [p for p in topic.problems if p.kind == "yaml-error"]
+    assert problem.span.start_line == 2
+    assert problem.span.start_col == 14
+    assert "mapping values are not allowed" in problem.message
+    assert topic.name is None  # nothing parsed from a broken block
+
+
+def test_no_frontmatter_and_unclosed() -> None:
+    assert [p.kind for p in parse("# Just a note\n").problems] == ["no-frontmatter"]
+    unclosed = parse("---\nname: n\ndescription: d\n")
+    assert [p.kind for p in unclosed.problems] == ["unclosed-frontmatter"]
+    assert unclosed.frontmatter is not None and unclosed.frontmatter.close_line is None
+
+
+def test_non_string_values_are_problems_not_crashes() -> None:
+    topic = parse("---\nname: [a, b]\ndescription: 42\ntype: user\n---\n")
+    assert topic.description == "42"
+    assert topic.name is None
+    assert any(p.kind == "bad-field" and "`name`" in p.message for p in topic.problems)
+    scalar = parse("---\njust a string\n---\n")
+    assert any(p.kind == "bad-field" for p in scalar.problems)
+
+
+def test_load_topic_non_utf8_and_binary(tmp_path: Path) -> None:
+    (tmp_path / "latin.md").write_bytes(b"---\nname: caf\xe9\ndescription: d\ntype: user\n---\n")
+    topic = load_topic(tmp_path / "latin.md", tmp_path)
+    assert topic.name == "caf\ufffd"
+    (problem,) = [p for p in topic.problems if p.kind == "not-utf8"]
+    assert (problem.span.start_line, problem.span.start_col) == (1, 9)
+    (tmp_path / "bin.md").write_bytes(b"\x00\x01\x02---")
+    binary = load_topic(tmp_path / "bin.md", tmp_path)
+    assert [p.kind for p in binary.problems] == ["binary"]
+
+
+def test_load_topic_unreadable_and_vanished(tmp_path: Path) -> None:
+    vanished = load_topic(tmp_path / "gone.md", tmp_path)
+    assert [p.kind for p in vanished.problems] == ["unreadable"]
+
+
+def test_header_reads_only_first_30_lines(tmp_path: Path) -> None:
+    late = "---\nname: n\n" + "x: 1\n" * 30 + "description: late\ntype: user\n---\nbody\n"
+    (tmp_path / "late.md").write_text(late)
+    header = load_header(tmp_path / "late.md", tmp_path)
+    assert header.description is None and header.type is None
+    ok = "---\nname: n\ndescription: early\ntype: user\n---\n" + "line\n" * 10_000
+    (tmp_path / "ok.md").write_text(ok)
+    header = load_header(tmp_path / "ok.md", tmp_path)
+    assert (header.description, header.type) == ("early", "user")
+    assert header.size == len(ok)
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=600))
+def test_parser_never_raises_on_random_bytes(data: bytes) -> None:
+    topic = parse(data.decode("utf-8", errors="replace"))
+    assert topic.rel_path == "a.md"
+
+
+@settings(max_examples=200)
+@given(st.text(max_size=300))
+def test_parser_never_raises_on_frontmatter_like_text(text: str) -> None:
+    parse("---\n" + text + "\n---\nbody")
