@@ -1,0 +1,379 @@
+"""Evaluate memory selection on the bilingual benchmark in ``benchmarks/recall/``.
+
+Runs three selectors over ``recall/queries.jsonl`` against the memories in ``recall/memory/``:
+
+* ``lexical``: :func:`memdir.lexical.select_lexical`, memdir's offline default;
+* ``bm25-whitespace``: plain BM25 over whitespace-split lowercase tokens of the manifest fields,
+  top 5 with any score above 0, the naive offline baseline;
+* ``bm25-whitespace+skip``: the same, but a query whose trimmed text has no whitespace selects
+  nothing, the agent's single-word skip rule (spec 6.1), which skips most CJK questions.
+
+Reported per system and language: recall (micro, over gold items), precision (over selected
+items), the share of unrelated questions (gold = []) that select nothing, and the median and p95
+time of one selection over 200 candidates (the real memories padded with copies under new
+paths). For ``lexical`` the time is given warm (its per-document cache filled, the steady state
+of an editor or agent session) and cold (caches cleared before every call).
+
+Queries whose numeric id is a multiple of 3 are the held-out split: the selector's thresholds
+were tuned on the others. Queries with ``"split": "fresh"`` were written after tuning was frozen.
+
+Usage: ``python benchmarks/recall_eval.py [--json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+MEMORY_DIR = HERE / "recall" / "memory"
+QUERIES = HERE / "recall" / "queries.jsonl"
+MEMORY_TYPES = ("user", "feedback", "project", "reference")
+TIMING_CANDIDATES = 200
+LIMIT = 5
+LANGS = ("en", "zh", "mixed", "ja")
+
+try:
+    from memdir import lexical
+except ImportError:  # run from a checkout without the package installed
+    sys.path.insert(0, str(HERE.parent / "memory"))
+    from memdir import lexical
+
+
+@dataclass(frozen=True)
+class Candidate:
+    rel_path: str
+    name: str | None
+    description: str | None
+    type: str | None
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    query: str
+    lang: str
+    gold: tuple[str, ...]
+    kind: str
+    recent_tools: tuple[str, ...]
+    split: str
+
+
+# --- loading ---------------------------------------------------------------------------------
+def _frontmatter(path: Path) -> dict[str, Any]:
+    """The YAML block of the first 30 lines, as path B's scan reads it (spec 6.2)."""
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        lines = [line for _, line in zip(range(30), handle, strict=False)]
+    if not lines or lines[0].strip() != "---":
+        return {}
+    for end in range(1, len(lines)):
+        if lines[end].strip() == "---":
+            try:
+                data = yaml.safe_load("".join(lines[1:end]))
+            except yaml.YAMLError:
+                return {}
+            return data if isinstance(data, dict) else {}
+    return {}
+
+
+def load_candidates(root: Path = MEMORY_DIR) -> list[Candidate]:
+    candidates = []
+    for path in sorted(root.rglob("*.md")):
+        rel = path.relative_to(root).as_posix()
+        if rel == "MEMORY.md":
+            continue
+        meta = _frontmatter(path)
+        mem_type = meta.get("type")
+        if mem_type is None and isinstance(meta.get("metadata"), dict):
+            mem_type = meta["metadata"].get("type")
+        candidates.append(
+            Candidate(
+                rel,
+                str(meta["name"]) if meta.get("name") is not None else None,
+                str(meta["description"]) if meta.get("description") is not None else None,
+                mem_type if mem_type in MEMORY_TYPES else None,
+            )
+        )
+    return candidates
+
+
+def load_queries(path: Path = QUERIES) -> list[Query]:
+    queries = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        number = int(re.sub(r"\D", "", row["id"]) or 0)
+        split = row.get("split") or ("test" if number % 3 == 0 else "dev")
+        queries.append(
+            Query(
+                row["id"],
+                row["query"],
+                row["lang"],
+                tuple(row["gold"]),
+                row["kind"],
+                tuple(row.get("recent_tools", ())),
+                split,
+            )
+        )
+    return queries
+
+
+def pad_candidates(candidates: Sequence[Candidate], size: int = TIMING_CANDIDATES) -> list[Any]:
+    """The real memories plus variants under new paths, up to ``size`` (timing only).
+
+    Each variant's name and description get a distinct suffix, so no per-text cache inside a
+    selector can make the copies free.
+    """
+    padded: list[Any] = list(candidates)
+    i = 0
+    while len(padded) < size:
+        src = candidates[i % len(candidates)]
+        padded.append(
+            Candidate(
+                f"pad{i // len(candidates)}/{src.rel_path}",
+                f"{src.name or ''} v{i}",
+                f"{src.description or ''} (variant {i}, ref PAD-{i * 7919 % 10007})",
+                src.type,
+            )
+        )
+        i += 1
+    return padded
+
+
+# --- systems ---------------------------------------------------------------------------------
+Selector = Callable[[Query, Sequence[Any]], list[str]]
+
+
+def _whitespace_text(c: Any) -> list[str]:
+    return (
+        " ".join(part for part in (c.name, c.description, c.type, c.rel_path) if part)
+        .lower()
+        .split()
+    )
+
+
+def bm25_whitespace(query: str, candidates: Sequence[Any], limit: int = LIMIT) -> list[str]:
+    """Textbook BM25 (k1 1.2, b 0.75) on whitespace tokens; top ``limit`` with score > 0."""
+    docs = [_whitespace_text(c) for c in candidates]
+    if not docs:
+        return []
+    avg = sum(map(len, docs)) / len(docs) or 1.0
+    terms = set(query.lower().split())
+    df = {t: sum(1 for d in docs if t in d) for t in terms}
+    scores = []
+    for c, doc in zip(candidates, docs, strict=True):
+        score = 0.0
+        for t in terms:
+            tf = doc.count(t)
+            if tf:
+                idf = math.log(1 + (len(docs) - df[t] + 0.5) / (df[t] + 0.5))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / avg))
+        if score > 0:
+            scores.append((-score, c.rel_path))
+    return [path for _, path in sorted(scores)[:limit]]
+
+
+def run_lexical(q: Query, candidates: Sequence[Any]) -> list[str]:
+    selection = lexical.select_lexical(q.query, candidates, q.recent_tools, limit=LIMIT)
+    return [m.rel_path for m in selection.selected]
+
+
+def run_bm25(q: Query, candidates: Sequence[Any]) -> list[str]:
+    return bm25_whitespace(q.query, candidates)
+
+
+def run_bm25_skip(q: Query, candidates: Sequence[Any]) -> list[str]:
+    if not re.search(r"\s", q.query.strip()):
+        return []
+    return bm25_whitespace(q.query, candidates)
+
+
+SYSTEMS: dict[str, Selector] = {
+    "lexical": run_lexical,
+    "bm25-whitespace": run_bm25,
+    "bm25-whitespace+skip": run_bm25_skip,
+}
+
+
+# --- metrics ---------------------------------------------------------------------------------
+@dataclass
+class Tally:
+    queries: int = 0
+    gold: int = 0
+    selected: int = 0
+    hits: int = 0
+    unrelated: int = 0
+    unrelated_empty: int = 0
+
+    def add(self, gold: Sequence[str], selected: Sequence[str]) -> None:
+        self.queries += 1
+        self.gold += len(gold)
+        self.selected += len(selected)
+        self.hits += len(set(gold) & set(selected))
+        if not gold:
+            self.unrelated += 1
+            self.unrelated_empty += not selected
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "queries": self.queries,
+            "recall": _ratio(self.hits, self.gold),
+            "precision": _ratio(self.hits, self.selected),
+            "unrelated_empty": _ratio(self.unrelated_empty, self.unrelated),
+            "unrelated": self.unrelated,
+            "gold": self.gold,
+            "selected": self.selected,
+            "hits": self.hits,
+        }
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 3) if b else None
+
+
+def evaluate(
+    systems: Sequence[str] = tuple(SYSTEMS),
+    queries: Sequence[Query] | None = None,
+    candidates: Sequence[Candidate] | None = None,
+    timing: bool = True,
+) -> dict[str, Any]:
+    """Quality per system, language and split, plus timing on 200 candidates."""
+    queries = load_queries() if queries is None else queries
+    candidates = load_candidates() if candidates is None else candidates
+    report: dict[str, Any] = {"memories": len(candidates), "queries": len(queries), "systems": {}}
+    misses: list[dict[str, Any]] = []
+    for name in systems:
+        select = SYSTEMS[name]
+        groups: dict[str, Tally] = {}
+        for q in queries:
+            chosen = select(q, candidates)
+            for key in ("all", q.lang, f"split:{q.split}", f"kind:{q.kind}"):
+                groups.setdefault(key, Tally()).add(q.gold, chosen)
+            if name == "lexical" and set(chosen) != set(q.gold):
+                misses.append(
+                    {"id": q.id, "query": q.query, "gold": list(q.gold), "selected": chosen}
+                )
+        entry: dict[str, Any] = {k: v.as_dict() for k, v in groups.items()}
+        if timing:
+            entry["timing_ms"] = _timing(name, queries, candidates)
+        report["systems"][name] = entry
+    report["lexical_misses"] = misses
+    return report
+
+
+def _timing(name: str, queries: Sequence[Query], candidates: Sequence[Candidate]) -> dict[str, Any]:
+    padded = pad_candidates(candidates)
+    select = SYSTEMS[name]
+    for q in queries:  # warm-up: imports, stemmer, caches
+        select(q, padded)
+    out: dict[str, Any] = {"candidates": len(padded)}
+    modes = ("warm", "cold") if name == "lexical" else ("run",)
+    for mode in modes:
+        samples = []
+        for q in queries:
+            if mode == "cold":
+                _clear_lexical_caches()
+            start = time.perf_counter()
+            select(q, padded)
+            samples.append((time.perf_counter() - start) * 1000)
+        samples.sort()
+        out[mode] = {
+            "median": round(statistics.median(samples), 3),
+            "p95": round(samples[min(len(samples) - 1, int(0.95 * len(samples)))], 3),
+        }
+    return out
+
+
+def _clear_lexical_caches() -> None:
+    for cache_name in ("_document", "_stem"):
+        cached = getattr(lexical, cache_name, None)
+        if cached is not None and hasattr(cached, "cache_clear"):
+            cached.cache_clear()
+
+
+# --- output ----------------------------------------------------------------------------------
+def _fmt(value: float | None) -> str:
+    return "  -  " if value is None else f"{value:.2f}"
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [
+        f"memory selection benchmark: {report['memories']} memories, {report['queries']} queries",
+        "",
+        f"{'system':<22} {'slice':<12} {'n':>4} {'recall':>7} {'precision':>9} "
+        f"{'unrelated→none':>15}",
+    ]
+    for name, entry in report["systems"].items():
+        slices = ["all", *LANGS, "split:dev", "split:test", "split:fresh"]
+        for key in slices:
+            if key not in entry:
+                continue
+            t = entry[key]
+            unrelated = (
+                f"{t['unrelated_empty']:.2f} ({round(t['unrelated_empty'] * t['unrelated'])}"
+                f"/{t['unrelated']})"
+                if t["unrelated"]
+                else "-"
+            )
+            lines.append(
+                f"{name:<22} {key:<12} {t['queries']:>4} {_fmt(t['recall']):>7} "
+                f"{_fmt(t['precision']):>9} {unrelated:>15}"
+            )
+        lines.append("")
+    lines.append("lexical by kind:")
+    lexical_entry = report["systems"].get("lexical", {})
+    for key, t in sorted(lexical_entry.items()):
+        if key.startswith("kind:"):
+            lines.append(
+                f"  {key[5:]:<15} n={t['queries']:<4} recall {_fmt(t['recall'])}  "
+                f"precision {_fmt(t['precision'])}  unrelated→none {_fmt(t['unrelated_empty'])}"
+            )
+    lines.append("")
+    lines.append("time per selection (ms):")
+    for name, entry in report["systems"].items():
+        timing = entry.get("timing_ms")
+        if not timing:
+            continue
+        for mode, value in timing.items():
+            if isinstance(value, dict):
+                lines.append(
+                    f"  {name:<22} {mode:<5} {timing['candidates']} candidates: "
+                    f"median {value['median']:.2f}  p95 {value['p95']:.2f}"
+                )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--misses", action="store_true", help="list lexical's wrong answers")
+    args = parser.parse_args(argv)
+    report = evaluate()
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    print(render(report))
+    if args.misses:
+        print("\nlexical misses:")
+        for miss in report["lexical_misses"]:
+            print(
+                f"  {miss['id']} {miss['query']!r}\n      gold {miss['gold']}\n"
+                f"      got  {miss['selected']}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,298 @@
+"""The offline lexical selector: multilingual matching, threshold, tools rule, determinism."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from memdir import lexical
+from memdir.lexical import LexicalSelection, select_lexical, tokenize
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Item:
+    rel_path: str
+    name: str | None
+    description: str | None
+    type: str | None
+
+
+MEMORIES = [
+    Item(
+        "deploy/staging.md",
+        "Staging deploys",
+        "Staging deploys go out automatically on every merge to main; the staging database is "
+        "reset nightly",
+        "project",
+    ),
+    Item(
+        "deploy/production.md",
+        "生产环境发布流程",
+        "生产环境发布要在 #release 频道申请，只在周二和周四上午窗口，由值班工程师手动触发同步",
+        "project",
+    ),
+    Item(
+        "feedback/testing-real-db.md",
+        "Integration tests hit a real database",
+        "Integration tests must hit a real Postgres, never mock the database layer",
+        "feedback",
+    ),
+    Item(
+        "feedback/testing-style.md",
+        "单元测试写法",
+        "单元测试用 pytest 普通函数加 fixture，不要写 unittest.TestCase 类",
+        "feedback",
+    ),
+    Item(
+        "reference/grafana.md",
+        "Grafana 监控看板",
+        "监控看板在 Grafana：pay-overview 是支付总览，告警也在那里配置",
+        "reference",
+    ),
+    Item(
+        "tools/ruff-usage.md",
+        "ruff usage",
+        "How we run ruff: `ruff check --fix` then `ruff format`; config lives in pyproject.toml",
+        "reference",
+    ),
+    Item(
+        "tools/ruff-gotchas.md",
+        "ruff gotchas",
+        "ruff gotcha: run check --fix before format, never enable black alongside ruff format",
+        "feedback",
+    ),
+    Item(
+        "tools/linear-mcp.md",
+        "Linear MCP server",
+        "Linear MCP server: search issues with team key PAY, create issues with labels",
+        "reference",
+    ),
+    Item(
+        "tools/linear-mcp-known-issues.md",
+        "Linear MCP 已知问题",
+        "Linear MCP 已知问题：search 最多返回 50 条且不分页，别用它统计数量",
+        "reference",
+    ),
+    Item(
+        "reference/linear.md",
+        "Linear project",
+        "Bugs and feature work are tracked in Linear, team PAY",
+        "reference",
+    ),
+    Item(
+        "tools/bash-conventions.md",
+        "Shell conventions",
+        "Run Python via `uv run`, use `just` recipes for common tasks",
+        "reference",
+    ),
+    Item(
+        "tools/bash-warnings.md",
+        "Bash 注意事项",
+        "不要在仓库根目录跑 `docker compose down -v`，会删掉本地数据库的数据卷",
+        "feedback",
+    ),
+    Item(
+        "team/tokyo.md",
+        "東京チーム",
+        "東京チームはモバイルアプリのUIを担当",
+        "reference",
+    ),
+    Item("user_role.md", "User role", "Backend lead on the payments team", "user"),
+]
+
+
+def paths(selection: LexicalSelection) -> list[str]:
+    return [m.rel_path for m in selection.selected]
+
+
+# --- multilingual matching -------------------------------------------------------------------
+def test_chinese_question_without_spaces_finds_chinese_memory() -> None:
+    assert paths(select_lexical("单元测试怎么写比较好", MEMORIES)) == ["feedback/testing-style.md"]
+    assert paths(select_lexical("监控看板在哪", MEMORIES)) == ["reference/grafana.md"]
+
+
+def test_chinese_question_reaches_english_memory_through_synonyms() -> None:
+    selection = select_lexical("预发环境的数据库每天都会被清空吗", MEMORIES)
+    assert paths(selection)[0] == "deploy/staging.md"
+    assert any("→" in term for term in selection.selected[0].matched_terms)
+
+
+def test_english_question_reaches_chinese_memory_through_synonyms() -> None:
+    selection = select_lexical("when can I deploy to production?", MEMORIES)
+    assert paths(selection) == ["deploy/production.md"]
+    assert "production→生产" in selection.selected[0].matched_terms
+
+
+def test_japanese_question_reaches_chinese_and_japanese_memories() -> None:
+    assert paths(select_lexical("本番へのデプロイはいつできますか", MEMORIES)) == [
+        "deploy/production.md"
+    ]
+    # Simplified 东京 meets Japanese 東京 through the character fold.
+    assert "team/tokyo.md" in paths(select_lexical("东京团队负责什么", MEMORIES))
+
+
+def test_mixed_script_tokenisation() -> None:
+    assert tokenize("ruff的配置") == ["ruff", "配置"]
+    assert tokenize("Deploying ＡＰＩ docs") == ["deploy", "api", "doc"]
+    # Function words cut Han runs; bigrams overlap inside a piece.
+    assert tokenize("监控看板在哪里") == ["监控", "控看", "看板"]
+    assert tokenize("デプロイの手順") == ["デプロイ", "手順"]
+    assert tokenize("PRs") == ["pr"]
+    assert paths(select_lexical("ruff的配置怎么写", MEMORIES))[0] == "tools/ruff-usage.md"
+
+
+def test_matched_terms_join_bigrams_back_into_the_typed_phrase() -> None:
+    selection = select_lexical("上线要在哪个频道申请", MEMORIES)
+    assert selection.selected[0].rel_path == "deploy/production.md"
+    assert "频道申请" in selection.selected[0].matched_terms
+    # Two words of one synonym group (监控, 看板) are one idea, counted once.
+    assert select_lexical("监控看板", MEMORIES).selected[0].matched_terms == ("监控",)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what's the weather in Paris",
+        "今天午饭吃什么",
+        "帮我写一首关于春天的诗",
+        "recommend a good sci-fi novel",
+        "今日の天気は？",
+    ],
+)
+def test_unrelated_question_selects_nothing(query: str) -> None:
+    assert select_lexical(query, MEMORIES).selected == ()
+
+
+# --- limits, edge cases, determinism ---------------------------------------------------------
+def test_at_most_limit_files() -> None:
+    many = [
+        Item(f"deploy/note-{i:02d}.md", f"Deploy note {i}", "How we deploy to staging", "project")
+        for i in range(12)
+    ]
+    assert len(select_lexical("how do we deploy to staging", many).selected) == 5
+    assert len(select_lexical("how do we deploy to staging", many, limit=2).selected) == 2
+    assert select_lexical("how do we deploy to staging", many, limit=0).selected == ()
+    # Every candidate scoring above 0 is still reported for diagnostics.
+    assert len(select_lexical("how do we deploy to staging", many).considered) == 12
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n", "the of and", "的了吗"])
+def test_empty_or_stopword_query_selects_nothing(query: str) -> None:
+    selection = select_lexical(query, MEMORIES)
+    assert selection.selected == () and selection.considered == ()
+
+
+def test_no_candidates() -> None:
+    assert select_lexical("deploy to staging", []) == LexicalSelection((), (), lexical.MIN_SCORE)
+
+
+def test_missing_fields_are_tolerated() -> None:
+    items = [Item("notes/deploy-staging.md", None, None, None), Item("x.md", None, None, "bogus")]
+    assert paths(select_lexical("deploy staging", items)) == ["notes/deploy-staging.md"]
+
+
+def test_ties_are_broken_by_path_and_input_order_does_not_matter() -> None:
+    twins = [
+        Item(f"{c}/deploy.md", "Deploy", "How we deploy to staging", "project") for c in "dbca"
+    ]
+    expected = ["a/deploy.md", "b/deploy.md", "c/deploy.md", "d/deploy.md"]
+    assert paths(select_lexical("deploy to staging", twins)) == expected
+    shuffled = list(MEMORIES)
+    random.Random(7).shuffle(shuffled)
+    for query in ("ruff format gotcha", "单元测试", "deploy production"):
+        assert select_lexical(query, shuffled) == select_lexical(query, MEMORIES)
+
+
+def test_scores_are_sorted_and_threshold_is_respected() -> None:
+    selection = select_lexical("how do we deploy to staging", MEMORIES)
+    scores = [m.score for m in selection.considered]
+    assert scores == sorted(scores, reverse=True)
+    assert all(m.score >= selection.threshold for m in selection.selected)
+    assert all(m.score > 0 for m in selection.considered)
+
+
+# --- recently used tools (spec 6.4) ----------------------------------------------------------
+def test_tools_rule_drops_usage_doc_and_keeps_gotcha() -> None:
+    selection = select_lexical("ruff format keeps reordering imports", MEMORIES, ["ruff"])
+    assert "tools/ruff-usage.md" not in paths(selection)
+    assert "tools/ruff-gotchas.md" in paths(selection)
+    dropped = {m.rel_path: m.dropped_reason for m in selection.considered}
+    assert dropped["tools/ruff-usage.md"] == "recently used tool 'ruff': plain usage doc"
+    assert dropped["tools/ruff-gotchas.md"] is None
+    # Without the tool in use, the usage doc is a normal candidate.
+    assert "tools/ruff-usage.md" in paths(select_lexical("ruff format usage", MEMORIES))
+
+
+def test_tools_rule_for_mcp_tools_spares_the_project_reference() -> None:
+    selection = select_lexical("search Linear issues", MEMORIES, ["mcp__linear__search"])
+    reasons = {m.rel_path: m.dropped_reason for m in selection.considered}
+    assert reasons["tools/linear-mcp.md"] is not None
+    assert reasons["tools/linear-mcp-known-issues.md"] is None  # 已知问题 = known issues
+    assert reasons["reference/linear.md"] is None  # about Linear the tracker, not the MCP tool
+    # claude.ai connectors name the server "claude_ai_<System>": only <System> identifies it.
+    connector = select_lexical("search Linear issues", MEMORIES, ["mcp__claude_ai_Linear__search"])
+    assert {m.rel_path for m in connector.considered if m.dropped_reason} == {"tools/linear-mcp.md"}
+
+
+def test_tools_rule_understands_bash_and_chinese_warnings() -> None:
+    selection = select_lexical("shell just recipes docker compose", MEMORIES, ["Bash"])
+    reasons = {m.rel_path: m.dropped_reason for m in selection.considered}
+    assert reasons["tools/bash-conventions.md"] is not None
+    assert reasons["tools/bash-warnings.md"] is None  # 注意 / 不要
+
+
+# --- the synonym table -----------------------------------------------------------------------
+def test_synonym_groups_never_merge_by_accident() -> None:
+    """Stemming can fold two surfaces into one key ("localization" -> "local"); only the
+    overlaps listed here are intended."""
+    owners: dict[object, set[int]] = {}
+    for index, group in enumerate(lexical._SYNONYM_GROUPS):
+        for surface in group:
+            key = lexical._latin_key(surface) or lexical._normalize(surface)
+            owners.setdefault(key, set()).add(index)
+            assert lexical._surface_tokens(surface), f"{surface!r} can never match"
+    shared = {key for key, groups in owners.items() if len(groups) > 1}
+    assert shared == {"单测", ("ship",), "发布"}
+
+
+def test_module_import_does_not_load_the_stemmer() -> None:
+    code = "import sys, memdir.lexical; print('Stemmer' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# --- the benchmark ---------------------------------------------------------------------------
+def _load_eval() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("recall_eval", ROOT / "benchmarks/recall_eval.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["recall_eval"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_quality_does_not_regress() -> None:
+    """Floors a little under the measured figures (see benchmarks/recall_eval.py)."""
+    report = _load_eval().evaluate(systems=["lexical"], timing=False)
+    assert report["memories"] >= 50 and report["queries"] >= 100
+    lex = report["systems"]["lexical"]
+    floors = {  # slice: (recall, precision)
+        "all": (0.84, 0.70),
+        "en": (0.78, 0.64),
+        "zh": (0.84, 0.72),
+        "mixed": (0.85, 0.75),
+    }
+    for key, (recall, precision) in floors.items():
+        assert lex[key]["recall"] >= recall, (key, lex[key])
+        assert lex[key]["precision"] >= precision, (key, lex[key])
+    assert lex["all"]["unrelated_empty"] >= 0.85
+    baseline = _load_eval().evaluate(systems=["bm25-whitespace+skip"], timing=False)
+    assert lex["zh"]["recall"] > baseline["systems"]["bm25-whitespace+skip"]["zh"]["recall"] + 0.5
