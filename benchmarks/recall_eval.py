@@ -15,7 +15,9 @@ paths). For ``lexical`` the time is given warm (its per-document cache filled, t
 of an editor or agent session) and cold (caches cleared before every call).
 
 Queries whose numeric id is a multiple of 3 are the held-out split: the selector's thresholds
-were tuned on the others. Queries with ``"split": "fresh"`` were written after tuning was frozen.
+were tuned on the others. Queries with ``"split": "fresh"`` were written after tuning was frozen;
+``"split": "fresh2"`` ones were written (with their labels) before the second tuning round looked
+at any score, and were never tuned on.
 
 Usage: ``python benchmarks/recall_eval.py [--json]``.
 """
@@ -316,7 +318,7 @@ def render(report: dict[str, Any]) -> str:
         f"{'unrelated→none':>15}",
     ]
     for name, entry in report["systems"].items():
-        slices = ["all", *LANGS, "split:dev", "split:test", "split:fresh"]
+        slices = ["all", *LANGS, "split:dev", "split:test", "split:fresh", "split:fresh2"]
         for key in slices:
             if key not in entry:
                 continue

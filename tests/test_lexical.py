@@ -219,6 +219,70 @@ def test_scores_are_sorted_and_threshold_is_respected() -> None:
     assert all(m.score > 0 for m in selection.considered)
 
 
+DOCKER_MEMORIES = [
+    Item(
+        "tools/docker-local-stack.md",
+        "Local Docker stack",
+        "Local stack: `docker compose up -d db redis`; the app itself runs outside Docker",
+        "reference",
+    ),
+    Item(
+        "tools/bash-warnings.md",
+        "Bash 注意事项",
+        "不要在仓库根目录跑 `docker compose down -v`，会删掉本地开发数据库的数据卷",
+        "feedback",
+    ),
+    Item(
+        "project/redis-session-incident.md",
+        "Redis eviction incident",
+        "March outage: Redis allkeys-lru eviction dropped session keys",
+        "project",
+    ),
+    Item("user_role.md", "User role", "Backend lead on the payments team", "user"),
+]
+
+
+def test_second_file_sharing_the_best_files_topic_needs_a_lower_share() -> None:
+    # bash-warnings scores between SHARED_CUT and RELATIVE_CUT of the best file, and matches
+    # its strongest concept (docker): kept.
+    selection = select_lexical("restart the local docker containers", DOCKER_MEMORIES)
+    best, second = selection.considered[0], selection.considered[1]
+    assert second.rel_path == "tools/bash-warnings.md"
+    assert lexical.SHARED_CUT * best.score <= second.score < lexical.RELATIVE_CUT * best.score
+    assert paths(selection) == ["tools/docker-local-stack.md", "tools/bash-warnings.md"]
+    assert selection.threshold == round(lexical.SHARED_CUT * best.score, 6)
+    # The Redis incident scores in the same band but only matches "redis", not the best
+    # file's strongest concept: left out.
+    selection = select_lexical("docker redis setup", DOCKER_MEMORIES)
+    scores = {m.rel_path: m.score for m in selection.considered}
+    top = scores["tools/docker-local-stack.md"]
+    incident = scores["project/redis-session-incident.md"]
+    assert lexical.SHARED_CUT * top <= incident < lexical.RELATIVE_CUT * top
+    assert paths(selection) == ["tools/docker-local-stack.md"]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("能不能直接推到远程分支", "feedback/no-push.md"),  # 推到: push, not only 推送
+        ("出问题了先看什么", "reference/runbooks.md"),  # 出问题: incident, 故障
+        ("服务挂了先看哪里", "reference/runbooks.md"),  # 挂了: outage
+    ],
+)
+def test_everyday_chinese_variants_of_synonyms(query: str, expected: str) -> None:
+    items = [
+        Item(
+            "feedback/no-push.md",
+            "不要自己推送",
+            "不要自己 git push 或强推；由用户决定何时推送",
+            "feedback",
+        ),
+        Item("reference/runbooks.md", "故障处理手册", "故障处理手册在 Notion", "reference"),
+        *MEMORIES,
+    ]
+    assert paths(select_lexical(query, items)) == [expected]
+
+
 # --- recently used tools (spec 6.4) ----------------------------------------------------------
 def test_tools_rule_drops_usage_doc_and_keeps_gotcha() -> None:
     selection = select_lexical("ruff format keeps reordering imports", MEMORIES, ["ruff"])
@@ -285,14 +349,17 @@ def test_benchmark_quality_does_not_regress() -> None:
     assert report["memories"] >= 50 and report["queries"] >= 100
     lex = report["systems"]["lexical"]
     floors = {  # slice: (recall, precision)
-        "all": (0.84, 0.70),
-        "en": (0.78, 0.64),
-        "zh": (0.84, 0.72),
-        "mixed": (0.85, 0.75),
+        "all": (0.88, 0.74),
+        "en": (0.86, 0.70),
+        "zh": (0.85, 0.76),
+        "mixed": (0.95, 0.80),
+        "ja": (0.90, 0.80),
+        "split:test": (0.78, 0.72),
+        "split:fresh2": (0.92, 0.84),
     }
     for key, (recall, precision) in floors.items():
         assert lex[key]["recall"] >= recall, (key, lex[key])
         assert lex[key]["precision"] >= precision, (key, lex[key])
-    assert lex["all"]["unrelated_empty"] >= 0.85
+    assert lex["all"]["unrelated_empty"] >= 0.88
     baseline = _load_eval().evaluate(systems=["bm25-whitespace+skip"], timing=False)
     assert lex["zh"]["recall"] > baseline["systems"]["bm25-whitespace+skip"]["zh"]["recall"] + 0.5
