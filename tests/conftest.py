@@ -8,12 +8,6 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "memory"
-
-
-def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:
-    return f"---\nname: {name}\ndescription: {description}\ntype: {type_}\n---\n{body}"
-
 
 @pytest.fixture
 def make_dir(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, topic
 from memdir.cli import main
 from memdir.index import render_entry
+from memhelpers import EXAMPLES, topic
 
 
 def run(

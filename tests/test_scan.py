@@ -5,10 +5,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import topic
 from memdir.manifest import format_manifest, iso_mtime, manifest_line
 from memdir.model import MemoryHeader
 from memdir.scan import scan
+from memhelpers import topic
 
 MakeDir = Callable[..., Path]
 

@@ -1,0 +1,186 @@
+"""``memdir recall``: run path B once and print exactly what it would inject.
+
+stdout carries the ``relevant_memories`` attachment text and nothing else (empty when nothing
+surfaces), a short summary goes to stderr; ``--json`` prints one object instead. ``--session FILE``
+keeps the session (surfaced files, files read, budget) between calls, so the dedupe and budget
+rules can be tried from a shell. Settings come from ``memdir.toml`` / ``[tool.memdir]``; flags
+override them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from memdir import constants as C
+from memdir.cli.common import (
+    CliError,
+    add_dir_argument,
+    add_json_argument,
+    print_json,
+    resolve_dir,
+    resolve_inside,
+)
+from memdir.config import load_settings
+from memdir.recall import RecallResult, recall
+from memdir.select import SELECTOR_NAMES, choose_selector
+from memdir.surface import Session
+from memdir.trigger import TRIGGER_RULES
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "recall",
+        help="print the memories path B would surface for a message",
+        description=(
+            "Run the relevance prefetch (path B) for QUERY and print what would be injected: "
+            "the attachment on stdout, a summary on stderr."
+        ),
+    )
+    parser.add_argument("query", metavar="QUERY", help="the user's message")
+    add_dir_argument(parser)
+    add_json_argument(parser)
+    parser.add_argument(
+        "--selector",
+        choices=SELECTOR_NAMES,
+        help="auto (anthropic when an API key is configured, else lexical), anthropic, lexical "
+        "(default: from settings, else auto)",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="M",
+        help=f"selector model (default: from settings, else {C.DEFAULT_SELECTOR_MODEL}; "
+        f"{C.CHEAP_SELECTOR_MODEL} is the cheap choice)",
+    )
+    parser.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=float,
+        default=C.SELECT_TIMEOUT_SECONDS,
+        help=f"give up on the model after this long and fall back to lexical "
+        f"(default: {C.SELECT_TIMEOUT_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--recent-tools",
+        metavar="a,b",
+        default="",
+        help="tools used successfully in recent turns, comma-separated",
+    )
+    parser.add_argument(
+        "--trigger",
+        choices=TRIGGER_RULES,
+        help="multilingual (memdir's) or claude-code (the agent's single-word rule)",
+    )
+    parser.add_argument(
+        "--session",
+        metavar="FILE",
+        type=Path,
+        help="keep session state (surfaced, read, budget) in FILE across calls",
+    )
+    parser.add_argument(
+        "--mark-read",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="record FILE (relative to the memory dir) as read by the agent first; repeatable",
+    )
+    parser.add_argument(
+        "--compact",
+        action="store_true",
+        help="compact the session first: surfaced memories may return, the budget restarts",
+    )
+    parser.set_defaults(func=cmd_recall)
+
+
+def _load_session(path: Path | None) -> Session:
+    if path is None:
+        return Session()
+    if path.is_dir():
+        raise CliError(f"--session {path} is a directory")
+    try:
+        return Session.load(path)
+    except (ValueError, OSError) as exc:
+        # UnicodeDecodeError is a ValueError; its text is long, so say what matters.
+        text = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else str(exc).splitlines()[0]
+        text = text.removeprefix(f"{path} is ")  # Session.load names the file itself
+        raise CliError(f"bad session file {path}: {text}") from None
+
+
+def _summary(result: RecallResult) -> list[str]:
+    if not result.triggered:
+        return [f"-- not triggered: {result.reason}"]
+    selector = result.selector or "none"
+    if result.degraded:
+        selector += f" (fell back from {result.requested_selector}: {result.degraded})"
+    lines = [
+        f"-- triggered: {result.reason}",
+        f"-- selector {selector} · {len(result.candidates)} candidates · "
+        f"{len(result.selected)} selected · {len(result.surfaced)} surfaced",
+    ]
+    for memory in result.surfaced:
+        cut = ", truncated" if memory.truncated else ""
+        why = result.why.get(memory.rel_path, "")
+        lines.append(
+            f"--   {memory.rel_path} ({memory.bytes:,} bytes{cut}){': ' + why if why else ''}"
+        )
+    for dropped in result.dropped:
+        if dropped.stage != "before-select":
+            lines.append(f"--   left out {dropped.rel_path}: {dropped.reason}")
+    lines.extend(f"-- note: {note}" for note in result.notes)
+    lines.append(
+        f"-- budget {result.budget_used:,}/{result.budget_limit:,} bytes "
+        f"({result.budget_left:,} left) · {result.timings.total_ms:.0f} ms"
+    )
+    return lines
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    directory = resolve_dir(args.dir)
+    if not args.query.strip():
+        # Still a valid run (the trigger says no), but most likely a quoting mistake.
+        print("memdir recall: note: empty QUERY", file=sys.stderr)
+    if not args.timeout > 0:
+        raise CliError("--timeout must be a positive number of seconds")
+    settings = load_settings(directory)
+    for error in settings.errors:
+        print(f"memdir recall: note: settings: {error}", file=sys.stderr)
+    settings = replace(
+        settings,
+        selector=args.selector or settings.selector,
+        model=args.model or settings.model,
+        trigger=args.trigger or settings.trigger,
+    )
+    session = _load_session(args.session)
+    if args.compact:
+        session.compact()
+    if args.mark_read:
+        session.mark_read(resolve_inside(directory, name) for name in args.mark_read)
+    tools = [t for t in args.recent_tools.split(",") if t.strip()]
+    selector = choose_selector(settings.selector, model=settings.model, timeout=args.timeout)
+    result = recall(
+        args.query,
+        directory,
+        session,
+        tools,
+        selector=selector,
+        settings=settings,
+        trigger_rule=settings.trigger,
+    )
+    if args.session is not None:
+        try:
+            session.save(args.session)
+        except OSError as exc:
+            raise CliError(
+                f"cannot write session file {args.session}: {exc.strerror or exc}"
+            ) from None
+    if args.json:
+        print_json(result.to_json())
+        return 0
+    if result.attachment:
+        sys.stdout.write(result.attachment + "\n")
+        sys.stdout.flush()
+    for line in _summary(result):
+        print(line, file=sys.stderr)
+    return 0

@@ -1,0 +1,388 @@
+"""Path B end to end: the relevance prefetch that surfaces a few memories for a user message.
+
+trigger → scan → drop already surfaced/read → manifest → select → drop again → read with caps →
+budget → result (spec section 6). :func:`prefetch` is a coroutine; :func:`start_prefetch` runs it
+as a task so the caller (the language server, an agent loop) goes on with its turn and picks the
+result up later, as the agent checks for it only when a tool call finishes. File work runs in
+threads, so a slow disk never stalls the event loop.
+
+The session is touched once, synchronously, at the very end (:meth:`Session.take_turn`): a
+prefetch cancelled at any await leaves it exactly as it was, and two prefetches racing on one
+session can never surface the same file twice or overspend the budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memdir import constants as C
+from memdir.config import Settings, load_settings
+from memdir.manifest import format_manifest, iso_mtime
+from memdir.model import MemoryHeader
+from memdir.scan import ScanResult, scan
+from memdir.select import Selection, Selector, choose_selector, normalize_tools
+from memdir.surface import Session, SurfacedMemory, surface_file, wrap_attachment
+from memdir.trigger import TriggerRule, should_prefetch
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A topic file the selector was shown (one manifest line)."""
+
+    rel_path: str
+    type: str | None
+    mtime: float
+    description: str | None
+
+    @classmethod
+    def from_header(cls, header: MemoryHeader) -> Candidate:
+        return cls(header.rel_path, header.type, header.mtime, header.description)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.rel_path,
+            "type": self.type,
+            "mtime": iso_mtime(self.mtime),
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A file left out on the way, at which stage and why."""
+
+    rel_path: str
+    #: ``before-select``, ``after-select``, ``read`` or ``budget``.
+    stage: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.rel_path, "stage": self.stage, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Timings:
+    scan_ms: float = 0.0
+    select_ms: float = 0.0
+    read_ms: float = 0.0
+    total_ms: float = 0.0
+
+    def to_json(self) -> dict[str, float]:
+        return {
+            "scan_ms": self.scan_ms,
+            "select_ms": self.select_ms,
+            "read_ms": self.read_ms,
+            "total_ms": self.total_ms,
+        }
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """Everything one prefetch did, and exactly what it injects."""
+
+    query: str
+    triggered: bool
+    #: Why it ran, or why not (single word, acknowledgement, budget spent).
+    reason: str
+    #: Files shown to the selector, newest first.
+    candidates: tuple[Candidate, ...] = ()
+    #: The manifest text the selector saw.
+    manifest: str = ""
+    #: The selector's choice: paths relative to the memory dir, ``/``-separated, in its order.
+    selected: tuple[str, ...] = ()
+    #: The memories injected, each block exactly as the model sees it.
+    surfaced: tuple[SurfacedMemory, ...] = ()
+    #: The ``relevant_memories`` attachment (``""`` when nothing surfaced).
+    attachment: str = ""
+    #: Files left out before or after selection, and why.
+    dropped: tuple[Dropped, ...] = ()
+    #: Session budget after this prefetch.
+    budget_used: int = 0
+    budget_left: int = 0
+    budget_limit: int = C.SESSION_BUDGET_BYTES
+    #: The selector that chose (``lexical`` after a fallback), the one asked, and why it fell back.
+    selector: str | None = None
+    requested_selector: str | None = None
+    degraded: str | None = None
+    why: Mapping[str, str] = field(default_factory=dict)
+    #: The selector's own notes and rejections (names dropped, caps, tool rule).
+    notes: tuple[str, ...] = ()
+    rejected: Mapping[str, str] = field(default_factory=dict)
+    model: str | None = None
+    timings: Timings = field(default_factory=Timings)
+    selector_timings: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def surfaced_paths(self) -> tuple[str, ...]:
+        return tuple(m.rel_path for m in self.surfaced)
+
+    @property
+    def surfaced_bytes(self) -> int:
+        return sum(m.bytes for m in self.surfaced)
+
+    def to_json(self) -> dict[str, object]:
+        """The ``memdir recall --json`` document (also the language server's payload)."""
+        return {
+            "query": self.query,
+            "triggered": self.triggered,
+            "reason": self.reason,
+            "selected_memories": list(self.selected),
+            "surfaced": [m.to_json() for m in self.surfaced],
+            "attachment": self.attachment,
+            "selector": self.selector,
+            "requested_selector": self.requested_selector,
+            "model": self.model,
+            "degraded": self.degraded,
+            "why": dict(self.why),
+            "rejected": dict(self.rejected),
+            "notes": list(self.notes),
+            "dropped": [d.to_json() for d in self.dropped],
+            "budget": {
+                "used": self.budget_used,
+                "left": self.budget_left,
+                "limit": self.budget_limit,
+                "surfaced_now": self.surfaced_bytes,
+            },
+            "candidates": [c.to_json() for c in self.candidates],
+            "manifest": self.manifest,
+            "timings": {**self.timings.to_json(), "selector": dict(self.selector_timings)},
+            "elapsed_ms": self.timings.total_ms,
+        }
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def _seen_reason(session: Session, path: Path) -> str | None:
+    """Why the session rules a file out, or None."""
+    # The session keys files by real path, so a symlinked dir or alias still matches.
+    key = os.path.realpath(path)
+    if key in session.read:
+        return "already read or written by the agent"
+    if key in session.surfaced:
+        return "already surfaced in this session"
+    return None
+
+
+def _read_selected(
+    headers: Sequence[MemoryHeader], root: Path, now: float | None
+) -> tuple[list[SurfacedMemory], list[Dropped]]:
+    """Read each selected file with the injection caps; an unreadable file is skipped."""
+    memories: list[SurfacedMemory] = []
+    dropped: list[Dropped] = []
+    for header in headers:
+        try:
+            memories.append(surface_file(header.path, root, now))
+        except (OSError, ValueError) as exc:
+            dropped.append(Dropped(header.rel_path, "read", f"cannot read: {exc}"))
+    return memories, dropped
+
+
+async def prefetch(
+    query: str,
+    memory_dir: Path,
+    session: Session,
+    recent_tools: Sequence[str] = (),
+    *,
+    selector: Selector | None = None,
+    settings: Settings | None = None,
+    trigger_rule: TriggerRule | None = None,
+    now: float | None = None,
+) -> RecallResult:
+    """Run path B once for a user message and record what surfaced in ``session``.
+
+    ``selector`` defaults to :func:`choose_selector` on the settings (``auto``: anthropic with a
+    key, else lexical); ``settings`` to :func:`load_settings` of ``memory_dir``; ``trigger_rule``
+    to the settings' rule. Never raises for a bad file or a failing selector; cancellation
+    propagates and leaves ``session`` untouched.
+    """
+    start = time.perf_counter()
+    if settings is None:
+        settings = await asyncio.to_thread(load_settings, memory_dir)
+    rule: TriggerRule = trigger_rule or settings.trigger
+
+    def finish_untriggered(reason: str) -> RecallResult:
+        return RecallResult(
+            query=query,
+            triggered=False,
+            reason=reason,
+            budget_used=session.budget_used,
+            budget_left=session.budget_left,
+            budget_limit=session.budget_limit,
+            timings=Timings(total_ms=_ms(start)),
+        )
+
+    # 1. Trigger: the budget first (the spec's order), then the message rule.
+    if session.spent:
+        return finish_untriggered(
+            f"session budget spent ({session.budget_used:,}/{session.budget_limit:,} bytes); "
+            "compaction resets it"
+        )
+    decision = should_prefetch(query, rule)
+    if not decision.triggered:
+        return finish_untriggered(decision.reason)
+
+    # 2. Scan, off the event loop.
+    scan_start = time.perf_counter()
+    scanned: ScanResult = await asyncio.to_thread(scan, memory_dir)
+    scan_ms = _ms(scan_start)
+
+    # 3. Drop what this session has seen, so the selector spends its 5 picks on new files.
+    dropped: list[Dropped] = []
+    unseen: list[MemoryHeader] = []
+    for header in scanned.candidates:
+        why_not = _seen_reason(session, header.path)
+        if why_not:
+            dropped.append(Dropped(header.rel_path, "before-select", why_not))
+        else:
+            unseen.append(header)
+
+    # 4. Manifest.
+    manifest = format_manifest(unseen)
+
+    # 5. Select.
+    select_start = time.perf_counter()
+    if selector is None:
+        selector = choose_selector(settings.selector, model=settings.model)
+    tools = normalize_tools(recent_tools)
+    selection: Selection
+    if unseen:
+        try:
+            selection = await selector.select(query, unseen, tools)
+        except Exception as exc:  # a third-party selector's bug must not end the user's turn
+            failure = " ".join(f"{type(exc).__name__}: {exc}".split())[:240]
+            selection = Selection(
+                (),
+                {},
+                "none",
+                selector.name,
+                degraded=f"selector {selector.name} failed: {failure}",
+            )
+    else:
+        selection = Selection((), {}, selector.name, selector.name, notes=("no unseen candidates",))
+    select_ms = _ms(select_start)
+
+    # 6. Drop again: the agent may have read a file while the selector was thinking, and a
+    # custom selector may name a file that is not a candidate.
+    by_path = {h.rel_path: h for h in unseen}
+    chosen: list[MemoryHeader] = []
+    for rel in dict.fromkeys(selection.selected):
+        picked = by_path.get(rel)
+        if picked is None:
+            dropped.append(Dropped(rel, "after-select", "not among the candidates"))
+            continue
+        why_not = _seen_reason(session, picked.path)
+        if why_not:
+            dropped.append(Dropped(rel, "after-select", why_not))
+            continue
+        chosen.append(picked)
+    for extra in chosen[C.SELECT_MAX_FILES :]:
+        dropped.append(Dropped(extra.rel_path, "after-select", "over 5 files this turn"))
+    chosen = chosen[: C.SELECT_MAX_FILES]
+
+    # 7. Read with the caps, off the event loop.
+    read_start = time.perf_counter()
+    memories, unreadable = (
+        await asyncio.to_thread(_read_selected, chosen, memory_dir, now) if chosen else ([], [])
+    )
+    dropped.extend(unreadable)
+    read_ms = _ms(read_start)
+
+    # 8. Budget. From here on nothing awaits: the session changes all at once or not at all.
+    admitted = session.take_turn(memories)
+    admitted_keys = {id(m) for m in admitted}
+    for memory in memories:
+        if id(memory) not in admitted_keys:
+            reason = (
+                "session budget spent"
+                if session.spent
+                else _seen_reason(session, memory.path) or "over 5 files this turn"
+            )
+            dropped.append(Dropped(memory.rel_path, "budget", reason))
+
+    return RecallResult(
+        query=query,
+        triggered=True,
+        reason=decision.reason,
+        candidates=tuple(Candidate.from_header(h) for h in unseen),
+        manifest=manifest,
+        selected=selection.selected,
+        surfaced=tuple(admitted),
+        attachment=wrap_attachment(m.text for m in admitted),
+        dropped=tuple(dropped),
+        budget_used=session.budget_used,
+        budget_left=session.budget_left,
+        budget_limit=session.budget_limit,
+        selector=selection.selector,
+        requested_selector=selection.requested,
+        degraded=selection.degraded,
+        why=dict(selection.why),
+        notes=selection.notes,
+        rejected=dict(selection.rejected),
+        model=selection.model,
+        timings=Timings(scan_ms, select_ms, read_ms, _ms(start)),
+        selector_timings=dict(selection.timings),
+    )
+
+
+def start_prefetch(
+    query: str,
+    memory_dir: Path,
+    session: Session,
+    recent_tools: Sequence[str] = (),
+    *,
+    selector: Selector | None = None,
+    settings: Settings | None = None,
+    trigger_rule: TriggerRule | None = None,
+    now: float | None = None,
+) -> asyncio.Task[RecallResult]:
+    """Start :func:`prefetch` in the background and return at once (needs a running loop).
+
+    The caller goes on with its turn and awaits (or checks ``done()`` on) the task when it is
+    ready for the memories, or cancels it when the turn ends first.
+    """
+    return asyncio.get_running_loop().create_task(
+        prefetch(
+            query,
+            memory_dir,
+            session,
+            recent_tools,
+            selector=selector,
+            settings=settings,
+            trigger_rule=trigger_rule,
+            now=now,
+        ),
+        name=f"memdir-prefetch:{query[:40]}",
+    )
+
+
+def recall(
+    query: str,
+    memory_dir: Path,
+    session: Session | None = None,
+    recent_tools: Sequence[str] = (),
+    *,
+    selector: Selector | None = None,
+    settings: Settings | None = None,
+    trigger_rule: TriggerRule | None = None,
+    now: float | None = None,
+) -> RecallResult:
+    """Synchronous :func:`prefetch` for scripts and the CLI (not for code inside an event loop)."""
+    return asyncio.run(
+        prefetch(
+            query,
+            memory_dir,
+            session if session is not None else Session(),
+            recent_tools,
+            selector=selector,
+            settings=settings,
+            trigger_rule=trigger_rule,
+            now=now,
+        )
+    )

@@ -1,0 +1,514 @@
+"""Choosing which memories to surface: one protocol, a model selector and an offline one.
+
+Path B asks a model which of the manifest's files will help with the user's message (spec
+section 6.4). :class:`AnthropicSelector` makes exactly the agent's request through the
+``anthropic`` SDK: its system prompt, the ``Query:`` / ``Available memories:`` message with the
+``Recently used tools:`` line, structured output constrained to the manifest's paths,
+``max_tokens`` 256. The agent turns any failure into "no selection"; memdir instead falls back to
+the offline :class:`LexicalSelector` and records why, so a flaky network still recalls something
+and the caller never sees an exception.
+
+The SDK is imported only when a request is made, so ``import memdir`` (the CLI, the language
+server) stays light and works without a key. The key is never stored in reprs, messages or logs:
+reasons are built from error types and status codes, and any credential that slips into an SDK
+message is redacted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+
+from memdir import constants as C
+from memdir.manifest import format_manifest
+from memdir.model import MemoryHeader
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+    from anthropic.types import Message
+
+log = logging.getLogger(__name__)
+
+SelectorName = Literal["auto", "anthropic", "lexical"]
+SELECTOR_NAMES: Final[tuple[SelectorName, ...]] = ("auto", "anthropic", "lexical")
+
+#: Retries inside the selector's time budget: one quick retry rides out a transient 529/connection
+#: reset, more would only burn the budget of a call whose answer is needed within seconds.
+SELECT_MAX_RETRIES: Final = 1
+
+#: Environment variables the SDK reads credentials from (``ANTHROPIC_PROFILE`` names a profile
+#: file holding them). Only their presence is checked here; their values are the SDK's business.
+CREDENTIAL_ENV_VARS: Final = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE")
+_SECRET_ENV_VARS: Final = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+#: The agent's selector prompt (Claude Code ``findRelevantMemories.ts``), verbatim: it already says
+#: everything the spec requires (at most 5, only files certain to help, an empty list is fine, the
+#: recently-used-tools rule), and keeping its wording keeps memdir's choices close to the agent's.
+SELECT_MEMORIES_SYSTEM_PROMPT: Final = (
+    "You are selecting memories that will be useful to Claude Code as it processes a user's "
+    "query. You will be given the user's query and a list of available memory files with their "
+    "filenames and descriptions.\n"
+    "\n"
+    "Return a list of filenames for the memories that will clearly be useful to Claude Code as it "
+    "processes the user's query (up to 5). Only include memories that you are certain will be "
+    "helpful based on their name and description.\n"
+    "- If you are unsure if a memory will be useful in processing the user's query, then do not "
+    "include it in your list. Be selective and discerning.\n"
+    "- If there are no memories in the list that would clearly be useful, feel free to return an "
+    "empty list.\n"
+    "- If a list of recently-used tools is provided, do not select memories that are usage "
+    "reference or API documentation for those tools (Claude Code is already exercising them). DO "
+    "still select memories containing warnings, gotchas, or known issues about those tools — "
+    "active use is exactly when those matter.\n"
+)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a selector chose, and enough about how to explain it."""
+
+    #: Paths relative to the memory dir, ``/``-separated, in the selector's order, at most 5.
+    selected: tuple[str, ...]
+    #: Why each selected path was chosen.
+    why: Mapping[str, str]
+    #: The selector that produced ``selected`` (``lexical`` after a fallback) ...
+    selector: str
+    #: ... and the one that was asked.
+    requested: str
+    #: Why the requested selector could not answer, or None.
+    degraded: str | None = None
+    #: Milliseconds per stage, e.g. ``{"anthropic_ms": 812.4, "lexical_ms": 0.9}``.
+    timings: Mapping[str, float] = field(default_factory=dict)
+    #: Paths the selector looked at and turned down for a stated reason (not plain irrelevance).
+    rejected: Mapping[str, str] = field(default_factory=dict)
+    #: Anything else worth showing: names dropped from the answer, a cap applied.
+    notes: tuple[str, ...] = ()
+    #: The model asked, for the anthropic selector.
+    model: str | None = None
+
+
+class Selector(Protocol):
+    """Anything that picks memories from manifest headers; never raises for a bad answer."""
+
+    @property
+    def name(self) -> str: ...
+
+    async def select(
+        self, query: str, headers: Sequence[MemoryHeader], recent_tools: Sequence[str] = ()
+    ) -> Selection: ...
+
+
+class SelectionError(Exception):
+    """The model's answer (or its absence) cannot be used; the message is the recorded reason."""
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def normalize_tools(recent_tools: Sequence[str]) -> tuple[str, ...]:
+    """Tool names as the request lists them: trimmed, non-empty, first occurrence kept."""
+    return tuple(dict.fromkeys(t.strip() for t in recent_tools if t.strip()))
+
+
+# --- lexical -----------------------------------------------------------------------------------
+
+
+class LexicalSelector:
+    """The offline selector (:mod:`memdir.lexical`) behind the :class:`Selector` protocol."""
+
+    def __init__(self, limit: int = C.SELECT_MAX_FILES) -> None:
+        self.limit = limit
+
+    @property
+    def name(self) -> str:
+        return "lexical"
+
+    def __repr__(self) -> str:
+        return f"LexicalSelector(limit={self.limit})"
+
+    def select_now(
+        self, query: str, headers: Sequence[MemoryHeader], recent_tools: Sequence[str] = ()
+    ) -> Selection:
+        """The selection, computed on the calling thread."""
+        # Imported here so that importing this module never pays for the tokenisers.
+        from memdir.lexical import select_lexical
+
+        start = time.perf_counter()
+        result = select_lexical(query, headers, normalize_tools(recent_tools), limit=self.limit)
+        selected = tuple(dict.fromkeys(m.rel_path for m in result.selected))[: self.limit]
+        why = {
+            m.rel_path: (
+                f"lexical score {m.score:.2f} ≥ threshold {result.threshold:.2f}"
+                + (f"; matched {', '.join(m.matched_terms)}" if m.matched_terms else "")
+            )
+            for m in result.selected
+        }
+        rejected = {
+            m.rel_path: m.dropped_reason
+            for m in result.considered
+            if m.dropped_reason and m.matched_terms and m.rel_path not in why
+        }
+        return Selection(
+            selected=selected,
+            why=why,
+            selector="lexical",
+            requested="lexical",
+            timings={"lexical_ms": _ms(start)},
+            rejected=rejected,
+        )
+
+    async def select(
+        self, query: str, headers: Sequence[MemoryHeader], recent_tools: Sequence[str] = ()
+    ) -> Selection:
+        # Off the event loop: ranking is fast, but a tokeniser's first use may load a dictionary.
+        return await asyncio.to_thread(self.select_now, query, headers, recent_tools)
+
+
+# --- anthropic ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SelectRequest:
+    """The selector's request, built without the SDK so it can be shown and tested as data."""
+
+    model: str
+    max_tokens: int
+    system: str
+    user_message: str
+    schema: dict[str, Any]
+
+    @property
+    def output_config(self) -> dict[str, Any]:
+        return {"format": {"type": "json_schema", "schema": self.schema}}
+
+    def to_body(self) -> dict[str, Any]:
+        """The JSON body sent to ``/v1/messages``."""
+        return {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "system": self.system,
+            "messages": [{"role": "user", "content": self.user_message}],
+            "output_config": self.output_config,
+        }
+
+
+def user_message(query: str, manifest: str, recent_tools: Sequence[str] = ()) -> str:
+    """``Query: <query>\\n\\nAvailable memories:\\n<manifest>`` plus the tools line when any."""
+    text = f"Query: {query}\n\nAvailable memories:\n{manifest}"
+    tools = normalize_tools(recent_tools)
+    if tools:
+        text += f"\n\nRecently used tools: {', '.join(tools)}"
+    return text
+
+
+def output_schema(paths: Sequence[str]) -> dict[str, Any]:
+    """Structured output: ``{"selected_memories": [path, ...]}`` with paths from the manifest.
+
+    A JSON schema cannot cap an array's length for this API, so the cap of 5 is applied in code.
+    """
+    return {
+        "type": "object",
+        "properties": {
+            "selected_memories": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(dict.fromkeys(paths))},
+            }
+        },
+        "required": ["selected_memories"],
+        "additionalProperties": False,
+    }
+
+
+def build_request(
+    query: str,
+    headers: Sequence[MemoryHeader],
+    recent_tools: Sequence[str] = (),
+    model: str = C.DEFAULT_SELECTOR_MODEL,
+    max_tokens: int = C.SELECT_MAX_TOKENS,
+) -> SelectRequest:
+    return SelectRequest(
+        model=model,
+        max_tokens=max_tokens,
+        system=SELECT_MEMORIES_SYSTEM_PROMPT,
+        user_message=user_message(query, format_manifest(headers), recent_tools),
+        schema=output_schema([h.rel_path for h in headers]),
+    )
+
+
+def parse_answer(
+    text: str | None,
+    stop_reason: str | None,
+    known_paths: Sequence[str],
+    limit: int = C.SELECT_MAX_FILES,
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The usable paths of an answer and notes on what was dropped; raises SelectionError."""
+    if stop_reason == "refusal":
+        raise SelectionError("the model refused to answer (stop_reason: refusal)")
+    if text is None:
+        raise SelectionError(f"the answer has no text block (stop_reason: {stop_reason})")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        cut = " (cut at max_tokens)" if stop_reason == "max_tokens" else ""
+        raise SelectionError(f"the answer is not JSON{cut}: {exc.msg}") from None
+    names = data.get("selected_memories") if isinstance(data, dict) else None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise SelectionError(
+            'the answer has the wrong shape: expected {"selected_memories": [string, ...]}'
+        )
+    known = set(known_paths)
+    unknown = [n for n in names if n not in known]
+    unique = list(dict.fromkeys(n for n in names if n in known))
+    notes: list[str] = []
+    if unknown:
+        shown = ", ".join(repr(n[:80]) for n in unknown[:5])
+        notes.append(f"dropped {len(unknown)} name(s) not in the manifest: {shown}")
+    if len(unique) > limit:
+        notes.append(f"the model returned {len(unique)} memories; kept the first {limit}")
+    return tuple(unique[:limit]), tuple(notes)
+
+
+def credential_source(env: Mapping[str, str] | None = None) -> str | None:
+    """The name of the environment variable that configures credentials, never its value."""
+    env = os.environ if env is None else env
+    return next((name for name in CREDENTIAL_ENV_VARS if env.get(name, "").strip()), None)
+
+
+def _one_line(text: str, limit: int = 240) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+class AnthropicSelector:
+    """The agent's model selector, through ``anthropic.AsyncAnthropic``; falls back to lexical.
+
+    ``client`` (an ``AsyncAnthropic``) is used as given, with this selector's timeout and retries;
+    without one a client is made per call from ``api_key`` or the SDK's usual configuration
+    (``ANTHROPIC_API_KEY``, ``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_PROFILE``) and closed after it.
+    The default model is Sonnet-class like the agent's; ``claude-haiku-4-5``
+    (:data:`memdir.constants.CHEAP_SELECTOR_MODEL`) is the cheap choice (``--model`` or the
+    ``model`` setting).
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str = C.DEFAULT_SELECTOR_MODEL,
+        timeout: float = C.SELECT_TIMEOUT_SECONDS,
+        max_retries: int = SELECT_MAX_RETRIES,
+        api_key: str | None = None,
+        client: AsyncAnthropic | None = None,
+        fallback: Selector | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        if timeout <= 0:
+            raise ValueError("timeout must be positive")
+        self.model = model
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.fallback: Selector = fallback or LexicalSelector()
+        self._api_key = api_key
+        self._client = client
+        self._env = env
+
+    @property
+    def name(self) -> str:
+        return "anthropic"
+
+    @property
+    def credentials(self) -> str | None:
+        """Where credentials come from (``client``, ``api_key`` or an env var name), or None."""
+        if self._client is not None:
+            return "client"
+        if self._api_key:
+            return "api_key"
+        return credential_source(self._env)
+
+    def __repr__(self) -> str:
+        # Deliberately hand-written: the key must never reach a repr, a log line or a traceback.
+        return (
+            f"AnthropicSelector(model={self.model!r}, timeout={self.timeout:g}, "
+            f"max_retries={self.max_retries}, credentials={self.credentials!r})"
+        )
+
+    def _secrets(self) -> list[str]:
+        env = os.environ if self._env is None else self._env
+        values = [self._api_key, *(env.get(name) for name in _SECRET_ENV_VARS)]
+        client_key = getattr(self._client, "api_key", None) if self._client is not None else None
+        client_token = getattr(self._client, "auth_token", None) if self._client else None
+        values += [client_key, client_token]
+        # Short values would redact ordinary words; real credentials are long.
+        return [v for v in values if isinstance(v, str) and len(v) >= 8]
+
+    def redact(self, text: str) -> str:
+        for secret in self._secrets():
+            text = text.replace(secret, "[redacted]")
+        return text
+
+    def describe_failure(self, exc: BaseException) -> str:
+        """A one-line reason for a failed request, built from types and codes, key redacted."""
+        reason: str
+        if isinstance(exc, SelectionError):
+            reason = str(exc)
+        elif isinstance(exc, TimeoutError):
+            reason = f"no answer within the {self.timeout:g} s timeout"
+        elif isinstance(exc, ImportError):
+            reason = f"the anthropic SDK cannot be imported: {exc}"
+        else:
+            reason = self._describe_sdk_error(exc)
+        return _one_line(self.redact(reason))
+
+    def _describe_sdk_error(self, exc: BaseException) -> str:
+        try:
+            import anthropic
+        except ImportError:  # pragma: no cover - the import succeeded to get here
+            return f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, anthropic.APITimeoutError):
+            return f"the API request timed out (APITimeoutError, timeout {self.timeout:g} s)"
+        if isinstance(exc, anthropic.APIStatusError):
+            kind = exc.type or "error"
+            detail = f": {exc.api_message}" if exc.api_message else ""
+            return f"API error {exc.status_code} {kind} ({type(exc).__name__}){detail}"
+        if isinstance(exc, anthropic.APIConnectionError):
+            return f"cannot reach the API ({type(exc).__name__}: {exc})"
+        return f"{type(exc).__name__}: {exc}"
+
+    def _credentials_for_client(self) -> tuple[str | None, str | None, str | None]:
+        """``(api_key, auth_token, profile)`` for a client we make; all None lets the SDK decide."""
+        if self._api_key:
+            return self._api_key, None, None
+        if self._env is None:
+            return None, None, None
+        # An injected environment is not os.environ, which is all the SDK would look at.
+        for position, name in enumerate(CREDENTIAL_ENV_VARS):
+            value = self._env.get(name, "").strip()
+            if value:
+                found: list[str | None] = [None, None, None]
+                found[position] = value
+                return found[0], found[1], found[2]
+        return None, None, None
+
+    async def _ask(
+        self, query: str, headers: Sequence[MemoryHeader], recent_tools: Sequence[str]
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        request = build_request(query, headers, recent_tools, self.model)
+        if self._client is not None:
+            client = self._client.with_options(timeout=self.timeout, max_retries=self.max_retries)
+            message = await self._create(client, request)
+        else:
+            if self.credentials is None:
+                raise SelectionError(
+                    "no API key configured (set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN)"
+                )
+            from anthropic import AsyncAnthropic
+
+            api_key, auth_token, profile = self._credentials_for_client()
+            async with AsyncAnthropic(
+                api_key=api_key,
+                auth_token=auth_token,
+                profile=profile,
+                timeout=self.timeout,
+                max_retries=self.max_retries,
+            ) as owned:
+                message = await self._create(owned, request)
+        text = next((b.text for b in message.content if b.type == "text"), None)
+        return parse_answer(text, message.stop_reason, [h.rel_path for h in headers])
+
+    @staticmethod
+    async def _create(client: AsyncAnthropic, request: SelectRequest) -> Message:
+        return await client.messages.create(
+            model=request.model,
+            max_tokens=request.max_tokens,
+            system=request.system,
+            messages=[{"role": "user", "content": request.user_message}],
+            output_config={"format": {"type": "json_schema", "schema": request.schema}},
+        )
+
+    async def select(
+        self, query: str, headers: Sequence[MemoryHeader], recent_tools: Sequence[str] = ()
+    ) -> Selection:
+        start = time.perf_counter()
+        if not headers:
+            # Nothing to choose from: the agent makes no call either.
+            return Selection((), {}, "anthropic", "anthropic", model=self.model)
+        try:
+            # One deadline for the whole call, retries included: a late answer is useless.
+            async with asyncio.timeout(self.timeout):
+                selected, notes = await self._ask(query, headers, recent_tools)
+        except Exception as exc:  # any failure degrades, by contract; cancellation still propagates
+            reason = self.describe_failure(exc)
+            # INFO, not WARNING: the reason travels in the result, and an unconfigured logger
+            # would otherwise print it to stderr in the middle of the CLI's output.
+            log.info("anthropic selector unavailable, using %s: %s", self.fallback.name, reason)
+            return await self._fall_back(query, headers, recent_tools, reason, _ms(start))
+        order = {path: rank for rank, path in enumerate(selected, 1)}
+        why = {p: f"chosen by {self.model} (rank {r} of {len(selected)})" for p, r in order.items()}
+        return Selection(
+            selected=selected,
+            why=why,
+            selector="anthropic",
+            requested="anthropic",
+            timings={"anthropic_ms": _ms(start)},
+            notes=notes,
+            model=self.model,
+        )
+
+    async def _fall_back(
+        self,
+        query: str,
+        headers: Sequence[MemoryHeader],
+        recent_tools: Sequence[str],
+        reason: str,
+        anthropic_ms: float,
+    ) -> Selection:
+        try:
+            result = await self.fallback.select(query, headers, recent_tools)
+        except Exception as exc:  # the fallback is offline code, but the contract holds anyway
+            failure = _one_line(self.redact(f"{type(exc).__name__}: {exc}"))
+            log.warning("fallback selector %s failed: %s", self.fallback.name, failure)
+            return Selection(
+                selected=(),
+                why={},
+                selector="none",
+                requested="anthropic",
+                degraded=f"{reason}; {self.fallback.name} fallback failed too: {failure}",
+                timings={"anthropic_ms": anthropic_ms},
+                model=self.model,
+            )
+        return replace(
+            result,
+            requested="anthropic",
+            degraded=reason,
+            timings={"anthropic_ms": anthropic_ms, **result.timings},
+            model=self.model,
+        )
+
+
+def choose_selector(
+    name: SelectorName = "auto",
+    *,
+    model: str = C.DEFAULT_SELECTOR_MODEL,
+    timeout: float = C.SELECT_TIMEOUT_SECONDS,
+    max_retries: int = SELECT_MAX_RETRIES,
+    env: Mapping[str, str] | None = None,
+    client: AsyncAnthropic | None = None,
+) -> Selector:
+    """The selector for a name: ``auto`` is anthropic when credentials are configured, else lexical.
+
+    An explicit ``anthropic`` without credentials still returns the anthropic selector, which
+    degrades to lexical with the reason recorded: the user asked for it and should see why not.
+    """
+    if name not in SELECTOR_NAMES:
+        raise ValueError(f"unknown selector {name!r}; expected one of {', '.join(SELECTOR_NAMES)}")
+    if name == "lexical" or (name == "auto" and client is None and credential_source(env) is None):
+        return LexicalSelector()
+    return AnthropicSelector(
+        model=model, timeout=timeout, max_retries=max_retries, client=client, env=env
+    )

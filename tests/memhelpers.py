@@ -1,0 +1,11 @@
+"""Helpers shared by the core tests (a plain module: ``conftest`` names collide across folders)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "memory"
+
+
+def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:
+    return f"---\nname: {name}\ndescription: {description}\ntype: {type_}\n---\n{body}"

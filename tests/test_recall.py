@@ -1,0 +1,493 @@
+"""Path B end to end: trigger, dedupe, caps, budget, exact injection, cancellation, non-blocking.
+
+A scripted selector stands in for the model so each rule is pinned down on its own; a few tests run
+the real lexical selector on the example directory. Concurrency is driven by asyncio Events,
+never by sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from memdir import constants as C
+from memdir.config import Settings
+from memdir.manifest import format_manifest
+from memdir.model import MemoryHeader
+from memdir.recall import RecallResult, prefetch, recall, start_prefetch
+from memdir.scan import scan
+from memdir.select import LexicalSelector, Selection
+from memdir.surface import Session, surface_file, wrap_attachment
+
+#: Defined here rather than imported from conftest: another conftest.py in a subdirectory would
+#: shadow the module name ``conftest`` and break the import.
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "memory"
+
+
+def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:
+    return f"---\nname: {name}\ndescription: {description}\ntype: {type_}\n---\n{body}"
+
+
+NOW = 1_700_100_000.0
+MakeDir = Callable[..., Path]
+LEXICAL = Settings(selector="lexical")
+
+
+class Scripted:
+    """A selector that picks what the test says, records what it was shown, and can be held."""
+
+    name = "scripted"
+
+    def __init__(
+        self,
+        pick: Sequence[str] | Callable[[Sequence[MemoryHeader]], Sequence[str]] = (),
+        *,
+        gate: asyncio.Event | None = None,
+        during: Callable[[], None] | None = None,
+    ) -> None:
+        self.pick = pick
+        self.gate = gate
+        self.during = during
+        self.entered = asyncio.Event()
+        self.calls: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+
+    async def select(
+        self, query: str, headers: Sequence[MemoryHeader], recent_tools: Sequence[str] = ()
+    ) -> Selection:
+        self.calls.append((query, tuple(h.rel_path for h in headers), tuple(recent_tools)))
+        self.entered.set()
+        if self.gate is not None:
+            await self.gate.wait()
+        if self.during is not None:
+            self.during()  # what the agent does while the selector thinks
+        chosen = tuple(self.pick(headers) if callable(self.pick) else self.pick)
+        return Selection(chosen, {p: "scripted" for p in chosen}, self.name, self.name)
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        return self.calls[-1][1]
+
+
+async def until_entered(selector: Scripted, task: asyncio.Task[RecallResult]) -> None:
+    """Wait until ``selector`` is running inside ``task``; if the task ends first, surface why.
+
+    Waiting on the event alone would hang the test run when the prefetch fails early.
+    """
+    entered = asyncio.ensure_future(selector.entered.wait())
+    done, _ = await asyncio.wait({entered, task}, return_when=asyncio.FIRST_COMPLETED)
+    if entered not in done:
+        entered.cancel()
+        task.result()  # re-raises the prefetch's error
+        raise AssertionError("the prefetch finished without calling the selector")
+
+
+def first_unseen(count: int) -> Callable[[Sequence[MemoryHeader]], list[str]]:
+    return lambda headers: [h.rel_path for h in headers[:count]]
+
+
+FILES = {
+    "a.md": topic("a", "alpha deploy notes"),
+    "b.md": topic("b", "beta review habits", "user"),
+    "c.md": topic("c", "gamma gotchas", "feedback"),
+    "sub/d.md": topic("d", "delta dashboard", "reference"),
+}
+
+
+async def run(
+    root: Path,
+    session: Session,
+    selector: Scripted,
+    query: str = "how do we deploy alpha?",
+    **kw: object,
+) -> RecallResult:
+    return await prefetch(query, root, session, selector=selector, settings=LEXICAL, now=NOW, **kw)  # type: ignore[arg-type]
+
+
+# --- trigger -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "rule", "triggered"),
+    [
+        ("how do we deploy alpha?", "multilingual", True),
+        ("how do we deploy alpha?", "claude-code", True),
+        ("部署流程是什么", "multilingual", True),  # Chinese without spaces: memdir's fix
+        ("部署流程是什么", "claude-code", False),  # ... the agent's rule skips it
+        ("デプロイの手順を教えて", "multilingual", True),
+        ("好的", "multilingual", False),
+        ("continue", "multilingual", False),
+        ("continue", "claude-code", False),
+        ("   ", "multilingual", False),
+    ],
+)
+async def test_trigger_rules(make_dir: MakeDir, query: str, rule: str, triggered: bool) -> None:
+    root = make_dir(FILES)
+    selector = Scripted(["a.md"])
+    result = await run(root, Session(), selector, query, trigger_rule=rule)
+    assert result.triggered is triggered
+    assert result.reason
+    assert bool(selector.calls) is triggered  # no scan, no selector call when not triggered
+    if not triggered:
+        assert result.surfaced == () and result.attachment == "" and result.candidates == ()
+
+
+async def test_trigger_rule_defaults_to_the_settings(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    result = await prefetch(
+        "部署流程是什么",
+        root,
+        Session(),
+        selector=Scripted(),
+        settings=Settings(trigger="claude-code"),
+    )
+    assert not result.triggered and "single word" in result.reason
+
+
+async def test_spent_budget_means_no_prefetch(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    session = Session(budget_used=C.SESSION_BUDGET_BYTES)
+    selector = Scripted(["a.md"])
+    result = await run(root, session, selector)
+    assert not result.triggered
+    assert "budget spent" in result.reason
+    assert selector.calls == []
+    assert result.budget_left == 0
+
+
+# --- dedupe ------------------------------------------------------------------------------------
+
+
+async def test_dedupe_before_selection(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    session = Session()
+    session.mark_read([root / "a.md"])  # the agent read it
+    session.mark_surfaced(surface_file(root / "c.md", root, NOW))  # surfaced on an earlier turn
+    selector = Scripted(first_unseen(5))
+    result = await run(root, session, selector)
+    assert set(selector.shown) == {"b.md", "sub/d.md"}
+    assert result.manifest == format_manifest(
+        h for h in scan(root).candidates if h.rel_path in {"b.md", "sub/d.md"}
+    )
+    assert [c.rel_path for c in result.candidates] == list(selector.shown)
+    before = {d.rel_path: d.reason for d in result.dropped if d.stage == "before-select"}
+    assert before == {
+        "a.md": "already read or written by the agent",
+        "c.md": "already surfaced in this session",
+    }
+    assert set(result.surfaced_paths) == {"b.md", "sub/d.md"}
+
+
+async def test_dedupe_after_selection(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    session = Session()
+    # While the selector is thinking, the agent reads a.md itself.
+    selector = Scripted(
+        ["a.md", "ghost.md", "b.md", "b.md"], during=lambda: session.mark_read([root / "a.md"])
+    )
+    result = await run(root, session, selector)
+    assert "a.md" in selector.shown
+    assert result.selected == ("a.md", "ghost.md", "b.md", "b.md")
+    assert result.surfaced_paths == ("b.md",)
+    after = {d.rel_path: d.reason for d in result.dropped if d.stage == "after-select"}
+    assert after == {
+        "a.md": "already read or written by the agent",
+        "ghost.md": "not among the candidates",
+    }
+
+
+async def test_second_turn_never_resurfaces(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    session = Session()
+    first = await run(root, session, Scripted(["a.md", "b.md"]))
+    assert first.surfaced_paths == ("a.md", "b.md")
+    again = Scripted(["a.md", "b.md", "c.md"])
+    second = await run(root, session, again)
+    assert "a.md" not in again.shown and "b.md" not in again.shown
+    assert second.surfaced_paths == ("c.md",)
+
+
+async def test_everything_seen_means_no_selector_call(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    session = Session()
+    session.mark_read(root / rel for rel in FILES)
+    selector = Scripted(["a.md"])
+    result = await run(root, session, selector)
+    assert result.triggered and selector.calls == [] and result.surfaced == ()
+
+
+async def test_symlinked_alias_counts_as_read(make_dir: MakeDir, tmp_path: Path) -> None:
+    root = make_dir(FILES)
+    alias = tmp_path / "alias"
+    alias.symlink_to(root, target_is_directory=True)
+    session = Session()
+    session.mark_read([alias / "a.md"])  # the agent read it through another path
+    selector = Scripted(first_unseen(5))
+    await run(root, session, selector)
+    assert "a.md" not in selector.shown
+
+
+# --- caps and budget ---------------------------------------------------------------------------
+
+
+async def test_at_most_five_a_turn(make_dir: MakeDir) -> None:
+    root = make_dir({f"m{i}.md": topic(f"m{i}", f"memory {i}") for i in range(8)})
+    selector = Scripted(lambda headers: [h.rel_path for h in headers])  # all 8
+    result = await run(root, Session(), selector)
+    assert len(result.selected) == 8
+    assert len(result.surfaced) == C.SELECT_MAX_FILES == 5
+    assert result.surfaced_paths == result.selected[:5]
+    over = [d for d in result.dropped if d.reason == "over 5 files this turn"]
+    assert [d.rel_path for d in over] == list(result.selected[5:])
+
+
+def big_topic(i: int, size: int) -> str:
+    head = topic(f"big{i}", f"big memory {i}", body="")
+    return head + ("x" * 99 + "\n") * ((size - len(head)) // 100)
+
+
+async def test_budget_runs_out_across_calls_and_compaction_resets_it(make_dir: MakeDir) -> None:
+    # 25 files of ~4 KB: five a turn is ~20 KB, so the 60 KB budget lasts three turns and a bit.
+    root = make_dir({f"big{i:02}.md": big_topic(i, 4000) for i in range(25)})
+    session = Session()
+    surfaced_so_far: list[str] = []
+    results: list[RecallResult] = []
+    for _turn in range(6):
+        result = await run(root, session, Scripted(first_unseen(5)))
+        results.append(result)
+        surfaced_so_far.extend(result.surfaced_paths)
+        assert session.budget_used == sum(
+            surface_file(root / p, root, NOW).bytes for p in surfaced_so_far
+        )
+        assert result.budget_used == session.budget_used
+        assert result.budget_left == max(0, C.SESSION_BUDGET_BYTES - session.budget_used)
+    counts = [len(r.surfaced) for r in results]
+    triggered = [r.triggered for r in results]
+    # Turns 1-3 surface 5 each (~60,000 bytes < 61,440); turn 4 surfaces one more, which
+    # spends the budget; after that the prefetch does not even start.
+    assert counts == [5, 5, 5, 1, 0, 0]
+    assert triggered == [True, True, True, True, False, False]
+    assert [d.reason for d in results[3].dropped if d.stage == "budget"] == [
+        "session budget spent"
+    ] * 4
+    assert "budget spent" in results[4].reason
+    assert session.spent and len(set(surfaced_so_far)) == 16
+
+    session.compact()
+    assert session.budget_used == 0
+    again = Scripted(first_unseen(5))
+    after = await run(root, session, again)
+    assert after.triggered and len(after.surfaced) == 5
+    # Compaction dropped the old attachments: earlier memories are candidates again.
+    assert set(again.shown) == {f"big{i:02}.md" for i in range(25)}
+    assert set(after.surfaced_paths) & set(surfaced_so_far)
+
+
+# --- what is injected --------------------------------------------------------------------------
+
+
+async def test_surfaced_text_is_exactly_surface_file(make_dir: MakeDir) -> None:
+    long_body = "".join(f"line {n}\n" for n in range(400))  # over 200 lines: truncated
+    root = make_dir({**FILES, "long.md": topic("long", "very long notes", body=long_body)})
+    result = await run(root, Session(), Scripted(["long.md", "sub/d.md"]))
+    expected = [surface_file(root / p, root, NOW) for p in ("long.md", "sub/d.md")]
+    assert list(result.surfaced) == expected
+    assert result.attachment == wrap_attachment(m.text for m in expected)
+    assert result.surfaced[0].truncated and not result.surfaced[1].truncated
+    assert result.attachment.startswith("<system-reminder>\nMemory (saved ")
+    assert f"{root / 'sub/d.md'}:" in result.attachment
+    payload = result.to_json()
+    assert payload["surfaced"] == [m.to_json() for m in expected]
+
+
+async def test_unreadable_selected_file_is_skipped(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    # The file disappears between the scan and the read.
+    selector = Scripted(["a.md", "b.md"], during=lambda: (root / "a.md").unlink())
+    result = await run(root, Session(), selector)
+    assert result.surfaced_paths == ("b.md",)
+    assert [(d.rel_path, d.stage) for d in result.dropped] == [("a.md", "read")]
+
+
+async def test_result_records_everything(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    selector = Scripted(["sub/d.md"])
+    result = await run(root, Session(), selector, recent_tools=["Bash", " ", "Bash", "psql"])
+    assert selector.calls[0][2] == ("Bash", "psql")
+    assert result.triggered and result.reason
+    assert result.selected == ("sub/d.md",)
+    assert result.why == {"sub/d.md": "scripted"}
+    assert result.selector == result.requested_selector == "scripted"
+    assert result.degraded is None
+    first = result.candidates[0]
+    assert (first.rel_path, first.type, first.description) == (
+        "sub/d.md",
+        "reference",
+        "delta dashboard",
+    )
+    assert str(first.to_json()["mtime"]).endswith("Z")
+    assert result.timings.total_ms >= result.timings.select_ms >= 0
+    payload = result.to_json()
+    json.dumps(payload)  # serialisable as is
+    assert payload["budget"] == {
+        "used": result.budget_used,
+        "left": result.budget_left,
+        "limit": C.SESSION_BUDGET_BYTES,
+        "surfaced_now": result.surfaced_bytes,
+    }
+
+
+# --- real selectors ----------------------------------------------------------------------------
+
+
+async def test_lexical_on_the_example_directory() -> None:
+    session = Session()
+    result = await prefetch(
+        "can I merge while the trunk is frozen for the app-store release?",
+        EXAMPLES,
+        session,
+        selector=LexicalSelector(),
+        settings=LEXICAL,
+    )
+    assert result.triggered and result.selector == "lexical"
+    assert "project-release-freeze.md" in result.selected
+    assert set(result.surfaced_paths) <= set(result.selected)
+    assert "MEMORY.md" not in [c.rel_path for c in result.candidates]
+    assert all(result.why[p].startswith("lexical score") for p in result.selected)
+
+
+async def test_chinese_question_without_spaces_end_to_end() -> None:
+    result = await prefetch(
+        "用户行为日志保留多久", EXAMPLES, Session(), selector=LexicalSelector(), settings=LEXICAL
+    )
+    assert result.triggered
+    assert "project-data-retention.md" in result.selected
+
+
+async def test_default_selector_without_a_key_is_lexical(
+    make_dir: MakeDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    root = make_dir(FILES)
+    result = await prefetch("how do we deploy alpha?", root, Session())
+    assert result.selector == "lexical" and result.degraded is None
+
+
+async def test_unrelated_question_selects_nothing() -> None:
+    result = await prefetch(
+        "what's the weather in Paris tomorrow?",
+        EXAMPLES,
+        Session(),
+        selector=LexicalSelector(),
+        settings=LEXICAL,
+    )
+    assert result.triggered and result.selected == () and result.attachment == ""
+
+
+def test_sync_wrapper(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    session = Session()
+    result = recall(
+        "how do we deploy alpha?", root, session, selector=Scripted(["a.md"]), settings=LEXICAL
+    )
+    assert result.surfaced_paths == ("a.md",)
+    assert session.seen(root / "a.md")
+
+
+# --- asynchrony --------------------------------------------------------------------------------
+
+
+async def test_cancellation_leaves_the_session_untouched(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    session = Session()
+    session.mark_read([root / "c.md"])
+    before = session.to_json()
+    selector = Scripted(["a.md", "b.md"], gate=asyncio.Event())  # the gate never opens
+    task = start_prefetch(
+        "how do we deploy alpha?", root, session, selector=selector, settings=LEXICAL
+    )
+    await until_entered(selector, task)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert task.cancelled()
+    assert session.to_json() == before
+
+
+async def test_caller_is_not_blocked_by_a_slow_selector(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    session = Session()
+    gate = asyncio.Event()
+    selector = Scripted(["a.md"], gate=gate)
+    task = start_prefetch(
+        "how do we deploy alpha?", root, session, selector=selector, settings=LEXICAL
+    )
+    assert not task.done()  # start_prefetch returned at once
+
+    # The caller's own turn goes on: here, the main model's "tool calls".
+    progress: list[str] = []
+    await until_entered(selector, task)  # the prefetch is now pending on the selector
+    for step in ("tool call 1", "tool call 2"):
+        progress.append(await asyncio.to_thread(str.upper, step))
+    assert progress == ["TOOL CALL 1", "TOOL CALL 2"]
+    assert not task.done() and session.surfaced == {}  # nothing half-recorded while pending
+
+    gate.set()  # the model answers
+    result = await task
+    assert result.surfaced_paths == ("a.md",)
+    assert session.seen(root / "a.md")
+
+
+async def test_concurrent_prefetches_never_double_surface(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    session = Session()
+    gate = asyncio.Event()
+    one = Scripted(["a.md", "b.md"], gate=gate)
+    two = Scripted(["b.md", "c.md"], gate=gate)
+    first = start_prefetch("deploy alpha now?", root, session, selector=one, settings=LEXICAL)
+    second = start_prefetch("review beta please?", root, session, selector=two, settings=LEXICAL)
+    await until_entered(one, first)
+    await until_entered(two, second)
+    gate.set()
+    results = await asyncio.gather(first, second)
+    surfaced = [p for r in results for p in r.surfaced_paths]
+    assert sorted(surfaced) == ["a.md", "b.md", "c.md"]
+    assert session.budget_used == sum(m.bytes for r in results for m in r.surfaced)
+
+
+def test_importing_recall_does_not_import_anthropic() -> None:
+    code = (
+        "import sys, memdir.recall, memdir.select, memdir.cli; "
+        "print(sorted(m for m in ('anthropic', 'httpx2', 'httpx') if m in sys.modules))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.strip() == "[]"
+
+
+async def test_a_failing_selector_selects_nothing(make_dir: MakeDir) -> None:
+    class Broken:
+        name = "broken"
+
+        async def select(
+            self, query: str, headers: Sequence[MemoryHeader], recent_tools: Sequence[str] = ()
+        ) -> Selection:
+            raise RuntimeError("index out of\nrange")
+
+    root = make_dir(FILES)
+    session = Session()
+    result = await prefetch(
+        "how do we deploy alpha?", root, session, selector=Broken(), settings=LEXICAL
+    )
+    assert result.triggered and result.surfaced == ()
+    assert result.selector == "none" and result.requested_selector == "broken"
+    assert result.degraded == "selector broken failed: RuntimeError: index out of range"
+    assert session.to_json() == Session().to_json()
