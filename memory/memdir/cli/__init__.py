@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from memdir import __version__
-from memdir.cli import core, recall
+from memdir.cli import core, recall, write
 from memdir.cli.common import CliError, OneLineParser
 
-_MODULES = (core, recall)
+_MODULES = (core, recall, write)
 
 
 def build_parser() -> argparse.ArgumentParser:

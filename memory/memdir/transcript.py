@@ -1,0 +1,322 @@
+"""Reading Claude Code session transcripts: the JSONL files the agent writes, one record a line.
+
+Each line is a JSON object; conversation records have ``type`` ``user`` or ``assistant`` and a
+``message`` in the Messages API shape (``content`` a string or a list of ``text``,
+``tool_use``, ``tool_result``, ``thinking`` ... blocks), plus ``uuid``, ``timestamp``, ``cwd``,
+``isSidechain`` (a sub-agent's messages) and ``isMeta`` (text the client injected). Other record
+types (``summary`` after compaction, ``system``, ``file-history-snapshot``, and whatever a later
+version adds) are kept as records without a message or skipped. A broken line (a crash mid-write,
+a truncated copy) is reported and skipped, never fatal: the transcript is evidence, read as much
+of it as can be read.
+
+For the extraction agent (spec section 8) this module answers two questions: did the recent
+turns already write memory (then extraction is skipped), and what did the conversation say
+(rendered as compact text for the extraction prompt).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+#: Tools of the agent that write a file named by ``file_path`` (or ``notebook_path``).
+FILE_WRITE_TOOLS: Final = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+#: Tools taking an API-style ``command`` and ``path`` (the memory tool, the text editor tool).
+COMMAND_WRITE_TOOLS: Final = frozenset({"memory", "str_replace_based_edit_tool"})
+MUTATING_COMMANDS: Final = frozenset({"create", "str_replace", "insert", "delete", "rename"})
+#: The rendered conversation keeps the most recent messages within this many characters.
+RENDER_MAX_CHARS: Final = 60_000
+#: Per-item caps in the rendering, so one huge tool result cannot crowd out the conversation.
+RENDER_TEXT_MAX_CHARS: Final = 4_000
+RENDER_TOOL_INPUT_MAX_CHARS: Final = 600
+RENDER_TOOL_RESULT_MAX_CHARS: Final = 1_200
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    id: str
+    name: str
+    input: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResultBlock:
+    tool_use_id: str
+    text: str
+    is_error: bool
+
+
+@dataclass(frozen=True)
+class Record:
+    """One readable line of a transcript."""
+
+    #: 1-based line number in the file.
+    line: int
+    type: str
+    #: ``user`` or ``assistant`` for conversation records, else None.
+    role: str | None
+    #: The text blocks joined (or the string content); a summary's text for ``summary`` records.
+    text: str
+    tool_uses: tuple[ToolUse, ...] = ()
+    tool_results: tuple[ToolResultBlock, ...] = ()
+    is_meta: bool = False
+    is_sidechain: bool = False
+    cwd: str | None = None
+    timestamp: str | None = None
+    uuid: str | None = None
+
+    @property
+    def is_user_prompt(self) -> bool:
+        """A message the user typed: where a turn starts (not a tool result, not injected)."""
+        return (
+            self.role == "user"
+            and not self.is_meta
+            and not self.is_sidechain
+            and not (self.tool_results and not self.text.strip())
+        )
+
+
+@dataclass(frozen=True)
+class SkippedLine:
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Transcript:
+    path: Path | None
+    records: tuple[Record, ...]
+    skipped: tuple[SkippedLine, ...]
+
+    @property
+    def conversation(self) -> tuple[Record, ...]:
+        """The main conversation: user and assistant records, sub-agents' excluded."""
+        return tuple(r for r in self.records if r.role is not None and not r.is_sidechain)
+
+    def turns(self) -> list[list[Record]]:
+        """The conversation split into turns, each starting at a user prompt."""
+        turns: list[list[Record]] = []
+        for record in self.records:
+            if record.role is None and record.type != "summary":
+                continue
+            if record.is_user_prompt or not turns:
+                turns.append([])
+            turns[-1].append(record)
+        return turns
+
+    def recent(self, turn_count: int = 1) -> list[Record]:
+        """The records of the last ``turn_count`` turns (sub-agents' included)."""
+        turns = self.turns()
+        return [record for turn in turns[-turn_count:] for record in turn] if turn_count else []
+
+
+@dataclass(frozen=True)
+class MemoryWrite:
+    """A tool call in a transcript that wrote into the memory dir."""
+
+    line: int
+    tool: str
+    path: str
+    command: str | None = None
+
+
+def _block_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, Mapping) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif isinstance(block, str):
+                parts.append(block)
+        return "\n".join(parts)
+    return ""
+
+
+def parse_record(data: Mapping[str, Any], line: int) -> Record:
+    """One JSON object of a transcript as a :class:`Record` (unknown shapes give empty fields)."""
+    kind = str(data.get("type", ""))
+    message = data.get("message")
+    role: str | None = None
+    text = ""
+    tool_uses: list[ToolUse] = []
+    tool_results: list[ToolResultBlock] = []
+    if isinstance(message, Mapping) and kind in ("user", "assistant"):
+        role = str(message.get("role") or kind)
+        content = message.get("content")
+        text = _block_text(content)
+        if isinstance(content, list):
+            for block in content:
+                if not isinstance(block, Mapping):
+                    continue
+                if block.get("type") == "tool_use":
+                    raw_input = block.get("input")
+                    tool_uses.append(
+                        ToolUse(
+                            str(block.get("id", "")),
+                            str(block.get("name", "")),
+                            raw_input if isinstance(raw_input, Mapping) else {},
+                        )
+                    )
+                elif block.get("type") == "tool_result":
+                    tool_results.append(
+                        ToolResultBlock(
+                            str(block.get("tool_use_id", "")),
+                            _block_text(block.get("content")),
+                            bool(block.get("is_error", False)),
+                        )
+                    )
+    elif kind == "summary":
+        text = str(data.get("summary", ""))
+    cwd = data.get("cwd")
+    return Record(
+        line=line,
+        type=kind,
+        role=role,
+        text=text,
+        tool_uses=tuple(tool_uses),
+        tool_results=tuple(tool_results),
+        is_meta=bool(data.get("isMeta", False)),
+        is_sidechain=bool(data.get("isSidechain", False)),
+        cwd=cwd if isinstance(cwd, str) else None,
+        timestamp=str(data["timestamp"]) if "timestamp" in data else None,
+        uuid=str(data["uuid"]) if "uuid" in data else None,
+    )
+
+
+def parse_transcript(lines: Iterable[str], path: Path | None = None) -> Transcript:
+    """Parse JSONL lines; blank lines are ignored, broken ones reported in ``skipped``."""
+    records: list[Record] = []
+    skipped: list[SkippedLine] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            skipped.append(SkippedLine(number, f"not JSON: {exc}"))
+            continue
+        if not isinstance(data, dict):
+            skipped.append(SkippedLine(number, f"a JSON {type(data).__name__}, not an object"))
+            continue
+        records.append(parse_record(data, number))
+    return Transcript(path, tuple(records), tuple(skipped))
+
+
+def read_transcript(path: Path) -> Transcript:
+    """Read a transcript file (undecodable bytes are replaced, never fatal).
+
+    Raises ``OSError`` when the file cannot be opened at all.
+    """
+    with path.open("r", encoding="utf-8", errors="replace", newline="\n") as handle:
+        return parse_transcript(handle, path)
+
+
+# --- memory writes ---------------------------------------------------------------------------
+
+
+def _inside(candidate: str, cwd: str | None, roots: Sequence[str]) -> bool:
+    path = os.path.expanduser(candidate)
+    if not os.path.isabs(path):
+        if cwd is None:
+            return False
+        path = os.path.join(cwd, path)
+    spellings = {os.path.normpath(path), os.path.realpath(path)}
+    return any(
+        s == root or s.startswith(root.rstrip(os.sep) + os.sep) for s in spellings for root in roots
+    )
+
+
+def memory_writes(records: Iterable[Record], memory_dir: Path) -> list[MemoryWrite]:
+    """Tool calls among ``records`` that wrote into ``memory_dir``.
+
+    Write/Edit/MultiEdit/NotebookEdit count when their path lies in the memory dir (as written,
+    or with symlinks resolved; relative paths against the record's ``cwd``); the memory tool
+    counts for every mutating command, since its ``/memories`` tree *is* a memory dir.
+    """
+    roots = list(dict.fromkeys((os.path.abspath(memory_dir), os.path.realpath(memory_dir))))
+    found: list[MemoryWrite] = []
+    for record in records:
+        for use in record.tool_uses:
+            if use.name in FILE_WRITE_TOOLS:
+                target = use.input.get("file_path") or use.input.get("notebook_path")
+                if isinstance(target, str) and _inside(target, record.cwd, roots):
+                    found.append(MemoryWrite(record.line, use.name, target))
+            elif use.name in COMMAND_WRITE_TOOLS:
+                command = use.input.get("command")
+                if command not in MUTATING_COMMANDS:
+                    continue
+                target = use.input.get("path") or use.input.get("old_path")
+                if not isinstance(target, str):
+                    continue
+                if use.name == "memory" or _inside(target, record.cwd, roots):
+                    found.append(MemoryWrite(record.line, use.name, target, str(command)))
+    return found
+
+
+def recent_memory_writes(
+    transcript: Transcript, memory_dir: Path, turn_count: int = 1
+) -> list[MemoryWrite]:
+    """Memory writes in the last ``turn_count`` turns (spec 8: then extraction is skipped)."""
+    return memory_writes(transcript.recent(turn_count), memory_dir)
+
+
+# --- rendering for the extraction prompt -----------------------------------------------------
+
+
+def _cut(text: str, limit: int) -> str:
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    return text[:limit].rstrip() + f" … [{len(text) - limit:,} more characters]"
+
+
+def _render_record(record: Record) -> list[str]:
+    lines: list[str] = []
+    if record.type == "summary" and record.text:
+        lines.append(
+            f"[summary of earlier conversation]\n{_cut(record.text, RENDER_TEXT_MAX_CHARS)}"
+        )
+    if record.role == "user":
+        if record.text.strip():
+            lines.append(f"[user]\n{_cut(record.text, RENDER_TEXT_MAX_CHARS)}")
+        for result in record.tool_results:
+            label = "tool error" if result.is_error else "tool result"
+            lines.append(f"[{label}]\n{_cut(result.text, RENDER_TOOL_RESULT_MAX_CHARS)}")
+    elif record.role == "assistant":
+        if record.text.strip():
+            lines.append(f"[assistant]\n{_cut(record.text, RENDER_TEXT_MAX_CHARS)}")
+        for use in record.tool_uses:
+            arguments = json.dumps(dict(use.input), ensure_ascii=False)
+            lines.append(
+                f"[assistant calls {use.name}] {_cut(arguments, RENDER_TOOL_INPUT_MAX_CHARS)}"
+            )
+    return lines
+
+
+def render_conversation(transcript: Transcript, max_chars: int = RENDER_MAX_CHARS) -> str:
+    """The main conversation as compact text, the most recent part within ``max_chars``.
+
+    Injected (``isMeta``) messages and sub-agents' messages are left out; long texts, tool
+    inputs and tool results are cut, so the prompt shows what was said and done, not every
+    byte of every file read.
+    """
+    blocks: list[str] = []
+    for record in transcript.records:
+        if record.is_sidechain or record.is_meta:
+            continue
+        blocks.extend(_render_record(record))
+    kept: list[str] = []
+    total = 0
+    for block in reversed(blocks):
+        if total + len(block) + 2 > max_chars:
+            kept.append(f"[… {len(blocks) - len(kept)} earlier items left out]")
+            break
+        kept.append(block)
+        total += len(block) + 2
+    return "\n\n".join(reversed(kept))

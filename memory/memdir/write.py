@@ -1,0 +1,1003 @@
+"""The one write path into a memory directory: every mutation memdir makes goes through here.
+
+The CLI (``memdir tool``), the API memory tool (:mod:`memdir.memory_tool`), the extraction agent
+and the language server all call :class:`MemoryWriter`, so the rules of spec sections 8 and 10
+hold for all of them:
+
+* **Confined.** A path names something inside the memory dir or is refused with an
+  :class:`UnsafePathError` before anything is touched: ``..`` segments, absolute paths elsewhere,
+  percent-encodings (``%2e%2e``, double-encoded ``%252e``), backslashes, NUL and control
+  characters, Unicode look-alikes of ``/``, ``\\`` and ``.`` (fullwidth solidus, division slash,
+  one-dot leader ...), names starting with ``.`` (reserved for the lock and temp files), names too
+  long for a temp file to sit beside them, and symlinks that resolve outside the dir. The memory
+  dir itself can never be deleted or renamed.
+* **Atomic.** New content is written to a temp file in the same directory, fsynced and moved into
+  place (:func:`memdir.atomic.write_atomic`), so a reader or a crash sees the old file or the new
+  one, never half of either. ``create`` and ``rename`` never replace an existing file: they
+  publish with ``link(2)``, which fails with ``EEXIST`` atomically (see :func:`_publish_noreplace`
+  for why this and not a check followed by ``os.replace``).
+* **Serialised.** Each operation runs under an exclusive file lock, ``.memdir.lock`` in the memory
+  dir, so two editors, agents or processes doing read-modify-write cannot interleave. The lock
+  file is hidden and not ``*.md``: scan, lint and the memory tool's listing all ignore it.
+* **Indexed.** In index mode (``recall_mode = "index"``) creating or renaming a topic file adds or
+  updates its ``MEMORY.md`` line, rendered with :func:`memdir.index.render_entry` under the line
+  limit, deleting removes it; in prefetch mode the index is left alone.
+* **Stamped.** A write to a topic file that already has frontmatter sets its ``modified`` field to
+  the current UTC time (ISO 8601), as the agent does.
+
+Errors are :class:`WriteError` subclasses whose message a user can read; the structured fields
+let the memory tool rebuild the API's exact error strings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import errno
+import os
+import posixpath
+import re
+import secrets
+import shutil
+import stat
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Literal
+
+from memdir import constants as C
+from memdir.atomic import write_atomic
+from memdir.config import Settings, load_settings
+from memdir.index import Index, encode_target, parse_index, render_entry
+from memdir.model import IndexEntry
+from memdir.paths import is_within
+from memdir.textio import utf16_len
+from memdir.topic import parse_frontmatter, parse_topic_text
+
+#: The per-directory write lock. Hidden and not ``*.md``, so no reader of the dir ever sees it.
+LOCK_FILENAME: Final = ".memdir.lock"
+#: How long a writer waits for another writer before giving up with :class:`LockTimeoutError`.
+WRITE_LOCK_TIMEOUT_SECONDS: Final = 10.0
+#: ``write_atomic`` puts its temp file beside the target as ``.<name>.<8 random>.tmp``; names
+#: longer than this would push that temp name past the file systems' 255-byte limit.
+MAX_NAME_BYTES: Final = 240
+#: Whole relative paths longer than this are refused (PATH_MAX is 4096 with the dir in front).
+MAX_PATH_BYTES: Final = 1024
+#: Files larger than this are not loaded for editing (a memory is a page, not a data set).
+MAX_EDIT_BYTES: Final = 4 * 1024 * 1024
+
+ChangeKind = Literal["created", "changed", "deleted", "renamed"]
+
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_KEBAB = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
+#: Characters that look like ``/`` or ``\`` but that NFKC leaves alone; anything whose NFKC form
+#: contains ``/``, ``\`` or ``.`` (fullwidth solidus, one-dot leader, ...) is refused as well.
+_SLASH_LOOKALIKES: Final = frozenset(
+    "\u2215\u2044\u29f8\u29f9\u29f5\u2216\u2571\u2572\u0337\u0338\u20e5\u2cf9\u2cfa"
+)
+_BIDI_CONTROLS: Final = frozenset(
+    "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_O_NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
+#: ``link(2)`` errors that mean "this file system cannot hard-link", not "something is wrong".
+_NO_HARDLINKS: Final = frozenset(
+    {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS, errno.EXDEV}
+)
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+class WriteError(Exception):
+    """A write memdir refused or could not make; the message is meant for the user."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        #: The path as the caller gave it.
+        self.path = path
+
+
+class UnsafePathError(WriteError):
+    """The path is not a plain name inside the memory dir; nothing was touched.
+
+    ``reason`` is a stable machine name: ``empty``, ``nul``, ``control``, ``backslash``,
+    ``encoded``, ``lookalike``, ``home``, ``absolute``, ``traversal``, ``hidden``, ``too-long``,
+    ``symlink``, ``root``, ``not-topic``.
+    """
+
+    def __init__(self, message: str, *, path: str | None, reason: str, detail: str = "") -> None:
+        super().__init__(message, path=path)
+        self.reason = reason
+        #: Why, without the path: "`..` is not allowed in memory paths".
+        self.detail = detail or message
+
+
+class PathExistsError(WriteError):
+    """``create`` or ``rename`` would replace something that exists; it never does."""
+
+
+class PathNotFoundError(WriteError):
+    """The file or directory to read, edit, delete or rename does not exist."""
+
+
+class NotAFileError(WriteError):
+    """An edit names a directory or a special file."""
+
+
+class NotUTF8Error(WriteError):
+    """The file is not UTF-8 text, so a text edit could corrupt it."""
+
+
+class NoMatchError(WriteError):
+    """``str_replace``: ``old_str`` does not occur in the file."""
+
+    def __init__(self, message: str, *, path: str | None, old_str: str) -> None:
+        super().__init__(message, path=path)
+        self.old_str = old_str
+
+
+class MultipleMatchError(WriteError):
+    """``str_replace``: ``old_str`` occurs more than once; ``lines`` are 1-based."""
+
+    def __init__(
+        self, message: str, *, path: str | None, old_str: str, lines: tuple[int, ...]
+    ) -> None:
+        super().__init__(message, path=path)
+        self.old_str = old_str
+        self.lines = lines
+
+
+class InvalidLineError(WriteError):
+    """``insert``: the line number is outside ``[0, line_count]``."""
+
+    def __init__(self, message: str, *, path: str | None, line: int, line_count: int) -> None:
+        super().__init__(message, path=path)
+        self.line = line
+        self.line_count = line_count
+
+
+class LockTimeoutError(WriteError):
+    """Another writer held the memory dir's lock for longer than the timeout."""
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file (or directory) a write created, changed, deleted or renamed."""
+
+    kind: ChangeKind
+    #: Path relative to the memory dir, ``/``-separated (the old path for a rename).
+    path: str
+    new_path: str | None = None
+    #: Text before and after; None where there is none (created, deleted, directories).
+    before: str | None = None
+    after: str | None = None
+    is_dir: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"kind": self.kind, "path": self.path}
+        if self.new_path is not None:
+            data["new_path"] = self.new_path
+        if self.is_dir:
+            data["is_dir"] = True
+        return data
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What one operation did: the target's change first, then MEMORY.md's when it changed."""
+
+    #: The target, relative to the memory dir (the new path for a rename).
+    path: str
+    changes: tuple[FileChange, ...]
+    #: The target's final text, for operations that write text.
+    text: str | None = None
+    #: ``str_replace``: the 0-based line of ``text`` where the replacement starts.
+    changed_line: int | None = None
+    #: Things the user should know that did not stop the write (e.g. index left alone).
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def index_updated(self) -> bool:
+        return any(c.path == C.INDEX_FILENAME for c in self.changes[1:])
+
+
+# --- paths -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemoryPath:
+    """A checked location inside a memory dir."""
+
+    #: The memory dir, fully resolved.
+    root: Path
+    #: ``/``-separated path relative to ``root``; empty for the root itself.
+    rel: str
+    #: ``root / rel``: no symlink left in it except possibly the last component (see
+    #: ``follow_leaf`` of :func:`resolve_path`).
+    path: Path
+
+    @property
+    def is_root(self) -> bool:
+        return self.rel == ""
+
+
+def _unsafe(path: str, reason: str, why: str) -> UnsafePathError:
+    return UnsafePathError(f"refusing path {path!r}: {why}", path=path, reason=reason, detail=why)
+
+
+def _check_characters(path: str) -> None:
+    if "\x00" in path:
+        raise _unsafe(path, "nul", "it contains a NUL byte")
+    if any(unicodedata.category(ch) in ("Cc", "Cs") or ch in _BIDI_CONTROLS for ch in path):
+        # Bidi overrides make a name display as another ("evil\u202edm.txt" shows as "evil
+        # txt.md"); lone surrogates cannot even be encoded as a file name.
+        raise _unsafe(path, "control", "it contains control or bidirectional-override characters")
+    if "\\" in path:
+        raise _unsafe(path, "backslash", "backslashes are not allowed; separate folders with /")
+    if _PERCENT_ESCAPE.search(path):
+        # Decoding is how %2e%2e becomes ".." in some other tool; refusing every escape (not just
+        # the dangerous ones) also covers double encoding like %252e%252e.
+        raise _unsafe(path, "encoded", "percent-encoded characters are not allowed")
+    for ch in path:
+        if ch.isascii():
+            continue
+        folded = unicodedata.normalize("NFKC", ch)
+        if ch in _SLASH_LOOKALIKES or any(c in folded for c in "/\\."):
+            name = unicodedata.name(ch, f"U+{ord(ch):04X}")
+            raise _unsafe(
+                path,
+                "lookalike",
+                f"{name.lower()} looks like a path separator or a dot; use plain ASCII",
+            )
+
+
+def split_path(path: str) -> list[str]:
+    """The checked, non-empty segments of a relative path (``.`` segments dropped)."""
+    _check_characters(path)
+    if path.startswith("~"):
+        raise _unsafe(path, "home", "home-relative paths (~) are not allowed")
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise _unsafe(path, "traversal", "`..` is not allowed in memory paths")
+    for part in parts:
+        if part.startswith("."):
+            raise _unsafe(
+                path, "hidden", f"names starting with '.' are reserved for memdir ({part})"
+            )
+        if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+            raise _unsafe(path, "too-long", f"a name is longer than {MAX_NAME_BYTES} bytes")
+    if len("/".join(parts).encode("utf-8")) > MAX_PATH_BYTES:
+        raise _unsafe(path, "too-long", f"the path is longer than {MAX_PATH_BYTES} bytes")
+    return parts
+
+
+def resolve_path(root: Path, path: str, *, follow_leaf: bool = True) -> MemoryPath:
+    """Check ``path`` (relative to ``root``, or absolute inside it) and locate it in ``root``.
+
+    With ``follow_leaf`` a symlink in the last component is resolved (it must stay inside);
+    without it the link itself is the target, which is what delete and rename act on.
+    Raises :class:`UnsafePathError` for anything that is not plainly inside ``root``.
+    """
+    if not isinstance(path, str):
+        raise UnsafePathError("a path must be a string", path=None, reason="empty")
+    real_root = Path(os.path.realpath(root))
+    _check_characters(path)
+    relative = path
+    if path.startswith("/"):
+        # Absolute paths are fine when they name something in this memory dir, whichever
+        # spelling (as given, or with symlinks resolved) of the dir they start with.
+        normal = posixpath.normpath(path)
+        for base in dict.fromkeys((os.path.abspath(root), str(real_root))):
+            if is_within(Path(normal), Path(base)):
+                relative = os.path.relpath(normal, base)
+                break
+        else:
+            raise _unsafe(path, "absolute", f"it is outside the memory dir {root}")
+        if ".." in path.split("/"):
+            raise _unsafe(path, "traversal", "`..` is not allowed in memory paths")
+    parts = split_path(relative)
+    lexical = real_root.joinpath(*parts)
+    resolved = Path(os.path.realpath(lexical))
+    if not is_within(resolved, real_root):
+        raise _unsafe(path, "symlink", "a symlink in it leads outside the memory dir")
+    if follow_leaf or not parts:
+        target = resolved
+    else:
+        parent = Path(os.path.realpath(lexical.parent))
+        if not is_within(parent, real_root):
+            raise _unsafe(path, "symlink", "a symlink in it leads outside the memory dir")
+        target = parent / parts[-1]
+    rel = target.relative_to(real_root).as_posix()
+    rel = "" if rel == "." else rel
+    if any(part.startswith(".") for part in rel.split("/") if part):
+        # A link inside the dir may point at the lock or a temp file; never write those.
+        raise _unsafe(path, "hidden", "it resolves to a name reserved for memdir")
+    return MemoryPath(real_root, rel, target)
+
+
+# --- small file helpers -----------------------------------------------------------------------
+
+
+def _encode(text: str, shown: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Only lone surrogates (e.g. a JSON "\ud800") get here; writing them would need a lossy
+        # replacement, and nothing is ever silently changed on the way to disk.
+        raise WriteError(f"the text for {shown} is not valid Unicode", path=shown) from None
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _read_bytes(target: MemoryPath, shown: str) -> bytes:
+    """Read a regular file without following a symlink swapped in at the last moment."""
+    try:
+        fd = os.open(target.path, os.O_RDONLY | _O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise PathNotFoundError(f"{shown} does not exist", path=shown) from None
+    except IsADirectoryError:
+        raise NotAFileError(f"{shown} is a directory, not a file", path=shown) from None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):
+            raise _unsafe(shown, "symlink", "it became a symlink") from None
+        raise WriteError(f"cannot read {shown}: {exc.strerror or exc}", path=shown) from exc
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise NotAFileError(f"{shown} is a directory, not a file", path=shown)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFileError(f"{shown} is not a regular file", path=shown)
+        if info.st_size > MAX_EDIT_BYTES:
+            raise WriteError(
+                f"{shown} is {info.st_size:,} bytes; memdir edits files up to {MAX_EDIT_BYTES:,}",
+                path=shown,
+            )
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(MAX_EDIT_BYTES + 1)
+
+
+def _read_text(target: MemoryPath, shown: str) -> str:
+    data = _read_bytes(target, shown)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotUTF8Error(
+            f"{shown} is not UTF-8 text; memdir will not edit it", path=shown
+        ) from None
+
+
+def _make_parents(root: Path, directory: Path, shown: str) -> None:
+    """Create the missing folders between ``root`` and ``directory`` (both resolved)."""
+    current = root
+    for part in directory.relative_to(root).parts:
+        current = current / part
+        try:
+            os.mkdir(current, 0o700)
+        except FileExistsError:
+            info = os.lstat(current)
+            if stat.S_ISLNK(info.st_mode):
+                real = Path(os.path.realpath(current))
+                if not is_within(real, root) or not real.is_dir():
+                    raise _unsafe(
+                        shown, "symlink", f"{part} is a symlink leading elsewhere"
+                    ) from None
+            elif not stat.S_ISDIR(info.st_mode):
+                raise NotAFileError(
+                    f"{part} in {shown} is a file, not a folder", path=shown
+                ) from None
+
+
+def _temp_beside(target: Path) -> Path:
+    # Short and hidden: it fits beside any allowed name, and no reader lists it.
+    return target.parent / f".memdir-{secrets.token_hex(6)}.tmp"
+
+
+def _write_temp(temp: Path, data: bytes) -> None:
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _publish_noreplace(source: Path, target: Path) -> None:
+    """Give the file ``source`` the name ``target`` unless ``target`` exists; raise FileExistsError.
+
+    Why ``link(2)`` + ``unlink(2)``: the kernel checks and creates the new name in one step, so
+    there is no window in which a file appearing at ``target`` could be replaced (a check followed
+    by ``os.replace`` has exactly that window). It is in the standard library and on every POSIX
+    system, unlike ``renameat2(RENAME_NOREPLACE)``, which is Linux-only and needs ctypes. The cost
+    is a moment in which both names exist; a crash then leaves an extra name for the same content,
+    never a loss. File systems without hard links (some FUSE, SMB and FAT mounts) get the
+    fallback: reserve ``target`` with ``O_CREAT | O_EXCL``, then replace that empty placeholder,
+    which only a writer ignoring memdir's lock could touch in between.
+    """
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError as exc:
+        if exc.errno not in _NO_HARDLINKS or isinstance(exc, FileExistsError):
+            raise
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
+        os.close(fd)
+        try:
+            os.replace(source, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(target)
+            raise
+        return
+    os.unlink(source)
+
+
+def _move_dir_noreplace(source: Path, target: Path) -> None:
+    """Rename a directory unless ``target`` exists; raise FileExistsError.
+
+    Directories cannot be hard-linked, so ``target`` is reserved with ``mkdir`` (atomic, fails
+    with EEXIST) and then replaced by the rename, which replaces only an *empty* directory: if
+    anything appeared in the placeholder meanwhile the rename fails and nothing is lost.
+    """
+    os.mkdir(target, 0o700)
+    try:
+        os.rename(source, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.rmdir(target)
+        raise
+
+
+def _now_utc() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def format_modified(moment: dt.datetime) -> str:
+    """``2026-07-15T09:12:00Z``: ISO 8601 in UTC, as the ``modified`` field holds it."""
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def has_frontmatter(text: str) -> bool:
+    """True when ``text`` opens with a closed frontmatter block whose YAML is a mapping."""
+    fm, problems = parse_frontmatter(text.split("\n"))
+    return fm is not None and fm.close_line is not None and not problems
+
+
+def stamp_modified(text: str, stamp: str) -> tuple[str, int | None]:
+    """Set the top-level ``modified`` field of ``text``'s frontmatter to ``stamp``.
+
+    Returns the new text and the 0-based line that was inserted (None when an existing value was
+    replaced or nothing changed). Text without a well-formed frontmatter is returned unchanged,
+    and so is any text where the edit would not read back exactly: the stamp is never worth
+    corrupting a memory for.
+    """
+    lines = text.split("\n")
+    fm, problems = parse_frontmatter(lines)
+    if fm is None or fm.close_line is None or problems:
+        return text, None
+    eol = "\r" if lines[0].endswith("\r") else ""
+    inserted: int | None = None
+    key_span = fm.key_spans.get("modified")
+    value_span = fm.value_spans.get("modified")
+    if key_span is not None and value_span is not None:
+        line = lines[value_span.start_line]
+        value = line[value_span.start_col : value_span.end_col]
+        if value.startswith(("|", ">")) or value == "":
+            return text, None
+        lines[value_span.start_line] = (
+            line[: value_span.start_col] + stamp + line[value_span.end_col :]
+        )
+    else:
+        inserted = fm.close_line
+        lines.insert(inserted, f"modified: {stamp}{eol}")
+    new_text = "\n".join(lines)
+    new_fm, new_problems = parse_frontmatter(new_text.split("\n"))
+    if new_fm is None or new_problems:
+        return text, None
+    before = {k: v for k, v in fm.data.items() if k != "modified"}
+    after = {k: v for k, v in new_fm.data.items() if k != "modified"}
+    written = new_fm.data.get("modified")
+    if isinstance(written, dt.datetime):
+        written = format_modified(written)
+    if before != after or written != stamp:
+        return text, None
+    return new_text, inserted
+
+
+# --- the index -------------------------------------------------------------------------------
+
+
+def is_topic_path(rel: str) -> bool:
+    """A topic file: ``*.md`` anywhere in the dir except an index named MEMORY.md."""
+    name = rel.rsplit("/", 1)[-1]
+    return name.endswith(".md") and name != C.INDEX_FILENAME
+
+
+def topic_title(name: str | None, rel: str) -> str:
+    """The index title for a memory: its ``name``, read as words when it is a kebab slug."""
+    if name and name.strip():
+        name = " ".join(name.split())
+        if not _KEBAB.match(name):
+            return name
+        words = " ".join(re.split(r"[-_]", name))
+        return words[:1].upper() + words[1:]
+    stem = posixpath.basename(rel).removesuffix(".md")
+    words = " ".join(re.split(r"[-_\s]+", stem)).strip() or stem
+    return words[:1].upper() + words[1:]
+
+
+def _shorten(text: str, units: int) -> str:
+    """``text`` cut at a word boundary to at most ``units`` UTF-16 units, ending in …."""
+    text = " ".join(text.split())
+    if utf16_len(text) <= units:
+        return text
+    if units <= 1:
+        return ""
+    cut = text
+    while cut and utf16_len(cut) > units - 1:
+        cut = cut[:-1]
+    space = cut.rfind(" ")
+    if space > len(cut) // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:—–-") + "…"
+
+
+def index_line(title: str, rel: str, hook: str, limit: int, bullet: str = "-") -> str:
+    """``- [Title](file.md) — hook`` within ``limit`` UTF-16 units when at all possible.
+
+    The hook is shortened first (it must keep a few words to be worth having), then dropped,
+    then the title is shortened; a path too long for the limit is kept whole, since a link
+    that does not resolve is worse than a long line.
+    """
+    hook = " ".join(hook.split())
+    title = " ".join(title.split())
+    line = render_entry(title, rel, hook, bullet)
+    if utf16_len(line) <= limit:
+        return line
+    room = limit - utf16_len(render_entry(title, rel, "", bullet)) - len(" — ")
+    if room >= 12 and hook:
+        return render_entry(title, rel, _shorten(hook, room), bullet)
+    room = limit - utf16_len(render_entry("", rel, "", bullet))
+    short_title = _shorten(title, room) if room >= 8 else ""
+    return render_entry(short_title or title[:8], rel, "", bullet)
+
+
+def _entries_for(entries: tuple[IndexEntry, ...], rel: str, *, is_dir: bool) -> list[IndexEntry]:
+    prefix = rel + "/"
+    found = []
+    for entry in entries:
+        target = posixpath.normpath(entry.path) if entry.path else ""
+        if target == rel or (is_dir and target.startswith(prefix)):
+            found.append(entry)
+    return found
+
+
+# --- the writer ------------------------------------------------------------------------------
+
+
+@dataclass
+class MemoryWriter:
+    """Safe, locked, index-maintaining writes to one memory dir.
+
+    Paths are relative to the memory dir (``/``-separated) or absolute inside it. Every method
+    takes the directory lock for its whole read-modify-write and returns a :class:`WriteResult`;
+    every refusal is a :class:`WriteError`. With ``md_only`` only topic files and the index may
+    be written (the extraction agent's setting).
+    """
+
+    root: Path
+    settings: Settings | None = None
+    lock_timeout: float = WRITE_LOCK_TIMEOUT_SECONDS
+    md_only: bool = False
+    clock: Callable[[], dt.datetime] = field(default=_now_utc)
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+        if self.settings is None:
+            self.settings = load_settings(self.root)
+
+    # -- public operations ----------------------------------------------------------------------
+
+    @property
+    def index_mode(self) -> bool:
+        """True when MEMORY.md is maintained (recall mode ``index``)."""
+        return self.settings is None or self.settings.recall_mode == "index"
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the memory dir's write lock; not re-entrant, so never nest two operations."""
+        from filelock import FileLock, Timeout
+
+        root = self._checked_root()
+        lock = FileLock(str(root / LOCK_FILENAME), timeout=self.lock_timeout)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise LockTimeoutError(
+                f"another writer has held {root / LOCK_FILENAME} for {self.lock_timeout:g}s; "
+                "try again"
+            ) from None
+        except OSError as exc:
+            raise WriteError(f"cannot lock {root / LOCK_FILENAME}: {exc.strerror or exc}") from exc
+        try:
+            yield
+        except OSError as exc:
+            # Whatever the file system says that an operation did not foresee (a symlink loop
+            # mid-path, a permission, a full disk) still reaches the caller as a WriteError.
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise WriteError(f"the write failed: {exc.strerror or exc}{where}") from exc
+        finally:
+            lock.release()
+
+    def create(self, path: str, text: str) -> WriteResult:
+        """Create a new file with ``text``; an existing file is never overwritten."""
+        with self.locked():
+            target = self._resolve(path)
+            self._require_writable_name(target, path)
+            if target.is_root:
+                raise PathExistsError(f"{path} is the memory dir itself", path=path)
+            _make_parents(target.root, target.path.parent, path)
+            temp = _temp_beside(target.path)
+            try:
+                _write_temp(temp, _encode(text, path))
+                _publish_noreplace(temp, target.path)
+            except FileExistsError:
+                raise PathExistsError(f"{path} already exists", path=path) from None
+            except OSError as exc:
+                raise WriteError(f"cannot create {path}: {exc.strerror or exc}", path=path) from exc
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temp)
+            _fsync_dir(target.path.parent)
+            change = FileChange("created", target.rel, after=text)
+            extra, warnings = self._index_after_write(target.rel, None, text, created=True)
+            return WriteResult(target.rel, (change, *extra), text, warnings=warnings)
+
+    def update(self, path: str, text: str) -> WriteResult:
+        """Replace the whole content of an existing file."""
+        with self.locked():
+            target, before = self._load(path)
+            return self._commit(target, path, before, text)
+
+    def str_replace(self, path: str, old_str: str, new_str: str) -> WriteResult:
+        """Replace the one occurrence of ``old_str``; zero or several occurrences are errors."""
+        with self.locked():
+            target, before = self._load(path)
+            count = before.count(old_str) if old_str else 0
+            if count == 0:
+                raise NoMatchError(
+                    f"no change: the text to replace does not occur in {path}",
+                    path=path,
+                    old_str=old_str,
+                )
+            if count > 1:
+                lines: list[int] = []
+                start = before.find(old_str)
+                while start != -1:
+                    lines.append(before.count("\n", 0, start) + 1)
+                    start = before.find(old_str, start + 1)
+                shown = ", ".join(map(str, lines))
+                raise MultipleMatchError(
+                    f"no change: the text to replace occurs {count} times in {path} "
+                    f"(lines {shown}); make it unique",
+                    path=path,
+                    old_str=old_str,
+                    lines=tuple(lines),
+                )
+            position = before.find(old_str)
+            after = before[:position] + new_str + before[position + len(old_str) :]
+            return self._commit(target, path, before, after, before.count("\n", 0, position))
+
+    def insert(self, path: str, insert_line: int, insert_text: str) -> WriteResult:
+        """Insert ``insert_text`` as a line after line ``insert_line`` (0: at the top)."""
+        with self.locked():
+            target, before = self._load(path)
+            # The API's line model: split on LF only (a CR stays with its line), no empty tail.
+            lines = before.split("\n")
+            if lines[-1] == "":
+                lines.pop()
+            if isinstance(insert_line, bool) or not 0 <= insert_line <= len(lines):
+                raise InvalidLineError(
+                    f"cannot insert at line {insert_line} of {path}: "
+                    f"it has {len(lines)} lines (use 0 to {len(lines)})",
+                    path=path,
+                    line=insert_line,
+                    line_count=len(lines),
+                )
+            lines.insert(insert_line, insert_text.rstrip("\n"))
+            after = "\n".join(lines)
+            if not after.endswith("\n"):
+                after += "\n"
+            return self._commit(target, path, before, after)
+
+    def delete(self, path: str) -> WriteResult:
+        """Delete a file or a whole folder (never the memory dir itself)."""
+        with self.locked():
+            target = self._resolve(path, follow_leaf=False)
+            if target.is_root:
+                raise UnsafePathError(
+                    "the memory dir itself cannot be deleted", path=path, reason="root"
+                )
+            try:
+                info = os.lstat(target.path)
+            except (FileNotFoundError, NotADirectoryError):
+                raise PathNotFoundError(f"{path} does not exist", path=path) from None
+            is_dir = stat.S_ISDIR(info.st_mode)
+            if self.md_only and (is_dir or not target.rel.endswith(".md")):
+                raise _unsafe(path, "not-topic", "only memory files (*.md) may be deleted here")
+            before: str | None = None
+            warnings: list[str] = []
+            try:
+                if is_dir:
+                    # Move the folder out of sight first (one atomic rename), so no reader sees it
+                    # half deleted; then remove it.
+                    trash = _temp_beside(target.path).with_suffix(".trash")
+                    os.rename(target.path, trash)
+                    _fsync_dir(target.path.parent)
+                    try:
+                        shutil.rmtree(trash)
+                    except OSError as exc:
+                        warnings.append(f"{path} is gone but {trash.name} was left behind: {exc}")
+                else:
+                    if stat.S_ISREG(info.st_mode):
+                        with contextlib.suppress(WriteError):
+                            before = _read_text(target, path)
+                    os.unlink(target.path)
+                    _fsync_dir(target.path.parent)
+            except FileNotFoundError:
+                raise PathNotFoundError(f"{path} does not exist", path=path) from None
+            except OSError as exc:
+                raise WriteError(f"cannot delete {path}: {exc.strerror or exc}", path=path) from exc
+            change = FileChange("deleted", target.rel, before=before, is_dir=is_dir)
+            extra = self._index_remove(target.rel, is_dir=is_dir, warnings=warnings)
+            return WriteResult(target.rel, (change, *extra), warnings=tuple(warnings))
+
+    def rename(self, old_path: str, new_path: str) -> WriteResult:
+        """Rename or move a file or folder; an existing destination is never replaced."""
+        with self.locked():
+            source = self._resolve(old_path, follow_leaf=False)
+            dest = self._resolve(new_path, follow_leaf=False)
+            if source.is_root:
+                raise UnsafePathError(
+                    "the memory dir itself cannot be renamed", path=old_path, reason="root"
+                )
+            if dest.is_root:
+                raise PathExistsError(f"{new_path} is the memory dir itself", path=new_path)
+            try:
+                info = os.lstat(source.path)
+            except (FileNotFoundError, NotADirectoryError):
+                raise PathNotFoundError(f"{old_path} does not exist", path=old_path) from None
+            is_dir = stat.S_ISDIR(info.st_mode)
+            if self.md_only and (
+                is_dir or not source.rel.endswith(".md") or not dest.rel.endswith(".md")
+            ):
+                raise _unsafe(old_path, "not-topic", "only memory files (*.md) may be renamed here")
+            if is_dir and (dest.rel + "/").startswith(source.rel + "/"):
+                raise WriteError(f"cannot move {old_path} into itself", path=old_path)
+            if os.path.lexists(dest.path):
+                raise PathExistsError(f"{new_path} already exists", path=new_path)
+            _make_parents(dest.root, dest.path.parent, new_path)
+            try:
+                if is_dir:
+                    _move_dir_noreplace(source.path, dest.path)
+                else:
+                    _publish_noreplace(source.path, dest.path)
+            except FileExistsError:
+                raise PathExistsError(f"{new_path} already exists", path=new_path) from None
+            except FileNotFoundError:
+                raise PathNotFoundError(f"{old_path} does not exist", path=old_path) from None
+            except OSError as exc:
+                raise WriteError(
+                    f"cannot rename {old_path} to {new_path}: {exc.strerror or exc}", path=old_path
+                ) from exc
+            _fsync_dir(dest.path.parent)
+            if source.path.parent != dest.path.parent:
+                _fsync_dir(source.path.parent)
+            change = FileChange("renamed", source.rel, new_path=dest.rel, is_dir=is_dir)
+            warnings: list[str] = []
+            extra = self._index_rename(source.rel, dest.rel, is_dir=is_dir, warnings=warnings)
+            return WriteResult(dest.rel, (change, *extra), warnings=tuple(warnings))
+
+    def read(self, path: str) -> str:
+        """The text of a file in the dir, through the same path checks as the writes."""
+        try:
+            return _read_text(self._resolve(path), path)
+        except OSError as exc:
+            raise WriteError(f"cannot read {path}: {exc.strerror or exc}", path=path) from exc
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _checked_root(self) -> Path:
+        real = Path(os.path.realpath(self.root))
+        if not real.is_dir():
+            raise WriteError(f"the memory dir {self.root} does not exist")
+        return real
+
+    def _resolve(self, path: str, *, follow_leaf: bool = True) -> MemoryPath:
+        return resolve_path(self._checked_root(), path, follow_leaf=follow_leaf)
+
+    def _require_writable_name(self, target: MemoryPath, shown: str) -> None:
+        if self.md_only and not target.rel.endswith(".md"):
+            raise _unsafe(shown, "not-topic", "only memory files (*.md) may be written here")
+
+    def _load(self, path: str) -> tuple[MemoryPath, str]:
+        target = self._resolve(path)
+        self._require_writable_name(target, path)
+        if target.is_root:
+            raise NotAFileError(f"{path} is a directory, not a file", path=path)
+        return target, _read_text(target, path)
+
+    def _commit(
+        self,
+        target: MemoryPath,
+        shown: str,
+        before: str,
+        after: str,
+        changed_line: int | None = None,
+    ) -> WriteResult:
+        _encode(after, shown)
+        if is_topic_path(target.rel) and has_frontmatter(before):
+            after, inserted = stamp_modified(after, format_modified(self.clock()))
+            if inserted is not None and changed_line is not None and inserted <= changed_line:
+                changed_line += 1
+        try:
+            write_atomic(target.path, after)
+        except OSError as exc:
+            raise WriteError(f"cannot write {shown}: {exc.strerror or exc}", path=shown) from exc
+        change = FileChange("changed", target.rel, before=before, after=after)
+        extra, warnings = self._index_after_write(target.rel, before, after, created=False)
+        return WriteResult(target.rel, (change, *extra), after, changed_line, warnings)
+
+    # -- index maintenance (called with the lock held) ------------------------------------------
+
+    def _index_text(self, warnings: list[str]) -> tuple[MemoryPath, str | None] | None:
+        """MEMORY.md's location and text (None when missing), or None to leave it alone."""
+        try:
+            target = resolve_path(self._checked_root(), C.INDEX_FILENAME)
+        except UnsafePathError as exc:
+            warnings.append(f"{C.INDEX_FILENAME} left alone: {exc.message}")
+            return None
+        if not os.path.lexists(target.path):
+            return target, None
+        try:
+            return target, _read_text(target, C.INDEX_FILENAME)
+        except WriteError as exc:
+            warnings.append(f"{C.INDEX_FILENAME} left alone: {exc.message}")
+            return None
+
+    def _write_index(
+        self, target: MemoryPath, before: str | None, after: str, warnings: list[str]
+    ) -> tuple[FileChange, ...]:
+        if after == before:
+            return ()
+        try:
+            write_atomic(target.path, after)
+        except OSError as exc:
+            warnings.append(f"{C.INDEX_FILENAME} not updated: {exc.strerror or exc}")
+            return ()
+        kind: ChangeKind = "created" if before is None else "changed"
+        return (FileChange(kind, C.INDEX_FILENAME, before=before, after=after),)
+
+    def _line_for(self, rel: str, text: str) -> str:
+        topic = parse_topic_text(text, Path(rel), rel)
+        limit = self.settings.index_line_limit if self.settings else C.INDEX_LINE_LIMIT
+        return index_line(topic_title(topic.name, rel), rel, topic.description or "", limit)
+
+    def _index_after_write(
+        self, rel: str, before: str | None, after: str, *, created: bool
+    ) -> tuple[tuple[FileChange, ...], tuple[str, ...]]:
+        """Add the topic's index line if missing; refresh it on create or when name/description
+        changed (a line a person curated is otherwise left as it is)."""
+        warnings: list[str] = []
+        if not self.index_mode or not is_topic_path(rel):
+            return (), ()
+        loaded = self._index_text(warnings)
+        if loaded is None:
+            return (), tuple(warnings)
+        index_path, original = loaded
+        text = original or ""
+        index = parse_index(text)
+        existing = _entries_for(index.entries, rel, is_dir=False)
+        line = self._line_for(rel, after)
+        lines = text.split("\n")
+        if existing:
+            if not created and before is not None:
+                old = parse_topic_text(before, Path(rel), rel)
+                new = parse_topic_text(after, Path(rel), rel)
+                # A broken or removed frontmatter says nothing new: keep the line as it is.
+                unchanged = (old.name, old.description) == (new.name, new.description)
+                if unchanged or not (new.name or new.description):
+                    return (), tuple(warnings)
+            entry = existing[0]
+            indent = entry.raw[: len(entry.raw) - len(entry.raw.lstrip())]
+            lines[entry.line] = indent + line.replace("-", entry.bullet, 1)
+            new_text = "\n".join(lines)
+        else:
+            new_text = _append_line(index, lines, line)
+        changes = self._write_index(index_path, original, new_text, warnings)
+        if changes:
+            cut = {e.path for e in parse_index(new_text).cut_entries}
+            if rel in cut:
+                warnings.append(
+                    f"{C.INDEX_FILENAME} is past its load cap: the line for {rel} is not loaded"
+                )
+        return changes, tuple(warnings)
+
+    def _index_remove(
+        self, rel: str, *, is_dir: bool, warnings: list[str]
+    ) -> tuple[FileChange, ...]:
+        if not self.index_mode or rel == C.INDEX_FILENAME:
+            return ()
+        loaded = self._index_text(warnings)
+        if loaded is None:
+            return ()
+        index_path, text = loaded
+        if text is None:
+            return ()
+        index = parse_index(text)
+        drop = {e.line for e in _entries_for(index.entries, rel, is_dir=is_dir)}
+        if not drop:
+            return ()
+        new_text = "\n".join(line for n, line in enumerate(text.split("\n")) if n not in drop)
+        return self._write_index(index_path, text, new_text, warnings)
+
+    def _index_rename(
+        self, old: str, new: str, *, is_dir: bool, warnings: list[str]
+    ) -> tuple[FileChange, ...]:
+        """Point the entries of ``old`` at ``new`` (title and hook kept), or add one for ``new``."""
+        if not self.index_mode or C.INDEX_FILENAME in (old, new):
+            return ()
+        loaded = self._index_text(warnings)
+        if loaded is None:
+            return ()
+        index_path, original = loaded
+        text = original or ""
+        index = parse_index(text)
+        lines = text.split("\n")
+        found = _entries_for(index.entries, old, is_dir=is_dir)
+        for entry in found:
+            target_path = posixpath.normpath(entry.path)
+            moved = new + target_path[len(old) :]
+            fragment = entry.target.strip("<>").partition("#")[2]
+            encoded = encode_target(moved) + (f"#{fragment}" if fragment else "")
+            span = entry.target_span
+            line = lines[entry.line]
+            lines[entry.line] = line[: span.start_col] + encoded + line[span.end_col :]
+        if found:
+            new_text = "\n".join(lines)
+        elif not is_dir and is_topic_path(new):
+            try:
+                content = _read_text(resolve_path(self._checked_root(), new), new)
+            except WriteError as exc:
+                warnings.append(f"{new} not added to {C.INDEX_FILENAME}: {exc.message}")
+                return ()
+            new_text = _append_line(index, lines, self._line_for(new, content))
+        else:
+            return ()
+        return self._write_index(index_path, original, new_text, warnings)
+
+
+def _append_line(index: Index, lines: list[str], line: str) -> str:
+    """``lines`` with ``line`` after the last entry, else after the last non-blank line."""
+    if index.entries:
+        after = max(e.line for e in index.entries)
+        return "\n".join([*lines[: after + 1], line, *lines[after + 1 :]])
+    last = len(lines) - 1
+    while last >= 0 and not lines[last].strip():
+        last -= 1
+    if last < 0:
+        return line + "\n"
+    tail = lines[last + 1 :] or [""]
+    return "\n".join([*lines[: last + 1], line, *tail])
