@@ -1,0 +1,560 @@
+// End-to-end scenario for the memdir extension in real VS Code (code-server), driven through
+// headless Chromium with playwright-core. Run by scripts/e2e-vscode.sh, which installs the .vsix,
+// starts code-server on the fixture workspace and passes the paths below.
+//
+//   node scenario.js --url http://127.0.0.1:PORT --workspace DIR --out DIR --user-data DIR [--chromium PATH]
+//
+// Each step is recorded in OUT/report.json with its outcome and timing; a failing step takes a
+// screenshot (fail-<step>.png) and the scenario goes on, so one run shows every broken step.
+// Steps that depend on a failed one fail too, and say so. Exit code 1 when any step failed.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { chromium } = require('playwright-core');
+
+function parseArgs(argv) {
+  const args = {};
+  for (let i = 0; i < argv.length; i += 2) {
+    args[argv[i].replace(/^--/, '')] = argv[i + 1];
+  }
+  for (const key of ['url', 'workspace', 'out', 'user-data']) {
+    if (!args[key]) {
+      throw new Error(`missing --${key}`);
+    }
+  }
+  return args;
+}
+
+const args = parseArgs(process.argv.slice(2));
+const OUT = args.out;
+const WORKSPACE = args.workspace;
+const t0 = Date.now();
+const steps = [];
+const facts = {};
+
+function lap(message) {
+  console.log(`[${String(Date.now() - t0).padStart(6)} ms] ${message}`);
+}
+
+/** Thrown inside an `until` callback to stop waiting at once. */
+class Abort extends Error {}
+
+/** Poll `fn` until it returns a truthy value or `timeoutMs` passes. */
+async function until(what, fn, timeoutMs = 30000, intervalMs = 250) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) {
+        return last;
+      }
+    } catch (error) {
+      if (error instanceof Abort) {
+        throw error;
+      }
+      last = error;
+    }
+    if (Date.now() > end) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? ` (${last.message.split('\n')[0]})` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** The extension's LogOutputChannel file, written by the extension host under user-data/logs. */
+function memdirLogText() {
+  const root = path.join(args['user-data'], 'logs');
+  const found = [];
+  const walk = (dir) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(full);
+      } else if (/memdir\.log$/.test(entry.name)) {
+        found.push(full);
+      }
+    }
+  };
+  walk(root);
+  return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+(async () => {
+  const browser = await chromium.launch({
+    executablePath: args.chromium || '/usr/bin/chromium',
+    headless: true,
+    // The machine has no network but the registries: without these flags Chromium keeps trying
+    // to reach Google's hosts.
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/open-vsx|ENOTFOUND|404|Failed to load resource/.test(m.text())) {
+      console.log('[browser error]', m.text().slice(0, 200));
+    }
+  });
+  const shot = async (name) => {
+    const file = path.join(OUT, `${name}.png`);
+    await page.screenshot({ path: file });
+    return file;
+  };
+
+  /**
+   * Run one step. `knownIssue` names a bug tracked elsewhere: the step still runs and a failure is
+   * reported (KNOWN, in report.json and the summary) but does not fail the run. Remove the flag
+   * once the bug is fixed, so a regression fails again.
+   */
+  async function step(name, fn, { dependsOn = [], knownIssue } = {}) {
+    const failedDeps = dependsOn.filter((d) => !steps.find((s) => s.name === d && s.ok));
+    const started = Date.now();
+    if (failedDeps.length) {
+      steps.push({ name, ok: false, ms: 0, error: `not run: depends on ${failedDeps.join(', ')}` });
+      lap(`FAIL ${name}: not run (depends on ${failedDeps.join(', ')})`);
+      return;
+    }
+    try {
+      const detail = await fn();
+      steps.push({ name, ok: true, ms: Date.now() - started, ...(detail ? { detail } : {}) });
+      lap(`ok   ${name}${detail ? `: ${JSON.stringify(detail).slice(0, 300)}` : ''}`);
+    } catch (error) {
+      const message = String(error && error.message ? error.message : error).split('\n')[0];
+      let screenshot;
+      try {
+        screenshot = await shot(`fail-${name}`);
+      } catch {
+        // the page may be gone
+      }
+      if (knownIssue) {
+        steps.push({ name, ok: true, knownIssue, ms: Date.now() - started, error: message, screenshot });
+        lap(`KNOWN ${name}: ${message} (${knownIssue})`);
+      } else {
+        steps.push({ name, ok: false, ms: Date.now() - started, error: message, screenshot });
+        lap(`FAIL ${name}: ${message}`);
+      }
+      // Leave any open widget so the next step starts from a clean editor.
+      await page.keyboard.press('Escape').catch(() => undefined);
+    }
+  }
+
+  async function runCommand(title) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(`>${title}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    await row.waitFor({ timeout: 15000 });
+    await page.keyboard.press('Enter');
+  }
+
+  async function quickOpen(fileName) {
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(fileName);
+    await page.locator(`.quick-input-list .monaco-list-row[aria-label*="${fileName}"]`).first().waitFor({ timeout: 15000 });
+    await page.keyboard.press('Enter');
+    await page.locator(`.tab[aria-label*="${fileName}"]`).first().waitFor({ timeout: 15000 });
+  }
+
+  /** Right-click a memory in the Memories view and choose a context-menu action. */
+  async function treeContextAction(label, action) {
+    await runCommand('Memories: Focus on Memories View');
+    const rows = page.locator('.part.sidebar .monaco-list-row');
+    await until(`${label} in the Memories view`, async () => (await rows.allInnerTexts()).some((t) => t.includes(label)), 15000);
+    // The view refreshes (debounced) after every change, and the list reuses row elements: let a
+    // pending refresh land, then make sure the menu opened on the intended row.
+    await page.waitForTimeout(1200);
+    await rows.filter({ hasText: label }).first().click({ button: 'right' });
+    const focused = await page.locator('.part.sidebar .monaco-list-row.focused').first().innerText();
+    if (!focused.includes(label)) {
+      await page.keyboard.press('Escape');
+      throw new Error(`the context menu opened on "${focused}" instead of ${label}`);
+    }
+    const item = page.locator('.context-view .action-label', { hasText: action }).first();
+    await item.waitFor({ state: 'visible', timeout: 10000 });
+    // A click that lands while the menu is still settling is sometimes dropped; the hovered item
+    // is then focused, so Enter picks it.
+    await item.hover();
+    await page.waitForTimeout(150);
+    await item.click();
+    await page.waitForTimeout(300);
+    if (await page.locator('.context-view .monaco-menu').first().isVisible().catch(() => false)) {
+      await page.keyboard.press('Enter');
+    }
+  }
+
+  async function goToLine(line) {
+    await page.keyboard.press('Control+G');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(`:${line}`);
+    await page.keyboard.press('Enter');
+  }
+
+  const indexPath = path.join(WORKSPACE, 'MEMORY.md');
+  const originalIndex = fs.readFileSync(indexPath, 'utf8');
+  const originalFiles = new Set(fs.readdirSync(WORKSPACE));
+  const PARAGRAPH = 'The staging database is reset every Sunday at 03:00 UTC';
+
+  try {
+    await step('workbench loads', async () => {
+      await page.goto(`${args.url}/?folder=${encodeURIComponent(WORKSPACE)}`);
+      await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+      await page.waitForSelector('.explorer-folders-view, .explorer-viewlet', { timeout: 60000 });
+      await shot('vscode-workbench');
+    });
+
+    await step('extension activates and the language client starts', async () => {
+      const text = await until('"memdir-lsp started" in the memdir output channel', () => {
+        const log = memdirLogText();
+        // Fail fast on the extension's own start-failure message instead of waiting it out.
+        const failure = /\[error\] ((?:memdir-lsp (?:is not installed|\S+ is too old|failed to start)|The Python interpreter|\S+ -m memdir_lsp --version failed).*)/.exec(log);
+        if (failure) {
+          throw new Abort(`the server did not start: ${failure[1]}`);
+        }
+        return /memdir-lsp started/.test(log) ? log : undefined;
+      }, 60000);
+      const version = /memdir-lsp (\d+\.\d+\.\d+\S*) found/.exec(text);
+      const python = /Python for memdir-lsp: (.*)/.exec(text);
+      return { serverVersion: version && version[1], python: python && python[1].trim() };
+    }, { dependsOn: ['workbench loads'] });
+
+    await step('Memories view lists the memories', async () => {
+      await runCommand('Memories: Focus on Memories View');
+      const sidebar = page.locator('.part.sidebar');
+      // Widen the side bar so the badges after each memory are readable in the screenshot.
+      const box = await sidebar.boundingBox();
+      if (box && box.width < 450) {
+        await page.mouse.move(box.x + box.width + 1, box.y + box.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(box.x + 540, box.y + box.height / 2, { steps: 5 });
+        await page.mouse.up();
+        await page.mouse.move(900, 300);
+      }
+      const expected = ['release-merge-freeze', 'feedback-terse-answers', 'project-payments-migration'];
+      const rows = await until('memories in the Memories view', async () => {
+        const texts = await sidebar.locator('.monaco-list-row').allInnerTexts();
+        return expected.every((name) => texts.some((t) => t.includes(name))) ? texts : undefined;
+      }, 45000);
+      facts.treeRows = rows.map((r) => r.replace(/\s+/g, ' ').trim());
+      // The orphan and the long runbook carry their visibility badges.
+      const payments = facts.treeRows.find((r) => r.includes('project-payments-migration')) || '';
+      if (!/not in index/.test(payments) || !/truncated/.test(payments)) {
+        throw new Error(`project-payments-migration lacks its badges: "${payments}"`);
+      }
+      // Its tooltip explains each badge (documentation screenshot).
+      await sidebar.locator('.monaco-list-row', { hasText: 'project-payments-migration' }).first().hover();
+      await page.locator('.monaco-hover, .workbench-hover', { hasText: 'Not linked from MEMORY.md' }).first()
+        .waitFor({ timeout: 8000 }).catch(() => undefined);
+      await shot('vscode-memories-view');
+      await page.mouse.move(900, 500);
+      return { rows: facts.treeRows };
+    }, { dependsOn: ['extension activates and the language client starts'] });
+
+    await step('status bar shows the index budget on MEMORY.md', async () => {
+      await quickOpen('MEMORY.md');
+      const item = page.locator('.statusbar-item', { hasText: /\d+\/200 lines · \d+%/ }).first();
+      await item.waitFor({ timeout: 30000 });
+      const text = (await item.innerText()).trim();
+      await item.hover();
+      await page.locator('.monaco-hover, .workbench-hover', { hasText: 'load cap' }).first()
+        .waitFor({ timeout: 8000 }).catch(() => undefined);
+      await shot('vscode-status-bar');
+      await page.mouse.move(900, 300);
+      return { text };
+    }, { dependsOn: ['extension activates and the language client starts'] });
+
+    await step('Problems panel shows the diagnostics of MEMORY.md', async () => {
+      await page.keyboard.press('Control+Shift+M');
+      const rows = await until('memdir diagnostics in the Problems panel', async () => {
+        const texts = await page.locator('.markers-panel .monaco-list-row').allInnerTexts();
+        const flat = texts.map((t) => t.replace(/\s+/g, ' ').trim());
+        // The over-long index line (line 3) and the content paragraph (line 6) are both flagged.
+        return flat.some((t) => /memdir/.test(t) && /\[Ln 3,/.test(t)) && flat.some((t) => /memdir/.test(t) && /\[Ln 6,/.test(t)) ? flat : undefined;
+      }, 45000);
+      facts.problems = rows;
+      await shot('vscode-problems');
+      return { rows };
+    }, { dependsOn: ['status bar shows the index budget on MEMORY.md'] });
+
+    await step('"Move to topic file" moves the content paragraph', async () => {
+      await page.locator('.monaco-editor .view-lines').first().click();
+      const action = page.locator('.action-widget .monaco-list-row', { hasText: /topic file/i }).first();
+      // Code actions are asked for when the menu opens; right after a re-lint the first request
+      // can come back empty, so ask again a few times.
+      for (let attempt = 1; ; attempt++) {
+        await goToLine(6);
+        await page.keyboard.press('Control+.');
+        try {
+          await action.waitFor({ timeout: 5000 });
+          break;
+        } catch (error) {
+          if (attempt === 4) {
+            throw error;
+          }
+          await page.keyboard.press('Escape');
+        }
+      }
+      const titles = await page.locator('.action-widget .monaco-list-row').allInnerTexts();
+      await shot('vscode-quickfix');
+      await action.click();
+      // The edit lands in editor buffers (MEMORY.md and the new file): save them all.
+      await page.waitForTimeout(500);
+      await runCommand('File: Save All');
+      const created = await until('a new topic file with the paragraph on disk', () => {
+        const added = fs.readdirSync(WORKSPACE).filter((f) => !originalFiles.has(f) && f.endsWith('.md'));
+        return added.find((f) => fs.readFileSync(path.join(WORKSPACE, f), 'utf8').includes(PARAGRAPH));
+      }, 20000);
+      // The paragraph's lines leave MEMORY.md (its first words may live on in the new entry's title).
+      const paragraphLines = originalIndex.split('\n').slice(5, 7);
+      const index = await until('MEMORY.md saved without the paragraph', () => {
+        const lines = fs.readFileSync(indexPath, 'utf8').split('\n');
+        return paragraphLines.every((p) => !lines.includes(p)) ? lines.join('\n') : undefined;
+      }, 20000);
+      const topic = fs.readFileSync(path.join(WORKSPACE, created), 'utf8');
+      // Nothing is lost: both lines of the paragraph, verbatim, in the new file.
+      const paragraph = paragraphLines.join('\n');
+      if (!topic.includes(paragraph)) {
+        throw new Error(`${created} does not hold the paragraph verbatim`);
+      }
+      const link = index.split('\n').find((l) => l.includes(`](${created})`));
+      if (!link) {
+        throw new Error(`MEMORY.md has no index line linking ${created}`);
+      }
+      if (link.length > 150) {
+        throw new Error(`the new index line is ${link.length} characters long`);
+      }
+      if (!/^---\n[\s\S]*?\bname:[\s\S]*?\bdescription:[\s\S]*?\btype:[\s\S]*?\n---\n/.test(topic)) {
+        throw new Error(`${created} has no frontmatter with name, description and type`);
+      }
+      return { actions: titles.map((t) => t.trim()), created, indexLine: link };
+    }, { dependsOn: ['Problems panel shows the diagnostics of MEMORY.md'] });
+
+    await step('Memories view shows the new memory', async () => {
+      const created = steps.find((s) => s.name.startsWith('"Move to topic file"')).detail.created;
+      const stem = created.replace(/\.md$/, '');
+      await runCommand('Memories: Focus on Memories View');
+      await until(`${stem} in the Memories view`, async () => {
+        const texts = await page.locator('.part.sidebar .monaco-list-row').allInnerTexts();
+        return texts.some((t) => t.includes(stem) || t.toLowerCase().includes('staging'));
+      }, 30000);
+    }, { dependsOn: ['"Move to topic file" moves the content paragraph'] });
+
+    await step('status bar click opens the cut-off report', async () => {
+      await quickOpen('MEMORY.md');
+      const report = page.locator('.tab', { hasText: 'cut-off report' }).first();
+      // The item re-renders when the budget changes; a click during a re-render is lost: retry.
+      await until('the cut-off report tab', async () => {
+        await page.locator('.statusbar-item', { hasText: /\d+\/200 lines · \d+%/ }).first().click();
+        await report.waitFor({ timeout: 4000 });
+        return true;
+      }, 20000, 100);
+      const text = await until('the report text', async () => {
+        // Monaco renders spaces as no-break spaces.
+        const lines = (await page.locator('.editor-group-container.active .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+        // Only the lines on screen are in the DOM: check the head of the report.
+        return /MEMORY\.md cut-off report/.test(lines) && /(Within|Near|Past) the cap/.test(lines) ? lines : undefined;
+      }, 15000);
+      await runCommand('View: Close All Editors');
+      return { verdict: (/\*\*(Within|Near|Past) the cap\*\*[^\n]*/.exec(text) || [''])[0] };
+    }, { dependsOn: ['status bar shows the index budget on MEMORY.md'] });
+
+    await step('New Memory creates the topic file and its index line', async () => {
+      await runCommand('memdir: New Memory…');
+      const widget = page.locator('.quick-input-widget');
+      const input = widget.locator('input');
+      await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'feedback' }).first().waitFor({ timeout: 15000 });
+      await input.fill('feedback');
+      await page.keyboard.press('Enter');
+      await widget.getByText('New memory (2/3)').waitFor({ timeout: 10000 });
+      await input.fill('Small pull requests');
+      await page.keyboard.press('Enter');
+      await widget.getByText('New memory (3/3)').waitFor({ timeout: 10000 });
+      await input.fill('keep pull requests under 300 lines and put the reason first');
+      await page.keyboard.press('Enter');
+      const file = path.join(WORKSPACE, 'small-pull-requests.md');
+      const text = await until('small-pull-requests.md on disk', () => fs.existsSync(file) && fs.readFileSync(file, 'utf8'), 15000);
+      if (!text.startsWith('---\nname: Small pull requests\ndescription: keep pull requests under 300 lines and put the reason first\ntype: feedback\n---\n')) {
+        throw new Error(`unexpected frontmatter: ${JSON.stringify(text.slice(0, 200))}`);
+      }
+      const line = await until('its line in MEMORY.md on disk', () =>
+        fs.readFileSync(indexPath, 'utf8').split('\n').find((l) => l.startsWith('- [Small pull requests](small-pull-requests.md) — ')), 15000);
+      await page.locator('.tab[aria-label*="small-pull-requests.md"]').first().waitFor({ timeout: 10000 });
+      await runCommand('View: Close All Editors');
+      await runCommand('Memories: Focus on Memories View');
+      await until('Small pull requests in the Memories view', async () =>
+        (await page.locator('.part.sidebar .monaco-list-row').allInnerTexts()).some((t) => t.includes('Small pull requests')), 15000);
+      return { indexLine: line };
+    }, { dependsOn: ['extension activates and the language client starts'] });
+
+    await step('Rename from the Memories view updates the index link', async () => {
+      await treeContextAction('feedback-terse-answers', 'Rename…');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 10000 });
+      await input.fill('feedback-short-answers.md');
+      await page.keyboard.press('Enter');
+      // VS Code asks before applying the server's link updates (a file-move participant).
+      const dialog = page.locator('.monaco-dialog-box', { hasText: 'refactoring changes' });
+      await dialog.waitFor({ timeout: 15000 });
+      await shot('vscode-rename-confirm');
+      await dialog.locator('.monaco-button', { hasText: /^OK$/ }).click();
+      await until('the renamed file on disk', () =>
+        fs.existsSync(path.join(WORKSPACE, 'feedback-short-answers.md')) && !fs.existsSync(path.join(WORKSPACE, 'feedback-terse-answers.md')), 15000);
+      // The server answers workspace/willRenameFiles with an edit of every link; the extension saves it.
+      const line = await until('MEMORY.md linking the new name on disk', () =>
+        fs.readFileSync(indexPath, 'utf8').split('\n').find((l) => l.includes('](feedback-short-answers.md)')), 15000);
+      await runCommand('View: Close All Editors');
+      return { indexLine: line };
+    }, { dependsOn: ['Memories view lists the memories'] });
+
+    await step('Reveal in MEMORY.md selects the entry', async () => {
+      await treeContextAction('release-merge-freeze', 'Reveal in MEMORY.md');
+      await page.locator('.tab.active[aria-label*="MEMORY.md"]').first().waitFor({ timeout: 10000 });
+      // The status bar shows the cursor on the entry's line (line 3 of the fixture).
+      const position = page.locator('.statusbar-item', { hasText: /Ln 3, Col/ }).first();
+      await position.waitFor({ timeout: 10000 });
+      const text = (await position.innerText()).trim();
+      await runCommand('View: Close All Editors');
+      return { cursor: text };
+    }, { dependsOn: ['Memories view lists the memories'] });
+
+    await step('Delete moves a memory out of the directory', async () => {
+      await treeContextAction('Small pull requests', 'Delete (Move to Trash)');
+      const confirm = page.locator('.monaco-dialog-box', { hasText: 'to the trash?' });
+      await confirm.waitFor({ timeout: 20000 });
+      await confirm.locator('.monaco-button', { hasText: 'Move to Trash' }).click();
+      const file = path.join(WORKSPACE, 'small-pull-requests.md');
+      const others = fs.readdirSync(WORKSPACE).filter((f) => f !== 'small-pull-requests.md');
+      let permanent = false;
+      await until('small-pull-requests.md gone from disk', async () => {
+        // A host without a trash makes the extension ask before deleting for good.
+        const fallback = page.locator('.monaco-dialog-box', { hasText: 'Delete it permanently?' });
+        if (await fallback.count()) {
+          permanent = true;
+          await fallback.locator('.monaco-button', { hasText: 'Delete Permanently' }).click();
+        }
+        return !fs.existsSync(file);
+      }, 15000);
+      await until('the memory gone from the view', async () =>
+        !(await page.locator('.part.sidebar .monaco-list-row').allInnerTexts()).some((t) => t.includes('Small pull requests')), 15000);
+      const missing = others.filter((f) => !fs.existsSync(path.join(WORKSPACE, f)));
+      if (missing.length) {
+        throw new Error(`other files vanished: ${missing.join(', ')}`);
+      }
+      return { trash: !permanent };
+    }, { dependsOn: ['New Memory creates the topic file and its index line'] });
+
+    await step('diagnostics of the moved topic file stay in step with the file on disk', async () => {
+      const created = steps.find((s) => s.name.startsWith('"Move to topic file"')).detail.created;
+      await runCommand('View: Close All Editors');
+      await page.keyboard.press('Control+Shift+M');
+      // The file on disk has frontmatter; a "no frontmatter" finding would be a stale lint of the
+      // empty file the CreateFile operation made before its text was inserted. Checked after the
+      // rename, new memory and delete steps, which make the server re-lint the directory.
+      await page.waitForTimeout(3000);
+      const rows = await until('the Problems panel without a stale finding on the new file', async () => {
+        const texts = (await page.locator('.markers-panel .monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+        const i = texts.findIndex((t) => t.startsWith(created));
+        const stale = i >= 0 && texts.slice(i + 1).findIndex((t) => /MEM101/.test(t)) === 0;
+        return stale ? undefined : texts;
+      }, 15000);
+      return { rows };
+    }, {
+      dependsOn: ['"Move to topic file" moves the content paragraph'],
+      knownIssue: 'memdir-lsp sometimes keeps linting the empty file CreateFile made (MEM101 + MEM107 on a file that has frontmatter and an index entry)',
+    });
+
+    await step('Lint All reports the problems of every memory dir', async () => {
+      await runCommand('memdir: Lint All Memory Directories');
+      const toast = page.locator('.notification-toast', { hasText: /memdir: .* in 1 memory directory/ }).first();
+      await toast.waitFor({ timeout: 20000 });
+      const text = (await toast.innerText()).replace(/\s+/g, ' ').trim();
+      await page.locator('.markers-panel').first().waitFor({ state: 'visible', timeout: 10000 });
+      await runCommand('Notifications: Clear All Notifications').catch(() => undefined);
+      return { text };
+    }, { dependsOn: ['Problems panel shows the diagnostics of MEMORY.md'] });
+
+    await step('recall preview renders the selection and the injected text', async () => {
+      // Hide the bottom panel: the preview gets the whole editor area.
+      await runCommand('View: Hide Panel').catch(() => undefined);
+      await runCommand('memdir: Recall Preview');
+      const outer = page.frameLocator('iframe.webview.ready');
+      const frame = outer.frameLocator('iframe#active-frame');
+      const query = frame.locator('#query');
+      await query.waitFor({ timeout: 30000 });
+      await query.fill('Can I merge the payments migration cohort flip to trunk during the release freeze?');
+      await frame.locator('#submit').click();
+      await frame.locator('[data-testid="trigger"]').waitFor({ timeout: 30000 });
+      await until('the selection', async () => (await frame.locator('[data-testid="selected"], [data-testid="selected-none"], [data-testid="error"]').count()) > 0, 60000);
+      const error = await frame.locator('[data-testid="error"]').allInnerTexts();
+      if (error.length) {
+        throw new Error(`the preview shows an error: ${error.join(' ')}`);
+      }
+      const trigger = (await frame.locator('[data-testid="trigger"]').innerText()).trim();
+      const selected = await frame.locator('[data-testid="selected"] li').allInnerTexts();
+      if (!selected.some((s) => s.includes('project-release-freeze.md'))) {
+        throw new Error(`project-release-freeze.md not selected: ${JSON.stringify(selected)}`);
+      }
+      const injected = await frame.locator('[data-testid="attachment"], [data-testid="surfaced"]').allInnerTexts();
+      if (!injected.join('\n').includes('Trunk freezes once a mobile build is submitted')) {
+        throw new Error('the injected text does not show the memory body');
+      }
+      // The long runbook is cut at 4096 bytes: the preview marks where.
+      if (!selected.some((s) => s.includes('project-payments-migration.md'))) {
+        throw new Error(`project-payments-migration.md not selected: ${JSON.stringify(selected)}`);
+      }
+      const note = frame.locator('[data-testid="truncation-note"]').first();
+      await note.waitFor({ timeout: 5000 });
+      const manifest = await frame.locator('[data-testid="manifest"]').count();
+      await shot('vscode-recall-preview');
+      await note.scrollIntoViewIfNeeded();
+      await shot('vscode-recall-preview-truncated');
+      return { trigger, selected: selected.map((s) => s.replace(/\s+/g, ' ').trim()), truncationMarked: true, manifestShown: manifest > 0 };
+    }, { dependsOn: ['extension activates and the language client starts'] });
+
+    await step('Restart server command restarts the language client', async () => {
+      const before = (memdirLogText().match(/memdir-lsp started/g) || []).length;
+      await runCommand('memdir: Restart Language Server');
+      await until('a second "memdir-lsp started"', () => (memdirLogText().match(/memdir-lsp started/g) || []).length > before, 45000);
+      // The recall preview still works: memory/relevantMemories now comes from the new client,
+      // whose handler replaced the disposed one (a stale handler would never fire).
+      await runCommand('View: Open Next Editor').catch(() => undefined);
+      const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+      await frame.locator('#query').fill('What is the release merge freeze?');
+      await frame.locator('#submit').click();
+      await until('a selection from the restarted server', async () =>
+        (await frame.locator('[data-testid="query"]').innerText()).includes('What is the release merge freeze?') &&
+        (await frame.locator('[data-testid="selected"], [data-testid="selected-none"]').count()) > 0, 30000);
+      const errors = await frame.locator('[data-testid="error"]').allInnerTexts();
+      if (errors.length) {
+        throw new Error(`recall after restart: ${errors.join(' ')}`);
+      }
+      return { selectedAfterRestart: (await frame.locator('[data-testid="selected"] li').allInnerTexts()).map((s) => s.split(' — ')[0].trim()) };
+    }, { dependsOn: ['recall preview renders the selection and the injected text'] });
+  } finally {
+    await shot('vscode-final').catch(() => undefined);
+    await browser.close();
+    const passed = steps.filter((s) => s.ok && !s.error).length;
+    const known = steps.filter((s) => s.knownIssue && s.error);
+    const failed = steps.filter((s) => !s.ok).length;
+    fs.writeFileSync(path.join(OUT, 'report.json'), JSON.stringify({ steps, facts, ms: Date.now() - t0 }, null, 2));
+    fs.writeFileSync(path.join(OUT, 'memdir-output.log'), memdirLogText());
+    for (const s of known) {
+      console.log(`known issue, not counted: ${s.name}: ${s.knownIssue}`);
+    }
+    console.log(`e2e-vscode: ${passed} passed, ${failed} failed`);
+    process.exitCode = failed ? 1 : 0;
+  }
+})().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

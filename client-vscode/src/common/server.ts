@@ -1,0 +1,236 @@
+/**
+ * The memdir-lsp language client: start, stop, restart, and the custom requests.
+ *
+ * One `MemdirServer` lives for the whole extension session; each (re)start creates a fresh
+ * `LanguageClient` and disposes the previous one with every listener it had, so a restart never
+ * leaves a notification handler of a dead client behind. Views subscribe to `onDidStart` and
+ * `onRelevantMemories` here instead of to a client, which is why they survive restarts.
+ */
+import * as vscode from 'vscode';
+import {
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import {
+  CLIENT_ID,
+  CONFIG_SECTION,
+  MEMORY_RELEVANT_MEMORIES,
+  type RelevantMemoriesParams,
+  SERVER_MODULE,
+  SERVER_NAME,
+} from './protocol';
+import { getPythonApi, interpreterFromPythonApi, type Interpreter, probeServer, resolveInterpreter } from './python';
+import { pipeServerStderr, pipeServerStdout } from './serverLog';
+import { getLaunchSettings, serverSettingsFor } from './settings';
+import { getWorkspaceFolders, setContext, showErrorMessage, executeCommand } from './vscodeapi';
+
+export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
+
+/** The Markdown the client hands to the server; the server ignores Markdown outside memory dirs. */
+export const DOCUMENT_SELECTOR = [{ scheme: 'file', language: 'markdown' }];
+
+export class MemdirServer implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private clientDisposables: vscode.Disposable[] = [];
+  private starting: Promise<void> | undefined;
+  private _state: ServerState = 'stopped';
+  private _interpreter: Interpreter | undefined;
+  private _version: string | undefined;
+  private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
+  private readonly relevantEmitter = new vscode.EventEmitter<RelevantMemoriesParams>();
+
+  /** Fires on every state change; views refresh on `running`. */
+  readonly onDidChangeState = this.stateEmitter.event;
+  readonly onRelevantMemories = this.relevantEmitter.event;
+
+  constructor(private readonly log: vscode.LogOutputChannel) {}
+
+  get state(): ServerState {
+    return this._state;
+  }
+
+  get interpreter(): Interpreter | undefined {
+    return this._interpreter;
+  }
+
+  get version(): string | undefined {
+    return this._version;
+  }
+
+  /** Start unless running; concurrent callers share one start. */
+  async start(): Promise<void> {
+    if (this._state === 'running') {
+      return;
+    }
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  async restart(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    await this.stopClient();
+    await this.start();
+  }
+
+  /** Resolve the interpreter the same way the server start does (for `memdir where`). */
+  async resolvePython(): Promise<Interpreter> {
+    const launch = getLaunchSettings();
+    const folder = getWorkspaceFolders()[0]?.uri;
+    return resolveInterpreter(launch.python, async () => interpreterFromPythonApi(await getPythonApi(), folder));
+  }
+
+  async sendRequest<R>(method: string, params: object): Promise<R> {
+    await this.start();
+    const client = this.client;
+    if (!client || this._state !== 'running') {
+      throw new Error(`${SERVER_NAME} is not running (see the memdir output channel)`);
+    }
+    return client.sendRequest<R>(method, params);
+  }
+
+  async sendNotification(method: string, params: object): Promise<void> {
+    await this.start();
+    if (this.client && this._state === 'running') {
+      await this.client.sendNotification(method, params);
+    }
+  }
+
+  /** Whether the running server advertises a capability, e.g. `diagnosticProvider`. */
+  serverCapability(name: string): unknown {
+    const caps = this.client?.initializeResult?.capabilities as Record<string, unknown> | undefined;
+    return caps?.[name];
+  }
+
+  async dispose(): Promise<void> {
+    await this.stopClient();
+    this.stateEmitter.dispose();
+    this.relevantEmitter.dispose();
+  }
+
+  private setState(state: ServerState): void {
+    this._state = state;
+    void setContext('memdir.serverRunning', state === 'running');
+    this.stateEmitter.fire(state);
+  }
+
+  private async doStart(): Promise<void> {
+    this.setState('starting');
+    const launch = getLaunchSettings();
+    const interpreter = await this.resolvePython();
+    this._interpreter = interpreter;
+    const cwd = getWorkspaceFolders()[0]?.uri.fsPath;
+    this.log.info(`Python for ${SERVER_NAME}: ${interpreter.python} (from ${interpreter.source})`);
+
+    const probe = await probeServer(interpreter.python, cwd);
+    if (!probe.ok) {
+      this.log.error(`${probe.message} ${probe.fix}`);
+      this.setState('failed');
+      void this.reportStartFailure(`${probe.message} ${probe.fix}`, probe.fix);
+      return;
+    }
+    this._version = probe.version;
+    this.log.info(`${SERVER_NAME} ${probe.version} found`);
+
+    const serverOptions: ServerOptions = {
+      command: interpreter.python,
+      // vscode-languageclient appends --stdio for TransportKind.stdio.
+      args: ['-m', SERVER_MODULE, ...launch.args],
+      transport: TransportKind.stdio,
+      options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: DOCUMENT_SELECTOR,
+      outputChannel: this.log,
+      traceOutputChannel: this.log,
+      stdioOptions: { stderr: pipeServerStderr, stdout: pipeServerStdout },
+      // Explicitly set values only (see settings.ts); the section is sent again on every pull.
+      initializationOptions: { [CONFIG_SECTION]: serverSettingsFor(getWorkspaceFolders()[0]?.uri) },
+      // Our own start failure message says what to do; the library's generic one would not.
+      initializationFailedHandler: (error) => {
+        this.log.error(`initialize failed: ${String(error)}`);
+        return false;
+      },
+      connectionOptions: { maxRestartCount: 3 },
+      middleware: {
+        workspace: {
+          // Answer the server's pull with explicit settings per scope, never VS Code's defaults.
+          configuration: async (params, token, next) => {
+            const fromVscode: unknown = await next(params, token);
+            if (!Array.isArray(fromVscode)) {
+              return fromVscode as ReturnType<typeof next>;
+            }
+            const values = fromVscode as unknown[];
+            return params.items.map((item, i): unknown =>
+              item.section === CONFIG_SECTION
+                ? serverSettingsFor(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined)
+                : values[i],
+            );
+          },
+          // Send an empty change so the server pulls: a pushed section would carry defaults.
+          didChangeConfiguration: async (_sections, next) => next(undefined),
+        },
+      },
+    };
+
+    const client = new LanguageClient(CLIENT_ID, 'memdir', serverOptions, clientOptions);
+    this.clientDisposables.push(
+      client.onNotification(MEMORY_RELEVANT_MEMORIES, (params: RelevantMemoriesParams) => {
+        this.relevantEmitter.fire(params);
+      }),
+      client.onDidChangeState((event) => {
+        if (event.newState === State.Stopped && this.client === client && this._state === 'running') {
+          this.setState('failed');
+        } else if (event.newState === State.Running && this.client === client) {
+          this.setState('running');
+        }
+      }),
+    );
+    this.client = client;
+    try {
+      await client.start();
+      this.setState('running');
+      this.log.info(`${SERVER_NAME} started`);
+    } catch (error) {
+      this.log.error(`${SERVER_NAME} failed to start: ${String(error)}`);
+      this.setState('failed');
+      void this.reportStartFailure(`${SERVER_NAME} failed to start: ${String(error)}`, undefined);
+    }
+  }
+
+  private async stopClient(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    for (const disposable of this.clientDisposables.splice(0)) {
+      disposable.dispose();
+    }
+    if (client) {
+      try {
+        // stop() waits for shutdown/exit; a server that hangs must not block a restart forever.
+        await client.stop(5000);
+      } catch (error) {
+        this.log.warn(`stopping ${SERVER_NAME}: ${String(error)}`);
+      }
+      await client.dispose().catch(() => undefined);
+    }
+    if (this._state !== 'stopped') {
+      this.setState('stopped');
+    }
+  }
+
+  private async reportStartFailure(message: string, fix: string | undefined): Promise<void> {
+    const actions = fix?.includes('pip install') ? ['Copy Install Command', 'Open Settings', 'Show Output'] : ['Open Settings', 'Show Output'];
+    const choice = await showErrorMessage(message, ...actions);
+    if (choice === 'Copy Install Command' && fix) {
+      await vscode.env.clipboard.writeText(fix.replace(/^[^:]*:\s*/, ''));
+    } else if (choice === 'Open Settings') {
+      await executeCommand('workbench.action.openSettings', 'memdir.server');
+    } else if (choice === 'Show Output') {
+      this.log.show();
+    }
+  }
+}

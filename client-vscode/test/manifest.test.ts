@@ -1,0 +1,101 @@
+/**
+ * Checks that package.json, the TypeScript constants and the server's protocol.py agree, so a
+ * renamed command or method fails here instead of silently in the editor.
+ */
+import { readFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as protocol from '../src/common/protocol';
+import { SERVER_SETTING_KEYS } from '../src/common/settings';
+import { parseWhere } from '../src/features/commands';
+
+const root = join(__dirname, '..');
+interface Manifest {
+  activationEvents: string[];
+  main: string;
+  engines: { vscode: string };
+  contributes: {
+    commands: { command: string }[];
+    configuration: { properties: Record<string, { scope?: string; description?: string; markdownDescription?: string }> };
+    menus: Record<string, { command: string }[]>;
+    views: Record<string, { id: string }[]>;
+  };
+  dependencies: Record<string, string>;
+}
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
+
+function sources(dir: string): string {
+  return readdirSync(dir, { withFileTypes: true })
+    .map((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? readFileSync(join(dir, e.name), 'utf8') : ''))
+    .join('\n');
+}
+const src = sources(join(root, 'src'));
+
+describe('package.json', () => {
+  it('registers every contributed command in the code', () => {
+    for (const { command } of manifest.contributes.commands) {
+      expect(src, command).toContain(`'${command}'`);
+    }
+  });
+
+  it('menus refer to contributed commands only', () => {
+    const known = new Set(manifest.contributes.commands.map((c) => c.command));
+    for (const entries of Object.values(manifest.contributes.menus)) {
+      for (const entry of entries) {
+        expect(known.has(entry.command), entry.command).toBe(true);
+      }
+    }
+  });
+
+  it('contributes every server setting with a scope and a description', () => {
+    const props = manifest.contributes.configuration.properties;
+    for (const key of [...SERVER_SETTING_KEYS, 'server.python', 'server.args', 'trace.server']) {
+      const prop = props[`memdir.${key}`];
+      expect(prop, key).toBeDefined();
+      expect(prop?.scope, key).toBeDefined();
+      expect(prop?.description ?? prop?.markdownDescription, key).toBeTruthy();
+    }
+  });
+
+  it('activates on memory workspaces, not on every Markdown file', () => {
+    expect(manifest.activationEvents).toContain('workspaceContains:**/MEMORY.md');
+    expect(manifest.activationEvents.some((e) => e.startsWith('onLanguage'))).toBe(false);
+  });
+
+  it('targets VS Code 1.91 with vscode-languageclient 11 and bundles to dist/', () => {
+    expect(manifest.engines.vscode).toBe('^1.91.0');
+    expect(manifest.dependencies['vscode-languageclient']).toMatch(/^\^11\./);
+    expect(manifest.main).toBe('./dist/extension.js');
+    expect(manifest.contributes.views.memdir?.[0]?.id).toBe('memdir.memories');
+  });
+
+  it("does not reuse the server's command ids (the client registers those itself)", () => {
+    const ours = new Set(manifest.contributes.commands.map((c) => c.command));
+    expect(ours.has(protocol.CMD_CREATE_FILE)).toBe(false);
+    expect(ours.has(protocol.CMD_SHOW_INDEX_BUDGET)).toBe(false);
+  });
+});
+
+const protocolPy = join(root, '..', 'server', 'memdir_lsp', 'protocol.py');
+describe.skipIf(!existsSync(protocolPy))('protocol.ts mirrors server/memdir_lsp/protocol.py', () => {
+  it('has every name with the same value', () => {
+    const text = readFileSync(protocolPy, 'utf8');
+    const pairs = [...text.matchAll(/^([A-Z_]+): Final = "([^"]+)"$/gm)].map((m) => [m[1]!, m[2]!] as const);
+    expect(pairs.length).toBeGreaterThan(10);
+    const ts = protocol as unknown as Record<string, unknown>;
+    for (const [name, value] of pairs) {
+      expect(ts[name], name).toBe(value);
+    }
+  });
+});
+
+describe('parseWhere', () => {
+  it('reads memdir where --json and rejects anything else', () => {
+    expect(parseWhere('{"memory_dir": "/h/.claude/projects/-w/memory", "exists": false}')).toEqual({
+      memory_dir: '/h/.claude/projects/-w/memory',
+      exists: false,
+    });
+    expect(parseWhere('not json')).toBeUndefined();
+    expect(parseWhere('{"other": 1}')).toBeUndefined();
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { RelevantMemoriesParams } from '../src/common/protocol';
+import { contentSecurityPolicy, escapeHtml, makeNonce, markTruncation, renderResult, renderShell } from '../src/features/recallHtml';
+import { RelevantMemoriesWaiter } from '../src/features/recallPreview';
+
+const relevant: RelevantMemoriesParams = {
+  id: 'abc',
+  sessionId: 's1',
+  selectedMemories: ['project-release-freeze.md', 'project-payments.md'],
+  surfaced: [
+    { path: 'project-release-freeze.md', text: 'Memory (saved today): freeze\n# Freeze <b>now</b>', bytes: 300, truncated: false },
+    {
+      path: 'project-payments.md',
+      text: 'Memory (saved 3 days ago): payments\nstep 1\n> This memory file was truncated (4096 bytes). Use the Read tool to view the complete file at: /m/project-payments.md',
+      bytes: 4096,
+      truncated: true,
+    },
+  ],
+  budget: { used: 4396, left: 57044, limit: 61440, surfacedNow: 4396 },
+  why: { 'project-release-freeze.md': 'mentions merging during a freeze' },
+};
+
+describe('renderResult', () => {
+  it('shows trigger, selection with why, budget and each injected block', () => {
+    const html = renderResult({ query: 'can I merge?', triggered: true, reason: 'message contains whitespace', relevant });
+    expect(html).toContain('<strong>Triggered.</strong> message contains whitespace');
+    expect(html).toContain('<code>project-release-freeze.md</code> — <span class="why">mentions merging during a freeze</span>');
+    expect(html).toContain('Budget: this turn 4.3 KB · session 4.3 KB of 60.0 KB · 55.7 KB left');
+    expect(html).toContain('data-testid="truncated-badge"');
+    expect(html).toContain('<mark class="truncation" data-testid="truncation-note">&gt; This memory file was truncated');
+  });
+
+  it('escapes memory text: HTML in a memory shows as text', () => {
+    const html = renderResult({ query: '<img src=x onerror=alert(1)>', triggered: true, relevant });
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<b>now</b>');
+    expect(html).toContain('&lt;b&gt;now&lt;/b&gt;');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  it('prefers the exact attachment when the server sends it', () => {
+    const html = renderResult({ query: 'q', triggered: true, relevant: { ...relevant, attachment: '<system-reminder>\nall\n</system-reminder>' } });
+    expect(html).toContain('data-testid="attachment">&lt;system-reminder&gt;');
+    expect(html).not.toContain('data-testid="surfaced"');
+  });
+
+  it('explains a prefetch that did not trigger, with the manifest open', () => {
+    const html = renderResult({
+      query: 'thanks',
+      triggered: false,
+      reason: 'single word',
+      manifest: { directory: '/m', manifest: '- [project] a.md (2026-01-01T00:00:00.000Z): a', candidates: [{ path: 'a.md' }] },
+    });
+    expect(html).toContain('<strong>Not triggered.</strong> single word');
+    expect(html).toContain('<details data-testid="manifest" open><summary>Manifest the selector sees (1 candidate)</summary>');
+    expect(html).not.toContain('Selected memories');
+  });
+
+  it('says when the selector chose nothing, and shows errors', () => {
+    const html = renderResult({ query: 'q', triggered: true, relevant: { ...relevant, selectedMemories: [], surfaced: [] }, error: 'timeout' });
+    expect(html).toContain('data-testid="selected-none"');
+    expect(html).toContain('data-testid="error">timeout');
+  });
+});
+
+describe('page shell', () => {
+  it('allows only scripts and styles with the nonce', () => {
+    const nonce = makeNonce((n) => new Uint8Array(n).fill(7));
+    expect(nonce).toMatch(/^[A-Za-z0-9]{32}$/);
+    const csp = contentSecurityPolicy(nonce, 'https://webview.example');
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain(`script-src 'nonce-${nonce}'`);
+    expect(csp).not.toContain('unsafe-inline');
+    const html = renderShell({ nonce, cspSource: 'https://webview.example', directories: [{ uri: 'file:///m', label: 'm' }], sessionId: 's"1' });
+    expect(html).toContain(`<script nonce="${nonce}">`);
+    expect(html).toContain(`<style nonce="${nonce}">`);
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).toContain('<input id="directory" type="hidden" value="file:///m">');
+    expect(html).toContain('s&quot;1');
+  });
+
+  it('offers a directory choice when there are several', () => {
+    const html = renderShell({
+      nonce: 'n',
+      cspSource: 'c',
+      sessionId: 's',
+      directories: [
+        { uri: 'file:///a', label: 'a' },
+        { uri: 'file:///b', label: '<b>' },
+      ],
+    });
+    expect(html).toContain('<select id="directory"');
+    expect(html).toContain('<option value="file:///b">&lt;b&gt;</option>');
+  });
+});
+
+describe('helpers', () => {
+  it('escapeHtml covers quotes', () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  });
+  it('markTruncation leaves other lines as escaped text', () => {
+    expect(markTruncation('a < b\n> quoted')).toBe('a &lt; b\n&gt; quoted');
+  });
+});
+
+describe('RelevantMemoriesWaiter', () => {
+  it('delivers a notification to the waiter with its id', async () => {
+    const waiter = new RelevantMemoriesWaiter();
+    const pending = waiter.wait('abc', 1000);
+    waiter.accept({ ...relevant, id: 'other' });
+    waiter.accept(relevant);
+    await expect(pending).resolves.toBe(relevant);
+  });
+
+  it('keeps a notification that arrived before anyone waited', async () => {
+    const waiter = new RelevantMemoriesWaiter();
+    waiter.accept({ ...relevant, id: 7 });
+    await expect(waiter.wait(7, 1000)).resolves.toMatchObject({ id: 7 });
+  });
+
+  it('gives up after the timeout', async () => {
+    vi.useFakeTimers();
+    const waiter = new RelevantMemoriesWaiter();
+    const pending = waiter.wait('late', 5000);
+    vi.advanceTimersByTime(5001);
+    await expect(pending).rejects.toThrow('no memory/relevantMemories for prefetch late within 5 s');
+    vi.useRealTimers();
+  });
+});

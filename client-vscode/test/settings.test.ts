@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { explicitServerSettings, launchSettingsFrom, SERVER_SETTING_KEYS, type InspectedValue } from '../src/common/settings';
+
+describe('explicitServerSettings', () => {
+  it('sends only keys a user set, so memdir.toml is not overridden by VS Code defaults', () => {
+    const inspected: Record<string, InspectedValue> = {
+      indexLineLimit: {}, // default only
+      recallMode: { globalValue: 'prefetch' },
+    };
+    expect(explicitServerSettings((key) => inspected[key])).toEqual({ recallMode: 'prefetch' });
+  });
+
+  it('prefers the folder value over the workspace value over the user value', () => {
+    const section = explicitServerSettings((key) =>
+      key === 'selector'
+        ? { globalValue: 'anthropic', workspaceValue: 'auto', workspaceFolderValue: 'lexical' }
+        : key === 'model'
+          ? { globalValue: 'claude-haiku-4-5', workspaceValue: 'claude-sonnet-5-5' }
+          : undefined,
+    );
+    expect(section).toEqual({ selector: 'lexical', model: 'claude-sonnet-5-5' });
+  });
+
+  it('never sends the client-only keys', () => {
+    const asked: string[] = [];
+    explicitServerSettings((key) => {
+      asked.push(key);
+      return { globalValue: 1 };
+    });
+    expect(asked).toEqual([...SERVER_SETTING_KEYS]);
+    expect(asked.some((k) => k.startsWith('server') || k.startsWith('trace'))).toBe(false);
+  });
+});
+
+describe('launchSettingsFrom', () => {
+  const config = (values: Record<string, unknown>, global: Record<string, unknown>) => ({
+    get: (key: string): unknown => values[key],
+    inspect: (key: string) => ({ key, globalValue: global[key] }),
+  });
+
+  it('reads the interpreter and the extra arguments', () => {
+    const launch = launchSettingsFrom(
+      config({ 'server.python': ' /opt/py/bin/python ', 'server.args': ['-v', 3] }, {}),
+      true,
+    );
+    expect(launch).toEqual({ python: '/opt/py/bin/python', args: ['-v'] });
+  });
+
+  it('ignores workspace values in an untrusted workspace: a cloned repo must not pick the program', () => {
+    const launch = launchSettingsFrom(
+      config({ 'server.python': './evil', 'server.args': ['--x'] }, { 'server.python': '/usr/bin/python3' }),
+      false,
+    );
+    expect(launch).toEqual({ python: '/usr/bin/python3', args: [] });
+  });
+});

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# End-to-end test of the VS Code extension in a real VS Code: code-server in headless Chromium,
+# driven by Playwright (client-vscode/e2e/scenario.js).
+#
+#   scripts/e2e-vscode.sh [--update-docs]
+#
+# 1. installs the toolchain (scripts/install-vscode-e2e.sh; cached in $MEMDIR_E2E_CACHE or
+#    ~/.cache/memdir-e2e, so only the first run on a machine takes minutes),
+# 2. builds client-vscode into a .vsix and installs it into a fresh code-server user-data and
+#    extensions dir under test-output/vscode-e2e/,
+# 3. copies the fixture memory dir (client-vscode/e2e/fixtures/memory) as the workspace, starts
+#    code-server on 127.0.0.1 without auth, and runs the scenario against it,
+# 4. always stops code-server (and with it the extension host and memdir-lsp) at the end.
+#
+# Screenshots, the scenario report (report.json) and every log land in test-output/vscode-e2e/.
+# --update-docs copies the documentation screenshots to docs/images/ after a passing run.
+# The exit code is non-zero when any step of the scenario fails.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$REPO/test-output/vscode-e2e
+UPDATE_DOCS=0
+for arg in "$@"; do
+  case $arg in
+    --update-docs) UPDATE_DOCS=1 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "e2e-vscode: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
+
+log() { printf '[e2e-vscode] %s\n' "$*" >&2; }
+
+# --- 1. toolchain ------------------------------------------------------------------------------
+# The installer prints KEY=VALUE lines (paths into its cache) on stdout; everything else on stderr.
+# Captured in a file first so that a failing install stops this script (set -e).
+paths_file=$(mktemp)
+bash "$REPO/scripts/install-vscode-e2e.sh" >"$paths_file"
+eval "$(grep -E '^[A-Z0-9_]+=' "$paths_file")"
+rm -f "$paths_file"
+export PATH=$NODE24_BIN:$PATH
+export npm_config_nodedir=${NODE24_BIN%/bin}
+
+PYTHON=${MEMDIR_E2E_PYTHON:-}
+if [ -z "$PYTHON" ]; then
+  if [ -x "$REPO/.venv/bin/python" ]; then PYTHON=$REPO/.venv/bin/python; else PYTHON=$(command -v python3); fi
+fi
+"$PYTHON" -c 'import memdir_lsp' 2>/dev/null || {
+  log "$PYTHON cannot import memdir_lsp: run scripts/test.sh (or pip install -e .) first"
+  exit 1
+}
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+CSH=$OUT/code-server
+mkdir -p "$CSH/user-data/User" "$CSH/user-data/Machine" "$CSH/extensions" "$CSH/xdg/config" "$CSH/xdg/data" "$CSH/xdg/cache" "$CSH/xdg/state"
+
+# --- 2. the .vsix ------------------------------------------------------------------------------
+log "building the extension"
+(
+  cd "$REPO/client-vscode"
+  [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error
+  # vsce runs the vscode:prepublish script (the production esbuild bundle) itself. The bundle
+  # holds every dependency, so vsce must not look at node_modules.
+  "$VSCE" package --no-dependencies --allow-missing-repository \
+    -o "$OUT/memdir.vsix" >"$OUT/vsce.log" 2>&1 || { cat "$OUT/vsce.log" >&2; exit 1; }
+)
+log "packaged $(du -h "$OUT/memdir.vsix" | cut -f1) $OUT/memdir.vsix"
+
+# code-server writes config and logs under XDG dirs on any invocation: keep them in test-output.
+export XDG_CONFIG_HOME=$CSH/xdg/config XDG_DATA_HOME=$CSH/xdg/data XDG_CACHE_HOME=$CSH/xdg/cache XDG_STATE_HOME=$CSH/xdg/state
+"$CODE_SERVER" --user-data-dir "$CSH/user-data" --extensions-dir "$CSH/extensions" \
+  --install-extension "$OUT/memdir.vsix" >"$OUT/install-extension.log" 2>&1 || {
+  cat "$OUT/install-extension.log" >&2
+  exit 1
+}
+grep -q 'successfully installed' "$OUT/install-extension.log" || { cat "$OUT/install-extension.log" >&2; exit 1; }
+
+# Quiet, deterministic VS Code; the lexical selector keeps the recall preview offline.
+cat >"$CSH/user-data/User/settings.json" <<EOF
+{
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "workbench.colorTheme": "Default Dark Modern",
+  "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": "off",
+  "extensions.ignoreRecommendations": true,
+  "update.mode": "none",
+  "chat.disableAIFeatures": true,
+  "files.autoSave": "off",
+  "window.commandCenter": false,
+  "git.openRepositoryInParentFolders": "never",
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "memdir.selector": "lexical",
+  "memdir.trace.server": "messages"
+}
+EOF
+# memdir.server.python is machine-scoped (which interpreter exists is a fact of the machine that
+# runs the extension host); code-server reads such settings from the Machine settings file.
+cat >"$CSH/user-data/Machine/settings.json" <<EOF
+{
+  "memdir.server.python": "$PYTHON"
+}
+EOF
+
+# --- 3. workspace and code-server --------------------------------------------------------------
+WORKSPACE=$OUT/workspace
+cp -r "$REPO/client-vscode/e2e/fixtures/memory" "$WORKSPACE"
+# A throwaway agent config dir: the server also looks for the project's auto-memory dir, and the
+# test must neither read nor create anything under the real ~/.claude.
+mkdir -p "$OUT/claude-config"
+
+PORT=${MEMDIR_E2E_PORT:-$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')}
+log "starting code-server on 127.0.0.1:$PORT"
+# setsid: code-server, its extension host and memdir-lsp share one new process group, which the
+# cleanup stops by its id; nothing else on the machine is touched.
+setsid env -u ANTHROPIC_API_KEY -u ANTHROPIC_AUTH_TOKEN CLAUDE_CONFIG_DIR="$OUT/claude-config" \
+  "$CODE_SERVER" --bind-addr "127.0.0.1:$PORT" --auth none \
+  --disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
+  --user-data-dir "$CSH/user-data" --extensions-dir "$CSH/extensions" \
+  "$WORKSPACE" >"$OUT/code-server.log" 2>&1 &
+CS_PID=$!
+
+group_alive() { pgrep -g "$CS_PID" >/dev/null 2>&1; }
+cleanup() {
+  group_alive || return 0
+  kill -TERM -- "-$CS_PID" 2>/dev/null || true
+  # SIGTERM takes the whole tree down within a couple of seconds (extension host, memdir-lsp).
+  for _ in $(seq 1 50); do
+    group_alive || return 0
+    sleep 0.2
+  done
+  log "code-server's process group $CS_PID ignored SIGTERM: killing it"
+  kill -KILL -- "-$CS_PID" 2>/dev/null || true
+  for _ in $(seq 1 25); do
+    group_alive || return 0
+    sleep 0.2
+  done
+}
+trap cleanup EXIT
+
+for _ in $(seq 1 150); do
+  if "$PYTHON" -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$PORT/healthz', timeout=1)" 2>/dev/null; then
+    break
+  fi
+  kill -0 "$CS_PID" 2>/dev/null || { log "code-server exited:"; cat "$OUT/code-server.log" >&2; exit 1; }
+  sleep 0.2
+done
+
+# --- 4. the scenario ---------------------------------------------------------------------------
+status=0
+NODE_PATH=$PLAYWRIGHT_NODE_PATH node "$REPO/client-vscode/e2e/scenario.js" \
+  --url "http://127.0.0.1:$PORT" --workspace "$WORKSPACE" --out "$OUT" \
+  --user-data "$CSH/user-data" --chromium "$CHROMIUM" || status=$?
+
+cleanup
+trap - EXIT
+if group_alive; then
+  log "processes of code-server's group $CS_PID are still running"
+  status=1
+fi
+
+if [ "$status" -eq 0 ] && [ "$UPDATE_DOCS" -eq 1 ]; then
+  mkdir -p "$REPO/docs/images"
+  for shot in vscode-memories-view vscode-status-bar vscode-recall-preview vscode-recall-preview-truncated vscode-problems; do
+    cp "$OUT/$shot.png" "$REPO/docs/images/$shot.png"
+  done
+  log "updated docs/images/"
+fi
+log "screenshots and logs: $OUT"
+exit "$status"
