@@ -458,7 +458,9 @@ function memdirLogText() {
       await runCommand('View: Close All Editors');
       await page.keyboard.press('Control+Shift+M');
       // The file on disk has frontmatter; a "no frontmatter" finding would be a stale lint of the
-      // empty file the CreateFile operation made before its text was inserted. Checked after the
+      // empty file the CreateFile operation made before its text was inserted, left in the
+      // Problems panel when a workspace diagnostic pull landed in that moment and no later report
+      // cleared it (regression test: tests/lsp/test_diagnostics_file_sync.py). Checked after the
       // rename, new memory and delete steps, which make the server re-lint the directory.
       await page.waitForTimeout(3000);
       const rows = await until('the Problems panel without a stale finding on the new file', async () => {
@@ -468,10 +470,7 @@ function memdirLogText() {
         return stale ? undefined : texts;
       }, 15000);
       return { rows };
-    }, {
-      dependsOn: ['"Move to topic file" moves the content paragraph'],
-      knownIssue: 'memdir-lsp sometimes keeps linting the empty file CreateFile made (MEM101 + MEM107 on a file that has frontmatter and an index entry)',
-    });
+    }, { dependsOn: ['"Move to topic file" moves the content paragraph'] });
 
     await step('Lint All reports the problems of every memory dir', async () => {
       await runCommand('memdir: Lint All Memory Directories');

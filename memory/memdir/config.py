@@ -44,6 +44,9 @@ class Settings:
     #: Where these settings came from (for messages), and what was wrong with them.
     source: str | None = None
     errors: tuple[str, ...] = ()
+    #: Set when the configuration file exists but cannot be read or parsed (the defaults are
+    #: used then); a command line treats that as a usage error, an editor as a warning.
+    load_error: str | None = None
 
     def code_enabled(self, code: str) -> bool:
         if self.select and not any(code.startswith(s) for s in self.select):
@@ -86,7 +89,7 @@ def settings_from_mapping(
     base = base or Settings()
     errors: list[str] = list(base.errors)
     changes: dict[str, Any] = {}
-    known = {f.name for f in fields(Settings)} - {"source", "errors"}
+    known = {f.name for f in fields(Settings)} - {"source", "errors", "load_error"}
     for raw_key, value in data.items():
         key = _ALIASES.get(raw_key, raw_key)
         if key not in known:
@@ -151,7 +154,7 @@ def load_settings(memory_dir: Path, project_root: Path | None = None) -> Setting
     own = memory_dir / CONFIG_FILENAME
     data, error = _read_toml(own)
     if error:
-        return Settings(source=str(own), errors=(error,))
+        return Settings(source=str(own), errors=(error,), load_error=error)
     if data is not None:
         return settings_from_mapping(data, source=str(own))
     # The nearest pyproject.toml above the memory dir is its project's; look no further up.
@@ -167,7 +170,7 @@ def load_settings(memory_dir: Path, project_root: Path | None = None) -> Setting
     for pyproject in dict.fromkeys(candidates):
         data, error = _read_toml(pyproject)
         if error:
-            return Settings(source=str(pyproject), errors=(error,))
+            return Settings(source=str(pyproject), errors=(error,), load_error=error)
         table = (data or {}).get("tool", {}).get("memdir")
         if isinstance(table, dict):
             return settings_from_mapping(table, source=f"{pyproject} [tool.memdir]")

@@ -40,29 +40,35 @@ class ScanResult:
         return self.candidates + self.cut_off
 
 
-def iter_topic_paths(root: Path, skipped: list[Skipped] | None = None) -> Iterator[Path]:
-    """Every topic file under ``root`` (as a path inside ``root``), confined to ``root``."""
+def iter_topic_entries(
+    root: Path, skipped: list[Skipped] | None = None
+) -> Iterator[tuple[str, str]]:
+    """Every topic file under ``root`` as ``(path, rel_path)`` strings, confined to ``root``.
+
+    The walk behind :func:`iter_topic_paths`, without a ``Path`` per file: callers that list
+    tens of thousands of files (lint, the language server) pay for strings only.
+    """
     real_root = Path(os.path.realpath(root))
-    stack = [root]
+    stack: list[tuple[str, str]] = [(os.fspath(root), "")]
     note = skipped.append if skipped is not None else (lambda _s: None)
     while stack:
-        directory = stack.pop()
+        directory, prefix = stack.pop()
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            rel = Path(directory).relative_to(root).as_posix() if directory != root else "."
-            note(Skipped(rel, f"cannot list directory: {exc.strerror or exc}"))
+            reason = f"cannot list directory: {exc.strerror or exc}"
+            note(Skipped(prefix.rstrip("/") or ".", reason))
             continue
         for entry in entries:
-            path = Path(entry.path)
-            rel = path.relative_to(root).as_posix()
+            name = entry.name
+            rel = prefix + name
             try:
                 is_link = entry.is_symlink()
                 if is_link:
-                    target = Path(os.path.realpath(path))
+                    target = Path(os.path.realpath(entry.path))
                     if not is_within(target, real_root):
-                        if entry.name.endswith(".md") or target.is_dir():
+                        if name.endswith(".md") or target.is_dir():
                             note(Skipped(rel, "symlink leads outside the memory dir"))
                         continue
                     if target.is_dir():
@@ -73,16 +79,31 @@ def iter_topic_paths(root: Path, skipped: list[Skipped] | None = None) -> Iterat
                         note(Skipped(rel, "broken symlink"))
                         continue
                 elif entry.is_dir(follow_symlinks=False):
-                    stack.append(path)
+                    stack.append((entry.path, rel + "/"))
                     continue
-                if not entry.name.endswith(".md") or entry.name == C.INDEX_FILENAME:
+                if not name.endswith(".md") or name == C.INDEX_FILENAME:
                     continue
                 if not (target.is_file() if is_link else entry.is_file(follow_symlinks=False)):
                     continue
             except OSError as exc:
                 note(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
                 continue
-            yield path
+            yield entry.path, rel
+
+
+def iter_topic_paths(root: Path, skipped: list[Skipped] | None = None) -> Iterator[Path]:
+    """Every topic file under ``root`` (as a path inside ``root``), confined to ``root``."""
+    for path, _rel in iter_topic_entries(root, skipped):
+        yield Path(path)
+
+
+def window_order(mtime: float, rel_path: str) -> tuple[float, str]:
+    """The order of the prefetch window: newest first, ties broken by path.
+
+    The first :data:`~memdir.constants.SCAN_MAX_FILES` files in this order are the candidates;
+    lint (MEM108) uses the same key so it flags exactly the files the scan leaves out.
+    """
+    return (-mtime, rel_path)
 
 
 def scan(root: Path, limit: int = C.SCAN_MAX_FILES) -> ScanResult:
@@ -96,5 +117,5 @@ def scan(root: Path, limit: int = C.SCAN_MAX_FILES) -> ScanResult:
             skipped.append(Skipped(header.rel_path, header.problems[0].message))
             continue
         headers.append(header)
-    headers.sort(key=lambda h: (-h.mtime, h.rel_path))
+    headers.sort(key=lambda h: window_order(h.mtime, h.rel_path))
     return ScanResult(root, tuple(headers[:limit]), tuple(headers[limit:]), tuple(skipped))

@@ -128,6 +128,15 @@ def read_head(path: Path, max_lines: int, max_bytes: int = HEAD_MAX_BYTES) -> Re
     )
 
 
+def decode_bytes(
+    data: bytes, size: int, mtime: float, max_bytes: int = MAX_PARSE_BYTES
+) -> ReadResult:
+    """Bytes already read from a file (``size``/``mtime`` from its stat) as :func:`read_text`
+    would return them: binary sniffing, the size cap, UTF-8 decoding with problems, BOM removal.
+    For callers that read files themselves (the lint engine reads each file once, as bytes)."""
+    return _finish(data, size, mtime, max_bytes)
+
+
 def _finish(data: bytes, size: int, mtime: float, max_bytes: int) -> ReadResult:
     problems: list[Problem] = []
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:

@@ -11,20 +11,154 @@ from __future__ import annotations
 import datetime as dt
 import re
 from pathlib import Path
-from typing import Any
-
-import yaml
-from frontmatter.default_handlers import YAMLHandler
+from typing import TYPE_CHECKING, Any
 
 from memdir import constants as C
 from memdir.model import Frontmatter, MemoryHeader, Problem, Span, TopicFile, WikiLink
 from memdir.textio import read_head, read_text
 
+if TYPE_CHECKING:
+    from frontmatter.default_handlers import YAMLHandler
+
 _BOUNDARY = re.compile(r"^-{3,}\s*$")
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(\s*)(.*?)\s*$")
 _NESTED_KEY = re.compile(r"^(\s+)([A-Za-z_][\w.-]*)\s*:(\s*)(.*?)\s*$")
 _WIKI_LINK = re.compile(r"\[\[([^\[\]\n|]+?)(?:\|[^\[\]\n]*)?\]\]")
-_YAML = YAMLHandler()
+#: python-frontmatter's handler (and with it PyYAML) is imported on first use: most blocks are
+#: read by :func:`load_simple_yaml`, and ``import yaml`` alone costs more than linting a
+#: thousand files, which every CLI call and server start would otherwise pay.
+_YAML: YAMLHandler | None = None
+
+# --- the YAML subset read without PyYAML -------------------------------------------------------
+# Frontmatter is nearly always ``key: plain text`` lines. For exactly that subset the result of
+# PyYAML's safe loader is known without running it; anything else (quotes with escapes, lists,
+# multi-line values, anchors, tags, numbers, dates, booleans, tabs, odd characters) falls back to
+# PyYAML. tests/test_lint_yaml_fastpath.py checks the subset against PyYAML property by property.
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][\w.-]*):(?: +(.*))?")
+_SIMPLE_NESTED = re.compile(r"( +)([A-Za-z_][\w.-]*):(?: +(.*))?")
+#: Characters PyYAML's reader rejects or treats as line breaks (NEL, LS, PS), plus tab and CR.
+_YAML_AWKWARD = re.compile(
+    "[^\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
+#: Plain words PyYAML 1.1 resolves to booleans or null (its implicit resolvers, verbatim).
+_YAML_WORDS = frozenset(
+    (
+        *("yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE"),
+        *("false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"),
+        *("null", "Null", "NULL"),
+    )
+)
+
+
+_SIMPLE_TIMESTAMP = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|([-+])(\d{2}):(\d{2}))?)?"
+)
+
+
+def _simple_timestamp(value: str) -> tuple[bool, Any]:
+    """ISO 8601 the way PyYAML's safe constructor builds it (``modified`` is written so)."""
+    match = _SIMPLE_TIMESTAMP.fullmatch(value)
+    if match is None:
+        return False, None
+    year, month, day, hour, minute, second, fraction, tz, sign, tz_hour, tz_minute = match.groups()
+    try:
+        if hour is None:
+            return True, dt.date(int(year), int(month), int(day))
+        tzinfo: dt.tzinfo | None = None
+        if sign:
+            delta = dt.timedelta(hours=int(tz_hour), minutes=int(tz_minute))
+            tzinfo = dt.timezone(-delta if sign == "-" else delta)
+        elif tz:
+            tzinfo = dt.UTC
+        micros = int(fraction.ljust(6, "0")) if fraction else 0
+        stamp = dt.datetime(
+            int(year), int(month), int(day), int(hour), int(minute), int(second), micros, tzinfo
+        )
+    except ValueError:
+        # PyYAML raises here too (an impossible date); let it report the problem.
+        return False, None
+    return True, stamp
+
+
+def _simple_scalar(raw: str | None) -> tuple[bool, Any]:
+    """``(True, value)`` when PyYAML would load ``raw`` as exactly ``value``; ``(False, None)``
+    when only PyYAML can tell (the caller then falls back to it)."""
+    value = raw.rstrip(" ") if raw else ""
+    if not value:
+        return True, None
+    first = value[0]
+    if first == '"':
+        inner = value[1:-1]
+        if len(value) >= 2 and value[-1] == '"' and '"' not in inner and "\\" not in inner:
+            return True, inner
+        return False, None
+    if first == "'":
+        inner = value[1:-1]
+        if len(value) >= 2 and value[-1] == "'" and "'" not in inner.replace("''", ""):
+            return True, inner.replace("''", "'")
+        return False, None
+    if first.isdigit():
+        return _simple_timestamp(value)
+    # A plain string: it must start with a letter (no indicator, number or sign) and must not
+    # hold what would end it early or make it a mapping (": ", " #", a trailing ":").
+    if not first.isalpha() or ": " in value or " #" in value or value[-1] == ":":
+        return False, None
+    if value in _YAML_WORDS:
+        return False, None
+    return True, value
+
+
+def load_simple_yaml(lines: list[str]) -> dict[str, Any] | None:
+    """Load a frontmatter block without PyYAML when it uses only the simple subset.
+
+    Returns None when the block needs the real parser. The subset: ``key: value`` lines with
+    plain, simply quoted or ISO 8601 date values, empty values (null), comment and blank lines,
+    and one level of nesting under a key with an empty value (``metadata:`` / ``  type: x``).
+    """
+    if _YAML_AWKWARD.search("\n".join(lines)):
+        return None
+    data: dict[str, Any] = {}
+    parent: str | None = None
+    nested: dict[str, Any] | None = None
+    indent = 0
+    for line in lines:
+        stripped = line.lstrip(" ")
+        if not stripped or stripped[0] == "#":
+            continue
+        if line[0] == " ":
+            child = _SIMPLE_NESTED.fullmatch(line)
+            if parent is None or child is None:
+                return None
+            if nested is None:
+                nested, indent = {}, len(child.group(1))
+            elif len(child.group(1)) != indent:
+                return None
+            ok, value = _simple_scalar(child.group(3))
+            if not ok or child.group(2) in _YAML_WORDS:
+                return None
+            nested[child.group(2)] = value
+            data[parent] = nested
+            continue
+        match = _SIMPLE_LINE.fullmatch(line)
+        if match is None or match.group(1) in _YAML_WORDS:
+            return None
+        ok, value = _simple_scalar(match.group(2))
+        if not ok:
+            return None
+        key = match.group(1)
+        data[key] = value
+        # A key without a value is a null, or the parent of the indented lines that follow.
+        parent, nested = (key, None) if value is None else (None, None)
+    return data
+
+
+def _load_yaml(text: str) -> Any:
+    global _YAML
+    if _YAML is None:
+        from frontmatter.default_handlers import YAMLHandler
+
+        _YAML = YAMLHandler()
+    return _YAML.load(text)
 
 
 def _scalar(value: Any) -> str | None:
@@ -86,9 +220,12 @@ def parse_frontmatter(lines: list[str]) -> tuple[Frontmatter | None, list[Proble
             value_spans.setdefault(key, Span.on_line(number, start, start + len(nested.group(4))))
 
     data: dict[str, Any] = {}
+    simple = load_simple_yaml(block)
     try:
-        loaded = _YAML.load("\n".join(block))
-    except yaml.YAMLError as exc:
+        loaded = simple if simple is not None else _load_yaml("\n".join(block))
+    except Exception as exc:
+        # A third-party parser on untrusted text: besides YAMLError, impossible dates raise
+        # ValueError from the constructor. Any failure is the file's problem, never a crash.
         mark = getattr(exc, "problem_mark", None)
         err_line: int = 1 + (mark.line if mark is not None else 0)
         err_line = min(err_line, close - 1) if close > 1 else 1
@@ -208,7 +345,8 @@ def parse_topic_text(
         frontmatter=fm,
         body=body,
         body_line=body_line,
-        links=find_links(lines, body_line),
+        # Most files link nothing; skip the per-line scan for them.
+        links=find_links(lines, body_line) if "[[" in text else (),
         mtime=mtime,
         size=len(text.encode("utf-8")) if size is None else size,
         problems=tuple(all_problems),

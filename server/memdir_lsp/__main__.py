@@ -1,13 +1,73 @@
-"""Entry point for ``memdir-lsp`` (filled in by the language-server work)."""
+"""``memdir-lsp``: start the language server on stdio (default) or TCP.
+
+vscode-languageclient appends ``--stdio`` to the command line, so it is accepted (and is the
+default). ``--tcp --port N`` is for attaching a debugger or a client by hand. Logs go to stderr
+(stdout is the protocol channel); pygls logs every message at INFO, so its JSON-RPC logger stays
+at WARNING unless ``-v`` asks for more. Importing this module stays light: the recall pipeline
+(and the ``anthropic`` SDK behind it) is imported only when a recall request arrives.
+"""
 
 from __future__ import annotations
 
+import argparse
+import logging
 import sys
+
+from memdir import __version__
+
+from memdir_lsp.protocol import SERVER_NAME
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=SERVER_NAME, description="Language server for agent memory directories (memdir)."
+    )
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument(
+        "--stdio", action="store_true", help="communicate over stdin/stdout (default)"
+    )
+    transport.add_argument("--tcp", action="store_true", help="listen on a TCP port")
+    parser.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0, help="more logging (-vv: JSON-RPC traffic)"
+    )
+    parser.add_argument("--log-file", help="also write the log to this file")
+    parser.add_argument("--version", action="version", version=f"{SERVER_NAME} {__version__}")
+    return parser
+
+
+def configure_logging(verbose: int, log_file: str | None) -> None:
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file:
+        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+    # pygls logs every message it sends at INFO: noise, and slow on big payloads.
+    rpc_level = logging.DEBUG if verbose >= 2 else logging.WARNING
+    logging.getLogger("pygls.protocol.json_rpc").setLevel(rpc_level)
+    logging.getLogger("pygls.protocol.language_server").setLevel(rpc_level)
+    logging.getLogger("pygls.feature_manager").setLevel(logging.WARNING)
 
 
 def main(argv: list[str] | None = None) -> int:
-    print("memdir-lsp: the language server is not implemented yet", file=sys.stderr)
-    return 2
+    args = build_parser().parse_args(argv)
+    if args.tcp and not 0 < args.port < 65536:
+        print(f"{SERVER_NAME}: error: --port must be 1-65535", file=sys.stderr)
+        return 2
+    configure_logging(args.verbose, args.log_file)
+    from memdir_lsp.server import create_server
+
+    server = create_server()
+    if args.tcp:
+        server.start_tcp(args.host, args.port)
+    else:
+        server.start_io()
+    return 0
 
 
 if __name__ == "__main__":

@@ -44,6 +44,10 @@ export const MEMORY_READ = 'memory/read';
 export const MEMORY_SEARCH = 'memory/search';
 export const MEMORY_RECALL = 'memory/recall';
 export const MEMORY_PREFETCH = 'memory/prefetch';
+/** One command of the API memory tool (memory_20250818) over a memory dir; writes on disk. */
+export const MEMORY_TOOL = 'memory/tool';
+/** Start the extraction agent on a transcript: `{id}` at once, `memory/extractResult` later. */
+export const MEMORY_EXTRACT = 'memory/extract';
 /** Server state: directories, settings, loaded modules. */
 export const MEMDIR_STATUS = 'memdir/status';
 
@@ -53,6 +57,23 @@ export const MEMORY_COMPACTED = 'memory/compacted';
 
 // --- server → client notifications --------------------------------------------------------------
 export const MEMORY_RELEVANT_MEMORIES = 'memory/relevantMemories';
+/** The outcome of a `memory/extract` run, with the same `id`. */
+export const MEMORY_EXTRACT_RESULT = 'memory/extractResult';
+
+// --- server capabilities ------------------------------------------------------------------------
+/** Key under `ServerCapabilities.experimental` where the server lists its custom methods. */
+export const EXPERIMENTAL_KEY = 'memdir';
+
+/**
+ * The custom methods a server's initialize result advertises (`experimental.memdir.methods`);
+ * empty for a server that predates the list, so callers fall back to what every server has.
+ */
+export function advertisedMethods(capabilities: unknown): string[] {
+  const experimental = (capabilities as { experimental?: unknown } | undefined)?.experimental;
+  const entry = (experimental as Record<string, unknown> | undefined)?.[EXPERIMENTAL_KEY];
+  const methods = (entry as { methods?: unknown } | undefined)?.methods;
+  return Array.isArray(methods) ? methods.filter((m): m is string => typeof m === 'string') : [];
+}
 
 // --- server commands (workspace/executeCommand; vscode-languageclient registers them) ----------
 /** Creates a file that does not exist yet (used when a client cannot apply CreateFile). */
@@ -200,4 +221,61 @@ export interface RelevantMemoriesParams {
   degraded?: string | null;
   dropped?: { path: string; stage: string; reason: string }[];
   directory?: string;
+}
+
+/** `memory/tool`: the API memory tool's input (snake_case, as a model sends it) and a directory. */
+export interface MemoryToolParams extends DirectoryParams {
+  command: 'view' | 'create' | 'str_replace' | 'insert' | 'delete' | 'rename';
+  path?: string;
+  file_text?: string;
+  old_str?: string;
+  new_str?: string;
+  insert_line?: number;
+  insert_text?: string;
+  old_path?: string;
+  new_path?: string;
+  view_range?: [number, number];
+}
+
+export interface MemoryChange {
+  kind: 'created' | 'changed' | 'deleted' | 'renamed';
+  /** Relative to the memory dir (the old path of a rename). */
+  path: string;
+  uri?: string;
+  newPath?: string;
+  newUri?: string;
+  isDir?: boolean;
+  /** Dry-run extractions: the unified diff of the change. */
+  diff?: string;
+}
+
+/** What the tool returned (the API's exact text) and what it wrote. */
+export interface MemoryToolResult {
+  text: string;
+  isError: boolean;
+  changes?: MemoryChange[];
+  warnings?: string[];
+}
+
+export interface ExtractParams extends DirectoryParams {
+  /** A `file://` URI or an absolute path of the session transcript (JSONL). */
+  transcript: string;
+  model?: string;
+  dryRun?: boolean;
+  workDoneToken?: string | number;
+}
+
+export interface ExtractResultParams {
+  id: string;
+  directory?: string;
+  status: 'completed' | 'skipped' | 'busy' | 'error' | 'cancelled';
+  reason?: string | null;
+  dryRun?: boolean;
+  created: string[];
+  changed: string[];
+  deleted: string[];
+  summary: string;
+  changes?: MemoryChange[];
+  turns?: number;
+  warnings?: string[];
 }

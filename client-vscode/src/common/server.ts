@@ -15,6 +15,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import {
+  advertisedMethods,
   CLIENT_ID,
   CONFIG_SECTION,
   MEMORY_RELEVANT_MEMORIES,
@@ -104,6 +105,19 @@ export class MemdirServer implements vscode.Disposable {
   serverCapability(name: string): unknown {
     const caps = this.client?.initializeResult?.capabilities as Record<string, unknown> | undefined;
     return caps?.[name];
+  }
+
+  /** A warning in the memdir output channel (for features that degrade instead of failing). */
+  logWarning(message: string): void {
+    this.log.warn(message);
+  }
+
+  /**
+   * Whether the running server handles a custom method (it lists them in its initialize
+   * result), so a feature can use a newer request and fall back with an older server.
+   */
+  handles(method: string): boolean {
+    return this._state === 'running' && advertisedMethods(this.client?.initializeResult?.capabilities).includes(method);
   }
 
   async dispose(): Promise<void> {

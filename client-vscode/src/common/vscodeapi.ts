@@ -86,6 +86,11 @@ export async function showTextDocument(
   return vscode.window.showTextDocument(document as vscode.TextDocument, options);
 }
 
+/** The document VS Code has loaded for `uri` (open in an editor or not), if any. */
+export function findTextDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+}
+
 export function applyEdit(edit: vscode.WorkspaceEdit): Thenable<boolean> {
   return vscode.workspace.applyEdit(edit);
 }

@@ -2,8 +2,10 @@
  * The palette commands: New memory, Open MEMORY.md, Open the project's memory dir, Lint all
  * memory dirs, Restart server.
  *
- * Files are created through WorkspaceEdits (never behind VS Code's back), so the language server
- * hears about them through the file-operation notifications like any other edit, and undo works.
+ * New memories are written by the server's `memory/tool` when it has it (memdir's safe writer,
+ * see newMemory.ts); every other file is created through a WorkspaceEdit (never behind VS Code's
+ * back), so the language server hears about it through the file-operation notifications like any
+ * other edit, and undo works.
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
@@ -15,7 +17,6 @@ import {
   executeCommand,
   fileExists,
   getWorkspaceFolders,
-  openTextDocument,
   registerCommand,
   showErrorMessage,
   showInformationMessage,
@@ -26,7 +27,8 @@ import {
 } from '../common/vscodeapi';
 import { directoryLabel, problemSummary, type ProblemCounts, type TypeGroup, addCounts, NO_PROBLEMS } from './memoriesModel';
 import type { MemoryData } from './memoryData';
-import { indexInsertion, indexLine, slugify, topicFileText, uniqueFileName } from './memoryFiles';
+import { indexLine, slugify, topicFileText, uniqueFileName } from './memoryFiles';
+import { createMemoryFile } from './newMemory';
 import type { DirectoryInput } from './memoriesModel';
 
 const TYPE_DESCRIPTIONS: Record<MemoryType, string> = {
@@ -68,7 +70,7 @@ async function pickDirectory(data: MemoryData, placeHolder: string, preferred?: 
   return picked?.dir;
 }
 
-async function newMemory(data: MemoryData, node?: NodeArgument): Promise<void> {
+async function newMemory(server: MemdirServer, data: MemoryData, node?: NodeArgument): Promise<void> {
   const dir = await pickDirectory(data, 'Which memory directory?', node?.directoryPath ?? (node?.kind === 'directory' ? node.path : undefined));
   if (!dir) {
     return;
@@ -106,26 +108,21 @@ async function newMemory(data: MemoryData, node?: NodeArgument): Promise<void> {
   const taken = new Set((await vscode.workspace.fs.readDirectory(root)).map(([entry]) => entry));
   const fileName = uniqueFileName(slugify(name), taken);
   const fileUri = vscode.Uri.joinPath(root, fileName);
-  const indexUri = vscode.Uri.joinPath(root, INDEX_FILENAME);
-  const line = indexLine(name.trim(), fileName, description.trim());
-
-  const edit = new vscode.WorkspaceEdit();
-  const encoder = new TextEncoder();
-  edit.createFile(fileUri, { overwrite: false, contents: encoder.encode(topicFileText({ name, description, type })) });
-  let indexDocument: vscode.TextDocument | undefined;
-  if (await fileExists(indexUri)) {
-    indexDocument = await openTextDocument(indexUri);
-    const insertion = indexInsertion(indexDocument.getText(), line);
-    edit.insert(indexUri, indexDocument.positionAt(insertion.offset), insertion.text);
-  } else {
-    edit.createFile(indexUri, { overwrite: false, contents: encoder.encode(`${line}\n`) });
-  }
-  if (!(await applyEdit(edit))) {
-    void showErrorMessage(`Could not create ${fileName}.`);
+  const created = await createMemoryFile(
+    server,
+    {
+      directory: root,
+      fileName,
+      text: topicFileText({ name, description, type }),
+      indexLine: indexLine(name.trim(), fileName, description.trim()),
+    },
+    (message) => {
+      server.logWarning(message);
+    },
+  );
+  if (!created) {
     return;
   }
-  // The index edit lands in the editor buffer; save it so disk, agent and server agree.
-  await indexDocument?.save();
   const editor = await showTextDocument(fileUri);
   const end = editor.document.lineAt(editor.document.lineCount - 1).range.end;
   editor.selection = new vscode.Selection(end, end);
@@ -247,7 +244,7 @@ async function lintAll(server: MemdirServer, data: MemoryData): Promise<void> {
 
 export function registerCommands(server: MemdirServer, data: MemoryData): vscode.Disposable[] {
   return [
-    registerCommand('memdir.newMemory', (node?: NodeArgument) => newMemory(data, node)),
+    registerCommand('memdir.newMemory', (node?: NodeArgument) => newMemory(server, data, node)),
     registerCommand('memdir.openIndex', (node?: NodeArgument) => openIndex(data, node)),
     registerCommand('memdir.openProjectMemoryDir', () => openProjectMemoryDir(server)),
     registerCommand('memdir.lintAll', () => lintAll(server, data)),

@@ -55,6 +55,27 @@ export class Uri {
   }
 }
 
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+/** Records the operations an edit was built from, in order. */
+export class WorkspaceEdit {
+  readonly operations: (
+    | { kind: 'createFile'; uri: Uri; options?: { overwrite?: boolean; contents?: Uint8Array } }
+    | { kind: 'insert'; uri: Uri; position: Position; text: string }
+  )[] = [];
+  createFile(uri: Uri, options?: { overwrite?: boolean; contents?: Uint8Array }): void {
+    this.operations.push({ kind: 'createFile', uri, options });
+  }
+  insert(uri: Uri, position: Position, text: string): void {
+    this.operations.push({ kind: 'insert', uri, position, text });
+  }
+}
+
 export class ThemeIcon {
   constructor(
     readonly id: string,

@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from memdir import __version__
-from memdir.cli import core, recall, write
+from memdir.cli import core, lint, recall, write
 from memdir.cli.common import CliError, OneLineParser
 
-_MODULES = (core, recall, write)
+_MODULES = (core, recall, write, lint)
 
 
 def build_parser() -> argparse.ArgumentParser:

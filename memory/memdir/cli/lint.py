@@ -1,0 +1,160 @@
+"""``memdir lint``: check memory directories for everything that hides, breaks or leaks a memory.
+
+Exit codes: 1 when any error or warning is reported, 0 otherwise (or with ``--exit-zero``), 2 for
+usage errors (a missing directory, an unknown code, an unreadable configuration file). The lint
+engine is imported only when the command runs, so other commands do not pay for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memdir.cli.common import CliError
+
+if TYPE_CHECKING:
+    from memdir.lint.diagnostic import Diagnostic
+
+_FORMATS = ("text", "json", "sarif", "github")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    lint = subparsers.add_parser(
+        "lint",
+        help="check memory dirs for invisible, broken or unsafe memories",
+        description=(
+            "Check memory directories: index entries past the load cap or pointing nowhere, "
+            "topic files the index or the prefetch scan never reaches, broken frontmatter, "
+            "vague descriptions, duplicates and secrets. Codes are listed in "
+            "docs/diagnostics.md."
+        ),
+    )
+    lint.add_argument(
+        "dirs",
+        nargs="*",
+        type=Path,
+        metavar="DIR",
+        help="memory directory (default: the agent's memory dir of the current project)",
+    )
+    lint.add_argument("--format", choices=_FORMATS, default="text", help="output format")
+    lint.add_argument(
+        "--select", metavar="CODES", help="only these codes or prefixes, comma-separated (MEM1)"
+    )
+    lint.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")
+    lint.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply safe fixes (add orphans to the index, drop exact duplicate entries, "
+        "add a frontmatter skeleton) and report what is left",
+    )
+    lint.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when problems are found"
+    )
+    lint.set_defaults(func=cmd_lint)
+
+
+def _codes(value: str | None, option: str) -> list[str]:
+    from memdir.lint.codes import unknown_codes
+
+    if value is None:
+        return []
+    codes = [c.strip().upper() for c in value.split(",") if c.strip()]
+    unknown = unknown_codes(codes)
+    if unknown:
+        raise CliError(f"unknown code {unknown[0]} in {option} (codes are MEM001 ... MEM114)")
+    return codes
+
+
+def _targets(dirs: list[Path]) -> list[tuple[Path, str, Path | None]]:
+    """(memory dir, label for output, project root) for each directory to lint."""
+    from memdir.paths import locate_memory_dir
+
+    if not dirs:
+        location = locate_memory_dir(Path.cwd())
+        if location.memory_dir is None:
+            raise CliError(location.notes[-1] if location.notes else "no memory dir found")
+        if not location.memory_dir.is_dir():
+            raise CliError(
+                f"this project has no memory dir yet ({location.memory_dir}); pass a DIR"
+            )
+        return [(location.memory_dir, "", location.project_root)]
+    targets: list[tuple[Path, str, Path | None]] = []
+    for value in dirs:
+        directory = value.expanduser()
+        if not directory.exists():
+            raise CliError(f"no such directory: {value}")
+        if not directory.is_dir():
+            raise CliError(f"not a directory: {value}")
+        label = str(value) if len(dirs) > 1 else ""
+        targets.append((Path(os.path.abspath(directory)), label, None))
+    return targets
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from memdir.config import load_settings
+    from memdir.lint.diagnostic import FAILING
+    from memdir.lint.engine import with_cli_codes
+    from memdir.lint.fix import apply_fixes
+    from memdir.lint.formats import Section, render
+    from memdir.lint.state import DirState
+
+    select = _codes(args.select, "--select")
+    ignore = _codes(args.ignore, "--ignore")
+    sections: list[Section] = []
+    for directory, label, project_root in _targets(args.dirs):
+        settings = load_settings(directory, project_root)
+        if settings.load_error is not None:
+            raise CliError(f"cannot read settings: {settings.load_error}")
+        for error in settings.errors:
+            print(f"memdir lint: warning: {settings.source}: {error}", file=sys.stderr)
+        state = DirState(directory, with_cli_codes(settings, select, ignore))
+        state.refresh()
+        result = state.lint()
+        if args.fix:
+            report = apply_fixes(result.diagnostics)
+            prefix = f"{label.rstrip('/')}/" if label else ""
+            for diagnostic in report.applied:
+                assert diagnostic.fix is not None
+                print(
+                    f"fixed {prefix}{diagnostic.rel_path} ({diagnostic.code}): "
+                    f"{diagnostic.fix.title}",
+                    file=sys.stderr,
+                )
+            for diagnostic, reason in report.skipped:
+                if diagnostic.fix is not None and diagnostic.fix.safe:
+                    print(
+                        f"not fixed {prefix}{diagnostic.rel_path} ({diagnostic.code}): {reason}",
+                        file=sys.stderr,
+                    )
+            if report.written:
+                state.refresh()
+                result = state.lint()
+        sections.append(Section(result, label))
+
+    sys.stdout.write(render(args.format, sections))
+    sys.stdout.flush()
+    diagnostics = [d for section in sections for d in section.result.diagnostics]
+    if args.format == "text":
+        print(_summary(diagnostics, sum(s.result.files for s in sections)), file=sys.stderr)
+    if args.exit_zero:
+        return 0
+    return 1 if any(d.severity in FAILING for d in diagnostics) else 0
+
+
+def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    from memdir.lint.diagnostic import SEVERITY_ORDER
+
+    if not diagnostics:
+        return f"memdir lint: {files} topic files, no problems"
+    counts = Counter(d.severity for d in diagnostics)
+    parts = [
+        f"{counts[s]} {s}{'s' if counts[s] != 1 and s in ('error', 'warning') else ''}"
+        for s in SEVERITY_ORDER
+        if counts[s]
+    ]
+    return f"memdir lint: {files} topic files, " + ", ".join(parts)

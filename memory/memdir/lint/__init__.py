@@ -1,0 +1,74 @@
+"""memdir lint: every way a memory becomes invisible, wrong or unsafe, as diagnostics.
+
+One rule engine for the CLI (``memdir lint``) and the language server. The pieces:
+
+* :mod:`~memdir.lint.codes`: the stable codes MEM001-MEM114 and their documentation;
+* :mod:`~memdir.lint.diagnostic`: :class:`Diagnostic` and :class:`Fix` as plain data;
+* :mod:`~memdir.lint.rules`: the rules, pure functions over the core dataclasses;
+* :mod:`~memdir.lint.engine`: settings resolved to the codes and severities that apply;
+* :mod:`~memdir.lint.state`: :class:`DirState`, the incremental per-directory cache;
+* :mod:`~memdir.lint.fix`: applying fixes atomically; :mod:`~memdir.lint.formats`: output.
+
+Typical use::
+
+    state = DirState(memory_dir, load_settings(memory_dir))
+    state.refresh()                      # read what changed on disk
+    state.update(path, editor_text)      # or: one file changed in the editor
+    result = state.lint()                # every diagnostic, plus which files changed
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memdir.lint.codes import ALL_CODES, RULES, Rule
+    from memdir.lint.diagnostic import CreateFile, Diagnostic, Fix, Severity, TextEdit
+    from memdir.lint.engine import LintContext
+    from memdir.lint.fix import FixReport, apply_fixes, apply_text_edits
+    from memdir.lint.state import DirState, LintResult, lint_directory
+
+# Exported names load their module on first use: `import memdir.lint.diagnostic` (what the CLI
+# and the server import first) must not pull in the whole engine.
+_EXPORTS = {
+    "ALL_CODES": "codes",
+    "RULES": "codes",
+    "Rule": "codes",
+    "CreateFile": "diagnostic",
+    "Diagnostic": "diagnostic",
+    "Fix": "diagnostic",
+    "Severity": "diagnostic",
+    "TextEdit": "diagnostic",
+    "LintContext": "engine",
+    "FixReport": "fix",
+    "apply_fixes": "fix",
+    "apply_text_edits": "fix",
+    "DirState": "state",
+    "LintResult": "state",
+    "lint_directory": "state",
+}
+__all__ = [
+    "ALL_CODES",
+    "RULES",
+    "CreateFile",
+    "Diagnostic",
+    "DirState",
+    "Fix",
+    "FixReport",
+    "LintContext",
+    "LintResult",
+    "Rule",
+    "Severity",
+    "TextEdit",
+    "apply_fixes",
+    "apply_text_edits",
+    "lint_directory",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memdir.lint' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"memdir.lint.{module}"), name)

@@ -1,0 +1,73 @@
+"""Settings to rules: which codes run, at which severity, in which recall mode.
+
+One :class:`LintContext` is resolved from :class:`memdir.config.Settings` (``memdir.toml``,
+``[tool.memdir]``, or the editor's settings) and handed to every rule, so rules never read
+settings themselves. ``--select``/``--ignore`` on the command line are merged here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from memdir import constants as C
+from memdir.config import Settings
+from memdir.lint.codes import RULES
+from memdir.lint.diagnostic import Diagnostic, Fix, Severity
+from memdir.model import Span
+
+
+@dataclass(frozen=True)
+class LintContext:
+    """What every rule needs besides the files: settings resolved to codes and severities."""
+
+    root: Path
+    enabled: frozenset[str]
+    severities: Mapping[str, Severity]
+    line_limit: int = C.INDEX_LINE_LIMIT
+    prefetch_mode: bool = False
+
+    @classmethod
+    def from_settings(cls, root: Path, settings: Settings) -> LintContext:
+        prefetch = settings.recall_mode == "prefetch"
+        enabled: set[str] = set()
+        severities: dict[str, Severity] = {}
+        for code, rule in RULES.items():
+            if not settings.code_enabled(code):
+                continue
+            severity: Severity = rule.severity
+            # Path A and path B are alternatives: a rule about the one not in use is a note.
+            if prefetch and code == "MEM107":
+                severity = "info"
+            if prefetch and code == "MEM108":
+                severity = "warning"
+            override = settings.severity.get(code)
+            if override is not None and override != "off":
+                severity = override
+            enabled.add(code)
+            severities[code] = severity
+        return cls(root, frozenset(enabled), severities, settings.index_line_limit, prefetch)
+
+    def on(self, code: str) -> bool:
+        return code in self.enabled
+
+    def diag(
+        self, code: str, path: Path, rel: str, span: Span, message: str, fix: Fix | None = None
+    ) -> Diagnostic:
+        return Diagnostic(path, rel, span, code, self.severities[code], message, fix)
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / C.INDEX_FILENAME
+
+
+def with_cli_codes(
+    settings: Settings, select: Sequence[str] | None, ignore: Sequence[str] | None
+) -> Settings:
+    """Command-line codes over the configured ones: ``--select`` replaces, ``--ignore`` adds."""
+    if select:
+        settings = replace(settings, select=tuple(select))
+    if ignore:
+        settings = replace(settings, ignore=(*settings.ignore, *ignore))
+    return settings

@@ -1,0 +1,194 @@
+"""Output formats of ``memdir lint``: text, json, sarif (2.1.0) and github annotations.
+
+Positions are printed 1-based, ends exclusive, columns in code points (SARIF says so with
+``columnKind: unicodeCodePoints``). The JSON shape is a public contract: an array of objects with
+``path`` (relative to the memory dir, ``/``-separated), ``line``, ``column``, ``end_line``,
+``end_column``, ``code``, ``severity``, ``message`` and ``fix`` when there is one; with several
+directories each object also names its ``root``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memdir import __version__
+from memdir.lint.codes import RULES
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.state import LintResult
+
+FORMATS = ("text", "json", "sarif", "github")
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
+_GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice", "hint": "notice"}
+
+
+@dataclass(frozen=True)
+class Section:
+    """One linted directory and how to name it in output."""
+
+    result: LintResult
+    #: Prefix for paths in text output ("" for a single directory).
+    label: str = ""
+
+
+def _display(section: Section, diagnostic: Diagnostic) -> str:
+    if not section.label:
+        return diagnostic.rel_path
+    return f"{section.label.rstrip('/')}/{diagnostic.rel_path}"
+
+
+def format_text(sections: Sequence[Section]) -> str:
+    """``path:line:col: CODE message``, one per line."""
+    lines = [
+        f"{_display(section, d)}:{d.span.start_line + 1}:{d.span.start_col + 1}: "
+        f"{d.code} {d.message}"
+        for section in sections
+        for d in section.result.diagnostics
+    ]
+    return "".join(f"{line}\n" for line in lines)
+
+
+def format_json(sections: Sequence[Section]) -> str:
+    several = len(sections) > 1
+    items: list[dict[str, object]] = []
+    for section in sections:
+        for diagnostic in section.result.diagnostics:
+            item = diagnostic.to_json()
+            if several:
+                item["root"] = str(section.result.root)
+            items.append(item)
+    return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+
+
+def _relative_uri(path: Path, base: Path) -> str | None:
+    try:
+        return Path(os.path.relpath(path, base)).as_posix() if path.is_relative_to(base) else None
+    except ValueError:
+        return None
+
+
+def format_sarif(sections: Sequence[Section], cwd: Path | None = None) -> str:
+    """A SARIF 2.1.0 log with one run; paths relative to ``cwd`` (the checkout) when inside it."""
+    base = Path(os.path.abspath(cwd or Path.cwd()))
+    rule_ids = list(RULES)
+    rules = [
+        {
+            "id": rule.code,
+            "name": rule.name,
+            "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": f"{rule.summary} {rule.why}"},
+            "help": {"text": f"{rule.why} Fix: {rule.remedy}"},
+            "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
+            "properties": {"scope": rule.scope, "fixable": rule.fixable},
+        }
+        for rule in RULES.values()
+    ]
+    results: list[dict[str, object]] = []
+    for section in sections:
+        for d in section.result.diagnostics:
+            relative = _relative_uri(d.path, base)
+            location: dict[str, object] = (
+                {"uri": relative, "uriBaseId": "%SRCROOT%"}
+                if relative is not None
+                else {"uri": d.path.as_uri()}
+            )
+            result: dict[str, object] = {
+                "ruleId": d.code,
+                "ruleIndex": rule_ids.index(d.code),
+                "level": _SARIF_LEVEL[d.severity],
+                "message": {"text": d.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": location,
+                            "region": {
+                                "startLine": d.span.start_line + 1,
+                                "startColumn": d.span.start_col + 1,
+                                "endLine": d.span.end_line + 1,
+                                "endColumn": d.span.end_col + 1,
+                            },
+                        }
+                    }
+                ],
+            }
+            if d.fix is not None and d.fix.edits and not d.fix.creates:
+                result["fixes"] = [
+                    {
+                        "description": {"text": d.fix.title},
+                        "artifactChanges": [
+                            {
+                                "artifactLocation": location,
+                                "replacements": [
+                                    {
+                                        "deletedRegion": {
+                                            "startLine": e.span.start_line + 1,
+                                            "startColumn": e.span.start_col + 1,
+                                            "endLine": e.span.end_line + 1,
+                                            "endColumn": e.span.end_col + 1,
+                                        },
+                                        "insertedContent": {"text": e.new_text},
+                                    }
+                                    for e in d.fix.edits
+                                ],
+                            }
+                        ],
+                    }
+                ]
+            results.append(result)
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "memdir",
+                        "version": __version__,
+                        "rules": rules,
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": base.as_uri() + "/"}},
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_github(sections: Sequence[Section], cwd: Path | None = None) -> str:
+    """GitHub Actions workflow commands: ``::warning file=…,line=…::message``."""
+    base = Path(os.path.abspath(cwd or Path.cwd()))
+    lines: list[str] = []
+    for section in sections:
+        for d in section.result.diagnostics:
+            file = _relative_uri(d.path, base) or str(d.path)
+            props = (
+                f"file={_escape_property(file)},line={d.span.start_line + 1},"
+                f"col={d.span.start_col + 1},endLine={d.span.end_line + 1},"
+                f"endColumn={d.span.end_col + 1},title={d.code}"
+            )
+            lines.append(f"::{_GITHUB_LEVEL[d.severity]} {props}::{_escape_data(d.message)}")
+    return "".join(f"{line}\n" for line in lines)
+
+
+def render(fmt: str, sections: Sequence[Section], cwd: Path | None = None) -> str:
+    if fmt == "json":
+        return format_json(sections)
+    if fmt == "sarif":
+        return format_sarif(sections, cwd)
+    if fmt == "github":
+        return format_github(sections, cwd)
+    return format_text(sections)

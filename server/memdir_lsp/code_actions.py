@@ -1,0 +1,201 @@
+"""Code actions: every fix is a WorkspaceEdit the client applies; the server writes nothing.
+
+* **Move to a topic file** (MEMORY.md): a selection, the block of non-index content under the
+  cursor, or an over-long entry. A new topic file (unique kebab-case name from the title;
+  frontmatter with name, description, type; the moved text verbatim as its body) and one index
+  line under the limit in place of the original. Offered as ``refactor.extract`` everywhere and as
+  a quick fix on the diagnostics that call for it.
+* **Quick fixes** attached to lint diagnostics: the lint engine's structured fix when it has one.
+* **Fix all** (``source.fixAll.memdir``): every safe fix of the file at once.
+
+New files are CreateFile operations when the client lists ``create`` among its resource
+operations; otherwise the action's edit holds the text changes and its ``memdir.createFile``
+command creates the new file, which refuses to overwrite anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from memdir.edits import EditPlan, content_block, plan_move_to_topic
+from memdir.textio import utf16_len
+
+from memdir_lsp.convert import workspace_edit
+from memdir_lsp.protocol import CMD_CREATE_FILE, DIAGNOSTIC_SOURCE
+from memdir_lsp.server import MemoryServer
+from memdir_lsp.state import MemoryDirectory
+
+logger = logging.getLogger(__name__)
+
+FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.{DIAGNOSTIC_SOURCE}"
+
+
+def _wanted(kind: str, only: Sequence[str] | None) -> bool:
+    """LSP's ``only`` filter: a kind matches a requested kind or any of its sub-kinds."""
+    if not only:
+        return True
+    return any(kind == want or kind.startswith(f"{want}.") for want in only)
+
+
+def _existing_files(directory: MemoryDirectory) -> list[str]:
+    found: list[str] = []
+    for base, dirs, files in os.walk(directory.root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found += [(Path(base) / f).relative_to(directory.root).as_posix() for f in files]
+    return found
+
+
+def move_plans(directory: MemoryDirectory, start: int, end: int, selection: bool) -> list[EditPlan]:
+    """What "move to a topic file" would do at a cursor or a selection in MEMORY.md."""
+    index = directory.index()
+    taken = _existing_files(directory)
+    limit = directory.settings.index_line_limit
+
+    def read_topic(rel: str) -> str | None:
+        path = directory.root / rel
+        return directory.text(path) if path.is_file() else None
+
+    plans: list[EditPlan] = []
+    kinds = {item.line: item.kind for item in index.other}
+    # Only selections that hold content move as they are: a selected entry or heading is no
+    # memory body (and the range of a diagnostic sent with a quick-fix request is no
+    # selection); otherwise the cursor's line decides, as for an empty range.
+    if selection and any(kinds.get(n) in ("text", "bullet", "code") for n in range(start, end + 1)):
+        moved = plan_move_to_topic(index, start, end, taken, limit, read_topic=read_topic)
+        if moved is not None:
+            plans.append(moved.plan)
+        return plans
+    block = content_block(index, start)
+    if block is not None:
+        moved = plan_move_to_topic(index, block[0], block[1], taken, limit, read_topic=read_topic)
+        if moved is not None:
+            plans.append(moved.plan)
+    entry = next((e for e in index.entries if e.line == start), None)
+    if entry is not None and utf16_len(entry.raw.rstrip()) > limit:
+        moved = plan_move_to_topic(index, start, start, taken, limit, read_topic=read_topic)
+        if moved is not None:
+            plans.append(moved.plan)
+    return plans
+
+
+def to_action(
+    ls: MemoryServer,
+    plan: EditPlan,
+    kind: str,
+    diagnostics: Sequence[types.Diagnostic] | None = None,
+    preferred: bool = False,
+) -> types.CodeAction:
+    edit, command = workspace_edit(ls, plan)
+    return types.CodeAction(
+        title=plan.title,
+        kind=kind,
+        diagnostics=list(diagnostics) if diagnostics else None,
+        edit=edit,
+        command=command,
+        is_preferred=preferred or None,
+    )
+
+
+async def code_action(
+    ls: MemoryServer, params: types.CodeActionParams
+) -> list[types.CodeAction] | None:
+    found = ls.memory_document(params.text_document.uri)
+    if found is None:
+        return None
+    directory, path = found
+    lines = ls.lines_of(path)
+    start_line, _ = ls.from_position(params.range.start, lines)
+    end_line, end_col = ls.from_position(params.range.end, lines)
+    selection = params.range.start != params.range.end
+    if selection and end_col == 0 and end_line > start_line:
+        end_line -= 1  # a selection of whole lines ends at the start of the next one
+    only = params.context.only
+    actions: list[types.CodeAction] = []
+
+    from memdir_lsp import diagnostics as diag_feature
+
+    lint_actions = diag_feature.fix_actions(ls, directory, path, params.context.diagnostics)
+    moved_by_fix = False
+    for action in lint_actions:
+        if _wanted(str(action.kind), only):
+            actions.append(action)
+            moved_by_fix = moved_by_fix or action.title.startswith("Move")
+    if directory.is_index(path) and not moved_by_fix:
+        kind = types.CodeActionKind.RefactorExtract.value
+        if _wanted(kind, only) or _wanted(types.CodeActionKind.QuickFix.value, only):
+            plans = await asyncio.to_thread(move_plans, directory, start_line, end_line, selection)
+            related = [
+                d
+                for d in params.context.diagnostics
+                if d.source == DIAGNOSTIC_SOURCE and str(d.code) in diag_feature.MOVE_CODES
+            ]
+            for plan in plans:
+                action_kind = types.CodeActionKind.QuickFix.value if related else kind
+                if _wanted(action_kind, only):
+                    actions.append(to_action(ls, plan, action_kind, related, bool(related)))
+    if _wanted(FIX_ALL_KIND, only) and only:
+        fix_all = diag_feature.fix_all_action(ls, directory, path)
+        if fix_all is not None:
+            actions.append(fix_all)
+    return actions
+
+
+async def create_file(ls: MemoryServer, *files: Any) -> dict[str, Any]:
+    """``memdir.createFile [uri, text] ...``: create new files, never overwriting one.
+
+    The fallback for clients that cannot apply CreateFile. Only paths inside a known memory
+    directory are accepted.
+    """
+    created: list[str] = []
+    skipped: list[str] = []
+    for item in files:
+        if not (
+            isinstance(item, list | tuple)
+            and len(item) == 2
+            and all(isinstance(part, str) for part in item)
+        ):
+            raise ValueError("memdir.createFile takes [uri, text] pairs")
+        uri, text = item
+        path = ls.uri_to_path(uri)
+        directory = ls.directory_for(path) if path is not None else None
+        if path is None or directory is None:
+            skipped.append(uri)
+            continue
+        if await asyncio.to_thread(_create_new, path, text):
+            created.append(uri)
+        else:
+            skipped.append(uri)
+    return {"created": created, "skipped": skipped}
+
+
+def _create_new(path: Path, text: str) -> bool:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        # "x": fails if the file exists, atomically, so a racing writer is never clobbered.
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        return False
+    return True
+
+
+def register(server: MemoryServer) -> None:
+    server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[
+                types.CodeActionKind.QuickFix,
+                types.CodeActionKind.RefactorExtract,
+                types.CodeActionKind.SourceFixAll,
+                FIX_ALL_KIND,
+            ],
+            resolve_provider=False,
+        ),
+    )(server.guard(code_action))
+    server.command(CMD_CREATE_FILE)(server.guard(create_file))

@@ -1,0 +1,517 @@
+"""Diagnostics: every lint rule, live, for every file of every memory directory.
+
+The lint engine (``memdir.lint``) does the work; this module decides when to run it and how to
+deliver the results:
+
+* **Pull** (``textDocument/diagnostic``, ``workspace/diagnostic``) for clients that support it
+  (Neovim 0.10+, recent VS Code); **push** (``publishDiagnostics``) for all others. Never both:
+  a client that pulls keeps pushed diagnostics in a separate collection and would show each
+  finding twice.
+* Open documents are linted with the editor's unsaved text. A change re-lints that file
+  incrementally (``DirState`` caches the rest) after a short per-document debounce, then the
+  directory-level rules (orphans, dangling links, duplicates, the prefetch window) are
+  refreshed for *every* file of the directory.
+* Changes outside the editor (watched files, file operations) re-read the files concerned.
+
+Quick fixes are the lint engine's structured fixes, turned into WorkspaceEdits; for the codes
+where the engine offers none, ``memdir.edits`` plans one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import hashlib
+import logging
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from memdir import constants as C
+from memdir.edits import (
+    EditPlan,
+    FileCreation,
+    TextEdit,
+    plan_add_to_index,
+    plan_create_missing,
+    plan_frontmatter_skeleton,
+    plan_remove_entry,
+    plan_set_type,
+)
+
+from memdir_lsp.protocol import DIAGNOSTIC_IDENTIFIER, DIAGNOSTIC_SOURCE
+from memdir_lsp.server import FileEvent, MemoryServer
+from memdir_lsp.state import MemoryDirectory
+
+logger = logging.getLogger(__name__)
+
+#: Seconds to wait after a keystroke before re-linting (reset by the next keystroke).
+DEBOUNCE_SECONDS = 0.2
+
+SEVERITIES = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+#: Codes whose fix is "move to a topic file" (planned by code_actions, from the cursor).
+MOVE_CODES = frozenset({"MEM001", "MEM004"})
+
+
+class DiagnosticsState:
+    """What was last computed and delivered, per memory directory and per document."""
+
+    def __init__(self) -> None:
+        self.pull = False
+        #: Lint results (memdir.lint Diagnostics) per directory root, per file.
+        self.results: dict[Path, dict[Path, list[Any]]] = {}
+        #: What was last published (push) per URI, to skip identical republishing.
+        self.published: dict[str, list[types.Diagnostic]] = {}
+        #: Debounce tasks per document URI.
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.lock = asyncio.Lock()
+        #: Set by the first full lint; directory changes before it are covered by it.
+        self.started = False
+        #: Pull: URIs whose findings the client may still show (delivered with items by a
+        #: workspace or document report). Once such a file is clean, deleted or out of every
+        #: memory dir, workspace reports must keep naming it with no items: a client drops
+        #: findings only when told to, never because a file is missing from a report.
+        self.reported_uris: set[str] = set()
+
+
+def state_of(ls: MemoryServer) -> DiagnosticsState:
+    found: DiagnosticsState | None = getattr(ls, "_diagnostics_state", None)
+    if found is None:
+        found = DiagnosticsState()
+        ls._diagnostics_state = found  # type: ignore[attr-defined]
+    return found
+
+
+# --- running the lint engine -----------------------------------------------------------------
+
+
+def lint_directory(
+    ls: MemoryServer, directory: MemoryDirectory, changed: Iterable[Path], rescan: bool
+) -> dict[Path, list[Any]]:
+    """Lint the whole directory (incrementally: only ``changed`` files are re-read)."""
+    from memdir_lsp import linting
+
+    def open_paths() -> list[Path]:
+        paths = [ls.uri_to_path(uri) for uri in list(ls.workspace.text_documents)]
+        return [p for p in paths if p is not None and directory.contains(p)]
+
+    return linting.run(directory, changed, open_paths, rescan)
+
+
+async def relint(
+    ls: MemoryServer,
+    directory: MemoryDirectory,
+    changed: Iterable[Path] = (),
+    *,
+    rescan: bool = False,
+) -> None:
+    """Re-lint one directory and deliver what changed, for every file of it."""
+    state = state_of(ls)
+    changed = list(changed)
+    async with state.lock:
+        results = await asyncio.to_thread(lint_directory, ls, directory, changed, rescan)
+        previous = state.results.get(directory.root, {})
+        state.results[directory.root] = results
+    if state.pull:
+        if results != previous and ls.client_supports("workspace.diagnostics.refresh_support"):
+            ls.workspace_diagnostic_refresh(None)
+        return
+    edited = set(changed)
+    for path in set(previous) | set(results):
+        # Unchanged findings keep their published ranges unless the file's text changed
+        # (only then could code-point columns map to different client columns).
+        if path in edited or previous.get(path) != results.get(path):
+            publish(ls, directory, path, results.get(path, []))
+
+
+def to_lsp(ls: MemoryServer, lines: Sequence[str], found: Any) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=ls.to_range(found.span, lines),
+        message=found.message,
+        severity=SEVERITIES.get(found.severity, types.DiagnosticSeverity.Warning),
+        code=found.code,
+        source=DIAGNOSTIC_SOURCE,
+        data={"path": found.rel_path, "line": found.span.start_line, "code": found.code},
+    )
+
+
+def convert(ls: MemoryServer, path: Path, found: Sequence[Any]) -> list[types.Diagnostic]:
+    lines = ls.lines_of(path)
+    return [to_lsp(ls, lines, d) for d in found]
+
+
+def publish(ls: MemoryServer, directory: MemoryDirectory, path: Path, found: Sequence[Any]) -> None:
+    state = state_of(ls)
+    uri = ls.path_to_uri(path)
+    items = convert(ls, path, found)
+    if state.published.get(uri) == items:
+        return
+    state.published[uri] = items
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=ls.open_version(path))
+    )
+
+
+def clear_directory(ls: MemoryServer, root: Path) -> None:
+    state = state_of(ls)
+    results = state.results.pop(root, {})
+    if state.pull:
+        return
+    for path in results:
+        uri = ls.path_to_uri(path)
+        if state.published.pop(uri, None):
+            ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
+
+
+def results_for(ls: MemoryServer, directory: MemoryDirectory, path: Path) -> list[Any]:
+    return state_of(ls).results.get(directory.root, {}).get(path, [])
+
+
+# --- events ----------------------------------------------------------------------------------
+
+
+async def lint_all(ls: MemoryServer) -> None:
+    """Lint every directory, with work-done progress when the client shows it."""
+    directories = list(ls.directories.values())
+    if not directories:
+        return
+    token: str | None = None
+    if ls.client_supports("window.work_done_progress"):
+        token = str(uuid.uuid4())
+        try:
+            await ls.work_done_progress.create_async(token)
+        except Exception as exc:
+            logger.warning("work done progress refused: %s", exc)
+            token = None
+    if token is not None:
+        ls.work_done_progress.begin(
+            token,
+            types.WorkDoneProgressBegin(title="memdir: checking memory", percentage=0),
+        )
+    try:
+        for number, directory in enumerate(directories):
+            if token is not None:
+                ls.work_done_progress.report(
+                    token,
+                    types.WorkDoneProgressReport(
+                        message=str(directory.root),
+                        percentage=int(100 * number / len(directories)),
+                    ),
+                )
+            await relint(ls, directory)
+    finally:
+        if token is not None:
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+
+
+async def on_initialize(ls: MemoryServer, params: types.InitializeParams) -> None:
+    """Offer pull diagnostics only to clients that pull (capabilities are computed after)."""
+    state = state_of(ls)
+    state.pull = ls.client_supports("text_document.diagnostic")
+    if not state.pull:
+        return
+    ls.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier=DIAGNOSTIC_IDENTIFIER,
+            # Directory-level rules: a change in one file changes others' results.
+            inter_file_dependencies=True,
+            workspace_diagnostics=True,
+        ),
+    )(ls.guard(document_diagnostic))
+    ls.feature(types.WORKSPACE_DIAGNOSTIC)(ls.guard(workspace_diagnostic))
+
+
+async def on_initialized(ls: MemoryServer) -> None:
+    state_of(ls).started = True
+    ls.spawn(lint_all(ls), "initial lint")
+
+
+async def on_directories_changed(ls: MemoryServer) -> None:
+    state = state_of(ls)
+    if not state.started:
+        return
+    for root in [r for r in state.results if r not in ls.directories]:
+        clear_directory(ls, root)
+    for root, directory in ls.directories.items():
+        if root not in state.results:
+            ls.spawn(relint(ls, directory), f"lint {root}")
+
+
+async def on_settings_changed(ls: MemoryServer) -> None:
+    for directory in ls.directories.values():
+        directory.lint_state = None  # settings feed every rule: start over
+    await lint_all(ls)
+
+
+def _schedule(
+    ls: MemoryServer, uri: str, directory: MemoryDirectory, path: Path, delay: float
+) -> None:
+    state = state_of(ls)
+    previous = state.pending.pop(uri, None)
+    if previous is not None:
+        previous.cancel()
+
+    async def later() -> None:
+        await asyncio.sleep(delay)
+        state.pending.pop(uri, None)
+        await relint(ls, directory, [path])
+
+    state.pending[uri] = ls.spawn(later(), f"lint {uri}")
+
+
+async def on_document(ls: MemoryServer, uri: str, event: str) -> None:
+    found = ls.memory_document(uri)
+    if found is None:
+        return
+    directory, path = found
+    if event == "change":
+        _schedule(ls, uri, directory, path, DEBOUNCE_SECONDS)
+    else:
+        # Open: the editor's text may differ from disk; close: back to the disk's text.
+        _schedule(ls, uri, directory, path, 0.0)
+
+
+async def on_files(ls: MemoryServer, events: Sequence[FileEvent]) -> None:
+    touched: dict[Path, list[Path]] = {}
+    for path, _kind in events:
+        directory = ls.directory_for(path)
+        if directory is not None:
+            touched.setdefault(directory.root, []).append(path)
+    for root, paths in touched.items():
+        directory = ls.directories.get(root)
+        if directory is not None:
+            await relint(ls, directory, paths, rescan=True)
+
+
+# --- pull ------------------------------------------------------------------------------------
+
+
+def _result_id(items: Sequence[types.Diagnostic]) -> str:
+    digest = hashlib.sha1(usedforsecurity=False)
+    for item in items:
+        digest.update(repr((item.range, item.code, item.message, item.severity)).encode())
+    return digest.hexdigest()[:16]
+
+
+#: The result id of "no findings".
+EMPTY_RESULT_ID = _result_id([])
+
+
+async def document_diagnostic(
+    ls: MemoryServer, params: types.DocumentDiagnosticParams
+) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
+    found = ls.memory_document(params.text_document.uri)
+    if found is None:
+        # Not a memory file: nothing to say about it.
+        return types.RelatedFullDocumentDiagnosticReport(items=[], result_id="none")
+    directory, path = found
+    state = state_of(ls)
+    pending = state.pending.pop(params.text_document.uri, None)
+    if pending is not None:
+        pending.cancel()
+    await relint(ls, directory, [path])
+    items = convert(ls, path, results_for(ls, directory, path))
+    result_id = _result_id(items)
+    if items:
+        # A client may keep these after the document closes; see DiagnosticsState.
+        state.reported_uris.add(params.text_document.uri)
+    if params.previous_result_id == result_id:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+
+async def workspace_diagnostic(
+    ls: MemoryServer, params: types.WorkspaceDiagnosticParams
+) -> types.WorkspaceDiagnosticReport:
+    """Every file with findings, plus every file whose findings went away since a report.
+
+    The lint results hold only files with findings. A file that became clean (or was deleted,
+    or left every memory dir) must still be reported, with no items: VS Code applies workspace
+    reports per file and keeps what it has for a file the report does not mention. Files it
+    shows in no editor tab get diagnostics from workspace reports only, so "Move to topic
+    file", whose new file is linted empty (CreateFile) before its text arrives, left a stale
+    "no frontmatter" and "orphan" on it whenever a workspace pull fell into that moment.
+    """
+    state = state_of(ls)
+    previous = {p.uri: p.value for p in params.previous_result_ids}
+    reports: list[
+        types.WorkspaceFullDocumentDiagnosticReport
+        | types.WorkspaceUnchangedDocumentDiagnosticReport
+    ] = []
+    current: set[str] = set()
+    for directory in list(ls.directories.values()):
+        await relint(ls, directory)
+        for path, found in state.results.get(directory.root, {}).items():
+            uri = ls.path_to_uri(path)
+            current.add(uri)
+            items = convert(ls, path, found)
+            reports.append(_workspace_report(uri, items, previous, ls.open_version(path)))
+    for uri in sorted(state.reported_uris - current):
+        if previous.get(uri) == EMPTY_RESULT_ID:
+            # The client says it already has "no findings" for this file: stop naming it.
+            state.reported_uris.discard(uri)
+            continue
+        gone = ls.uri_to_path(uri)
+        version = ls.open_version(gone) if gone is not None else None
+        reports.append(_workspace_report(uri, [], previous, version))
+    state.reported_uris |= current
+    return types.WorkspaceDiagnosticReport(items=reports)
+
+
+def _workspace_report(
+    uri: str, items: list[types.Diagnostic], previous: dict[str, str], version: int | None
+) -> types.WorkspaceFullDocumentDiagnosticReport | types.WorkspaceUnchangedDocumentDiagnosticReport:
+    result_id = _result_id(items)
+    if previous.get(uri) == result_id:
+        return types.WorkspaceUnchangedDocumentDiagnosticReport(
+            uri=uri, result_id=result_id, version=version
+        )
+    return types.WorkspaceFullDocumentDiagnosticReport(
+        uri=uri, items=items, result_id=result_id, version=version
+    )
+
+
+# --- fixes -----------------------------------------------------------------------------------
+
+
+def _lint_fix_plan(fix: Any) -> EditPlan:
+    """A lint ``Fix`` as an edit plan (same shape, the lint engine's own types)."""
+    return EditPlan(
+        fix.title,
+        tuple(TextEdit(e.path, e.span, e.new_text) for e in fix.edits),
+        tuple(FileCreation(c.path, c.text) for c in fix.creates),
+    )
+
+
+def _matching(
+    ls: MemoryServer, directory: MemoryDirectory, path: Path, diagnostic: types.Diagnostic
+) -> Any | None:
+    """The lint diagnostic behind an LSP diagnostic the client sent back."""
+    if diagnostic.source != DIAGNOSTIC_SOURCE:
+        return None
+    lines = ls.lines_of(path)
+    line, col = ls.from_position(diagnostic.range.start, lines)
+    for found in results_for(ls, directory, path):
+        if (
+            found.code == diagnostic.code
+            and found.span.start_line == line
+            and found.span.start_col == col
+        ):
+            return found
+    return None
+
+
+def fallback_plans(directory: MemoryDirectory, path: Path, found: Any) -> list[EditPlan]:
+    """Fixes ``memdir.edits`` plans for codes where the engine offers one fix or none."""
+    code = found.code
+    plans: list[EditPlan] = []
+    if code in ("MEM005", "MEM006"):
+        index = directory.index()
+        entry = next((e for e in index.entries if e.line == found.span.start_line), None)
+        if entry is None:
+            return plans
+        if code == "MEM005":
+            taken = [directory.rel(p) for p in directory.topic_paths()]
+            created = plan_create_missing(directory.root, entry, taken)
+            if created is not None:
+                plans.append(created)
+            plans.append(plan_remove_entry(index, entry, "dangling entry"))
+        else:
+            plans.append(plan_remove_entry(index, entry, "duplicate entry"))
+    elif code in ("MEM101", "MEM104", "MEM107"):
+        topic = directory.topic(path)
+        if topic is None:
+            return plans
+        if code == "MEM101" and topic.frontmatter is None:
+            plans.append(plan_frontmatter_skeleton(topic))
+        elif code == "MEM104" and topic.raw_type:
+            guess = difflib.get_close_matches(topic.raw_type.casefold(), C.MEMORY_TYPES, n=1)
+            set_type = plan_set_type(topic, guess[0] if guess else "project")
+            if set_type is not None:
+                plans.append(set_type)
+        elif code == "MEM107":
+            plans.append(
+                plan_add_to_index(directory.index(), topic, directory.settings.index_line_limit)
+            )
+    return plans
+
+
+def fix_actions(
+    ls: MemoryServer,
+    directory: MemoryDirectory,
+    path: Path,
+    diagnostics: Sequence[types.Diagnostic],
+) -> list[types.CodeAction]:
+    """Quick fixes for the diagnostics in a code-action request, attached to them."""
+    from memdir_lsp.code_actions import to_action
+
+    actions: list[types.CodeAction] = []
+    for diagnostic in diagnostics:
+        found = _matching(ls, directory, path, diagnostic)
+        if found is None or found.code in MOVE_CODES:
+            continue
+        plans: list[EditPlan] = []
+        if found.fix is not None:
+            plans.append(_lint_fix_plan(found.fix))
+        titles = {p.title for p in plans}
+        plans += [p for p in fallback_plans(directory, path, found) if p.title not in titles]
+        for number, plan in enumerate(plans):
+            actions.append(
+                to_action(ls, plan, types.CodeActionKind.QuickFix.value, [diagnostic], number == 0)
+            )
+    return actions
+
+
+def fix_all_action(
+    ls: MemoryServer, directory: MemoryDirectory, path: Path
+) -> types.CodeAction | None:
+    """Every *safe* fix of the file in one edit (``source.fixAll.memdir``).
+
+    Safe fixes only add text or remove exact duplicates; edits that would overlap are left for
+    the next run rather than risking a garbled file.
+    """
+    from memdir_lsp.code_actions import FIX_ALL_KIND, to_action
+
+    edits: list[TextEdit] = []
+    creations: list[FileCreation] = []
+    taken: list[tuple[Path, Any]] = []
+    for found in results_for(ls, directory, path):
+        fix = found.fix
+        if fix is None or not fix.safe:
+            continue
+        plan = _lint_fix_plan(fix)
+        spans = [(e.path, e.span) for e in plan.edits]
+        if any(
+            p == q
+            and not (s.end_line, s.end_col) <= (t.start_line, t.start_col)
+            and not (t.end_line, t.end_col) <= (s.start_line, s.start_col)
+            for p, s in spans
+            for q, t in taken
+        ):
+            continue
+        taken += spans
+        edits += plan.edits
+        creations += plan.creations
+    if not edits and not creations:
+        return None
+    plan = EditPlan("Fix all safe memdir problems", tuple(edits), tuple(creations))
+    return to_action(ls, plan, FIX_ALL_KIND)
+
+
+def register(server: MemoryServer) -> None:
+    server.hooks.initialize.append(on_initialize)
+    server.hooks.initialized.append(on_initialized)
+    server.hooks.directories_changed.append(on_directories_changed)
+    server.hooks.settings_changed.append(on_settings_changed)
+    server.hooks.document.append(on_document)
+    server.hooks.files.append(on_files)

@@ -1,0 +1,198 @@
+"""Finding the memory directories of a workspace.
+
+Per workspace folder, three sources (spec section 2 and issue 5):
+
+* the folder itself, when it holds ``MEMORY.md`` or has the agent's memory-dir layout
+  (``<config>/projects/<slug>/memory``, ``agent-memory[-local]/<agent>``): a memory directory
+  opened directly as a workspace;
+* the agent's memory dir of the folder's project (canonical git root → slug under
+  ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``), even though it lies outside the workspace;
+* the ``memdir.directories`` setting (absolute, ``~/`` or relative to the folder).
+
+A document opened from a memory dir the workspace does not cover (the agent's dir of another
+project, say) adds that dir too. Directories that do not exist are not served.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from lsprotocol import types
+from memdir import constants as C
+from memdir.paths import locate_memory_dir
+
+from memdir_lsp.lifecycle import folder_paths
+from memdir_lsp.server import FileEvent, MemoryServer
+from memdir_lsp.settings import EditorSettings
+
+logger = logging.getLogger(__name__)
+
+#: How far above an opened file to look for the memory dir it belongs to.
+MAX_ANCESTORS = 4
+
+
+def looks_like_memory_dir(path: Path) -> bool:
+    """A directory the agent would use as memory: it has an index, or the agent's layout."""
+    if (path / C.INDEX_FILENAME).is_file():
+        return True
+    parent = path.parent
+    if path.name == C.MEMORY_DIRNAME and parent.parent.name == C.PROJECTS_DIRNAME:
+        return path.is_dir()
+    return parent.name in ("agent-memory", "agent-memory-local") and path.is_dir()
+
+
+def _setting_paths(value: str, folder: Path | None) -> Path | None:
+    expanded = Path(value).expanduser()
+    if expanded.is_absolute():
+        return Path(os.path.abspath(expanded))
+    if folder is None:
+        return None
+    return Path(os.path.abspath(folder / expanded))
+
+
+def find_directories(
+    folders: Sequence[Path],
+    settings: EditorSettings,
+    env: Mapping[str, str] | None = None,
+) -> dict[Path, set[str]]:
+    """Every memory directory of the workspace, with why each was found."""
+    found: dict[Path, set[str]] = {}
+
+    def add(path: Path | None, origin: str) -> None:
+        if path is not None and path.is_dir():
+            found.setdefault(Path(os.path.abspath(path)), set()).add(origin)
+
+    for folder in folders:
+        if looks_like_memory_dir(folder):
+            add(folder, "workspace")
+        try:
+            location = locate_memory_dir(folder, env=env)
+        except OSError as exc:
+            logger.warning("cannot locate the agent's memory dir of %s: %s", folder, exc)
+        else:
+            if location.enabled and location.memory_dir is not None:
+                add(location.memory_dir, "agent")
+        for value in settings.directories:
+            add(_setting_paths(value, folder), "setting")
+    if not folders:
+        for value in settings.directories:
+            add(_setting_paths(value, None), "setting")
+    return found
+
+
+async def rediscover(server: MemoryServer) -> None:
+    found = find_directories(folder_paths(server), server.editor_settings)
+    # Directories added because a document was opened from them stay while known.
+    for root, directory in server.directories.items():
+        if "opened" in directory.origins and root.is_dir():
+            found.setdefault(root, set()).add("opened")
+    if server.set_directories(found):
+        logger.info("memory directories: %s", ", ".join(map(str, server.directories)) or "none")
+        await server.fire(server.hooks.directories_changed)
+        await register_watchers(server)
+
+
+async def register_watchers(server: MemoryServer) -> None:
+    """Watch every memory dir (dynamic registration, when the client can do it).
+
+    Memory dirs outside the workspace (the agent's) need relative patterns with their own base;
+    without relative-pattern support only the workspace-wide ``**/*.md`` is watched.
+    """
+    if not server.client_supports("workspace.did_change_watched_files.dynamic_registration"):
+        return
+    relative = server.client_supports("workspace.did_change_watched_files.relative_pattern_support")
+    watchers: list[types.FileSystemWatcher] = []
+    if relative:
+        for root in server.directories:
+            for glob in ("**/*.md", C.INDEX_FILENAME, "memdir.toml"):
+                watchers.append(
+                    types.FileSystemWatcher(
+                        glob_pattern=types.RelativePattern(
+                            base_uri=server.path_to_uri(root), pattern=glob
+                        )
+                    )
+                )
+    watchers.append(types.FileSystemWatcher(glob_pattern="**/*.md"))
+    watchers.append(types.FileSystemWatcher(glob_pattern="**/memdir.toml"))
+    key = repr(sorted(repr(w) for w in watchers))
+    if key == server.watcher_key:
+        return
+    registration_id = str(uuid.uuid4())
+    try:
+        await server.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id=registration_id,
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                            watchers=watchers
+                        ),
+                    )
+                ]
+            )
+        )
+    except Exception as exc:
+        logger.warning("could not register file watchers: %s", exc)
+        return
+    server.watcher_key = key
+    server.watcher_ids.append(registration_id)
+    # Replace the previous registration rather than piling up duplicate events.
+    for old in server.watcher_ids[:-1]:
+        try:
+            await server.client_unregister_capability_async(
+                types.UnregistrationParams(
+                    unregisterations=[
+                        types.Unregistration(
+                            id=old, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+                        )
+                    ]
+                )
+            )
+        except Exception as exc:
+            logger.warning("could not unregister file watchers: %s", exc)
+    del server.watcher_ids[:-1]
+
+
+async def on_initialized(server: MemoryServer) -> None:
+    await rediscover(server)
+    await register_watchers(server)
+
+
+async def on_document(server: MemoryServer, uri: str, event: str) -> None:
+    """A Markdown file opened from an unknown memory dir makes that dir known."""
+    if event != "open":
+        return
+    path = server.uri_to_path(uri)
+    if path is None or path.suffix != ".md" or server.directory_for(path) is not None:
+        return
+    for ancestor in list(path.parents)[:MAX_ANCESTORS]:
+        if looks_like_memory_dir(ancestor):
+            root = Path(os.path.abspath(ancestor))
+            found = {r: set(d.origins) for r, d in server.directories.items()}
+            found[root] = {"opened"}
+            server.set_directories(found)
+            await server.fire(server.hooks.directories_changed)
+            await register_watchers(server)
+            return
+
+
+async def on_files(server: MemoryServer, events: Sequence[FileEvent]) -> None:
+    names = {path.name for path, _ in events}
+    if "memdir.toml" in names or "pyproject.toml" in names:
+        server.reload_settings()
+        await server.fire(server.hooks.settings_changed)
+    # An index created or deleted at a workspace folder's top turns it into (or out of) one.
+    folders = set(folder_paths(server))
+    if any(p.name == C.INDEX_FILENAME and p.parent in folders for p, _ in events):
+        await rediscover(server)
+
+
+def register(server: MemoryServer) -> None:
+    server.hooks.initialized.append(on_initialized)
+    server.hooks.document.append(on_document)
+    server.hooks.files.append(on_files)

@@ -1,0 +1,366 @@
+"""The language server: a small ``LanguageServer`` subclass holding per-directory state.
+
+Feature modules (``discovery``, ``diagnostics``, ``navigation`` ...) each have a
+``register(server)`` that declares their LSP methods and subscribes to the server's events. The
+document lifecycle (open/change/save/close, watched files, file operations) is registered here
+once and fanned out to the subscribers, each isolated: one feature's exception is logged and the
+others still run. No rule logic lives in the server; it translates LSP to ``memdir`` calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from lsprotocol import types
+from memdir import __version__
+from memdir.model import Span
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.uris import from_fs_path, to_fs_path
+
+from memdir_lsp.protocol import EXPERIMENTAL_KEY, SERVER_NAME
+from memdir_lsp.state import MemoryDirectory, SessionStore
+
+logger = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: Seconds a request waits for startup to finish before answering anyway.
+READY_TIMEOUT = 10.0
+
+#: What changed on disk or in the editor: ``created``, ``changed`` or ``deleted``.
+FileEvent = tuple[Path, str]
+
+
+@dataclass
+class Hooks:
+    """Events the feature modules subscribe to; each list runs in registration order."""
+
+    initialize: list[Callable[[MemoryServer, types.InitializeParams], Awaitable[None]]] = field(
+        default_factory=list
+    )
+    initialized: list[Callable[[MemoryServer], Awaitable[None]]] = field(default_factory=list)
+    #: Editor settings changed (directories were already rediscovered).
+    settings_changed: list[Callable[[MemoryServer], Awaitable[None]]] = field(default_factory=list)
+    #: The set of memory directories changed.
+    directories_changed: list[Callable[[MemoryServer], Awaitable[None]]] = field(
+        default_factory=list
+    )
+    #: A document was opened, changed, saved or closed in the editor: (uri, event).
+    document: list[Callable[[MemoryServer, str, str], Awaitable[None]]] = field(
+        default_factory=list
+    )
+    #: Files were created, changed or deleted on disk (watcher or file operations).
+    files: list[Callable[[MemoryServer, Sequence[FileEvent]], Awaitable[None]]] = field(
+        default_factory=list
+    )
+
+
+#: Prefixes of the custom methods advertised under ``experimental``.
+CUSTOM_PREFIXES = ("memory/", "memdir/")
+
+
+class MemoryProtocol(LanguageServerProtocol):
+    """pygls' protocol, plus the custom methods listed in the initialize result.
+
+    pygls computes the capabilities from the registered features but has no slot for custom
+    methods; a client that wants to use a request added in a later version (e.g. the VS Code
+    extension's "New memory" through ``memory/tool``) needs to know whether this server has it.
+    """
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        methods = sorted(m for m in self.fm.features if m.startswith(CUSTOM_PREFIXES))
+        experimental = result.capabilities.experimental
+        extra = dict(experimental) if isinstance(experimental, dict) else {}
+        extra[EXPERIMENTAL_KEY] = {"methods": methods}
+        result.capabilities.experimental = extra
+        return result
+
+
+class MemoryServer(LanguageServer):
+    """The memdir language server: memory directories and what the editor has open in them."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            SERVER_NAME,
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=MemoryProtocol,
+        )
+        # settings.py registers handlers typed with this class, so it imports us: import late.
+        from memdir_lsp.settings import EditorSettings
+
+        self.editor_settings = EditorSettings()
+        #: Memory directories by their absolute path (not resolved: paths stay as the user sees).
+        self.directories: dict[Path, MemoryDirectory] = {}
+        self.sessions = SessionStore()
+        self.hooks = Hooks()
+        #: Background tasks kept alive until done (asyncio keeps only weak references).
+        self.tasks: set[asyncio.Task[Any]] = set()
+        #: Set once ``initialized`` has been handled (settings pulled, directories found).
+        self.ready = asyncio.Event()
+        #: Running ``memory/extract`` jobs by id, and the id behind each work-done token, so
+        #: the client's ``window/workDoneProgress/cancel`` reaches the right task.
+        self.extractions: dict[str, asyncio.Task[Any]] = {}
+        self.extraction_tokens: dict[types.ProgressToken, str] = {}
+        #: Dynamic registrations of workspace/didChangeWatchedFiles (the last one is live).
+        self.watcher_ids: list[str] = []
+        self.watcher_key: str | None = None
+
+    # --- robustness ---------------------------------------------------------------------------
+
+    def guard(
+        self, handler: Callable[P, Awaitable[R]], *, wait: bool = True, catch: bool = True
+    ) -> Callable[P, Awaitable[R | None]]:
+        """Wrap a handler so an unexpected exception is logged and answered with ``None``.
+
+        JSON-RPC errors (bad params) always pass through: the client must see them as errors.
+        With ``wait``, the handler first waits until startup (settings, discovery) has finished.
+        Without ``catch``, other errors pass through too (pygls answers InternalError): for the
+        custom requests, whose callers must be able to tell "nothing" from "failed".
+        """
+
+        @functools.wraps(handler)
+        async def guarded(*args: P.args, **kwargs: P.kwargs) -> R | None:
+            if wait:
+                await self.wait_ready()
+            if not catch:
+                return await handler(*args, **kwargs)
+            try:
+                return await handler(*args, **kwargs)
+            except (JsonRpcException, asyncio.CancelledError):
+                raise
+            except Exception as exc:
+                logger.exception("%s failed", getattr(handler, "__name__", handler))
+                self.log(f"{getattr(handler, '__name__', 'handler')} failed: {exc!r}", error=True)
+                return None
+
+        return guarded
+
+    async def wait_ready(self) -> None:
+        """Requests that arrive while ``initialized`` is still being handled wait for it.
+
+        A client may send requests right after ``initialized``; answering them before the
+        memory directories are known would give empty results. Never wait forever: a client
+        that never sends ``initialized`` still gets answers.
+        """
+        if self.ready.is_set():
+            return
+        try:
+            await asyncio.wait_for(self.ready.wait(), READY_TIMEOUT)
+        except TimeoutError:
+            logger.warning("answering before startup finished")
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Run ``coro`` in the background, logging (not raising) its failure."""
+
+        async def run() -> None:
+            try:
+                await coro
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                logger.exception("background task %s failed", name)
+                self.log(f"{name} failed: {exc!r}", error=True)
+
+        task = asyncio.ensure_future(run())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        # Cancelled before it ever ran: close the coroutine so it is not reported as leaked.
+        task.add_done_callback(lambda _task: coro.close())
+        return task
+
+    async def fire(self, hooks: Sequence[Callable[..., Awaitable[None]]], *args: Any) -> None:
+        for hook in hooks:
+            try:
+                await hook(self, *args)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                logger.exception("hook %s failed", getattr(hook, "__qualname__", hook))
+                self.log(f"{getattr(hook, '__qualname__', 'hook')} failed: {exc!r}", error=True)
+
+    def log(
+        self,
+        message: str,
+        kind: types.MessageType = types.MessageType.Info,
+        *,
+        error: bool = False,
+    ) -> None:
+        """A ``window/logMessage`` (the client's output panel) plus our own stderr log."""
+        kind = types.MessageType.Error if error else kind
+        logger.log(logging.ERROR if error else logging.INFO, "%s", message)
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # not connected yet (tests that build the server directly)
+            logger.debug("could not send logMessage", exc_info=True)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls shows a popup for every notification error by default; a log line is enough.
+        if isinstance(error, JsonRpcInvalidParams):
+            # The client sent bad params and got the error as its answer: not our fault.
+            self.log(f"request refused: {error}", types.MessageType.Warning)
+            return
+        self.log(f"internal error: {error}", error=True)
+
+    # --- capabilities -------------------------------------------------------------------------
+
+    def client_supports(self, dotted: str) -> bool:
+        """A capability by its snake_case dotted path, e.g. ``window.work_done_progress``."""
+        return bool(get_capability(self.client_capabilities, dotted, False))
+
+    def resource_operations(self) -> list[str]:
+        ops = get_capability(
+            self.client_capabilities, "workspace.workspace_edit.resource_operations", None
+        )
+        return [str(getattr(op, "value", op)) for op in ops] if ops else []
+
+    # --- documents and directories ------------------------------------------------------------
+
+    @staticmethod
+    def uri_to_path(uri: str) -> Path | None:
+        path = to_fs_path(uri)
+        return Path(os.path.abspath(path)) if path else None
+
+    @staticmethod
+    def path_to_uri(path: Path) -> str:
+        uri = from_fs_path(str(path))
+        if uri is None:  # pragma: no cover - only for non-absolute paths
+            raise ValueError(f"cannot make a URI of {path}")
+        return str(uri)
+
+    def open_text(self, path: Path) -> str | None:
+        """The editor's (possibly unsaved) text of ``path`` when it is open, else None."""
+        doc = self.workspace.text_documents.get(self.path_to_uri(path))
+        return doc.source if doc is not None else None
+
+    def open_version(self, path: Path) -> int | None:
+        doc = self.workspace.text_documents.get(self.path_to_uri(path))
+        return doc.version if doc is not None else None
+
+    def directory_for(self, path: Path) -> MemoryDirectory | None:
+        """The innermost known memory directory containing ``path``."""
+        best: MemoryDirectory | None = None
+        for directory in self.directories.values():
+            if directory.contains(path) and (
+                best is None or len(directory.root.parts) > len(best.root.parts)
+            ):
+                best = directory
+        return best
+
+    def memory_document(self, uri: str) -> tuple[MemoryDirectory, Path] | None:
+        """``(directory, path)`` when ``uri`` is a Markdown file of a memory dir, else None.
+
+        Other Markdown (a README, docs) is left alone: no diagnostics, no completion.
+        """
+        path = self.uri_to_path(uri)
+        if path is None or path.suffix != ".md":
+            return None
+        directory = self.directory_for(path)
+        return (directory, path) if directory is not None else None
+
+    def new_directory(self, root: Path, origins: set[str]) -> MemoryDirectory:
+        return MemoryDirectory(
+            root, origins, self.editor_settings.for_directory(root), text_of=self.open_text
+        )
+
+    def set_directories(self, found: dict[Path, set[str]]) -> bool:
+        """Replace the known directories, keeping the state of those that stay. True if changed."""
+        before = {root: set(d.origins) for root, d in self.directories.items()}
+        updated: dict[Path, MemoryDirectory] = {}
+        for root, origins in found.items():
+            existing = self.directories.get(root)
+            if existing is not None:
+                existing.origins = set(origins)
+                updated[root] = existing
+            else:
+                updated[root] = self.new_directory(root, set(origins))
+        self.directories = updated
+        return before != {root: set(d.origins) for root, d in updated.items()}
+
+    def reload_settings(self) -> None:
+        for directory in self.directories.values():
+            directory.settings = self.editor_settings.for_directory(directory.root)
+
+    async def settings_changed(self) -> None:
+        from memdir_lsp.discovery import rediscover
+
+        await rediscover(self)
+        self.reload_settings()
+        await self.fire(self.hooks.settings_changed)
+
+    def default_directory(self) -> MemoryDirectory | None:
+        """The workspace's first memory dir: what custom requests use without ``directory``."""
+        return next(iter(self.directories.values()), None)
+
+    # --- positions ----------------------------------------------------------------------------
+
+    def lines_of(self, path: Path) -> list[str]:
+        """The text of ``path`` as the client sees it (open buffer, else disk), split in lines."""
+        text = self.open_text(path)
+        if text is None:
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+        return text.split("\n")
+
+    def to_range(self, span: Span, lines: Sequence[str]) -> types.Range:
+        """A code-point span as a range in the client's position encoding."""
+        codec = self.workspace.position_codec
+        return types.Range(
+            start=codec.position_to_client_units(
+                lines, types.Position(line=span.start_line, character=span.start_col)
+            ),
+            end=codec.position_to_client_units(
+                lines, types.Position(line=span.end_line, character=span.end_col)
+            ),
+        )
+
+    def from_position(self, position: types.Position, lines: Sequence[str]) -> tuple[int, int]:
+        """A client position as (line, code-point column)."""
+        codec = self.workspace.position_codec
+        copy = types.Position(line=position.line, character=position.character)
+        server_pos = codec.position_from_client_units(lines, copy)
+        return server_pos.line, server_pos.character
+
+
+def create_server() -> MemoryServer:
+    """A server with every feature registered (lifecycle first, so features can subscribe)."""
+    from memdir_lsp import (
+        code_actions,
+        completion,
+        custom,
+        diagnostics,
+        discovery,
+        lifecycle,
+        navigation,
+        settings,
+        symbols,
+    )
+
+    server = MemoryServer()
+    lifecycle.register(server)
+    settings.register(server)
+    discovery.register(server)
+    diagnostics.register(server)
+    code_actions.register(server)
+    navigation.register(server)
+    completion.register(server)
+    symbols.register(server)
+    custom.register(server)
+    return server

@@ -1,0 +1,167 @@
+"""Per-directory state: the parsed index and topic files, seen through the editor's buffers.
+
+A memory directory is read the way the editor shows it: an open document's unsaved text wins
+over the file on disk. Topic files read from disk are cached by (mtime, size), so navigation,
+completion and symbols stay cheap on every keystroke without any invalidation bookkeeping.
+Agent sessions (what was surfaced, what the agent read, the budget) live here too.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from memdir import constants as C
+from memdir.config import Settings
+from memdir.index import Index, load_index, parse_index
+from memdir.model import TopicFile
+from memdir.paths import is_within
+from memdir.scan import ScanResult, iter_topic_paths, scan
+from memdir.surface import Session
+from memdir.topic import load_topic, parse_topic_text
+
+
+class MemoryDirectory:
+    """One memory directory known to the server."""
+
+    def __init__(
+        self,
+        root: Path,
+        origins: set[str],
+        settings: Settings,
+        text_of: Callable[[Path], str | None],
+    ) -> None:
+        self.root = root
+        self.real_root = Path(os.path.realpath(root))
+        #: Why it is known: ``workspace``, ``agent``, ``setting``, ``opened``.
+        self.origins = origins
+        self.settings = settings
+        self._text_of = text_of
+        self._disk: dict[Path, tuple[tuple[int, int], TopicFile]] = {}
+        self._lock = threading.Lock()
+        #: The lint engine's incremental state, owned by the diagnostics feature.
+        self.lint_state: Any = None
+
+    def __repr__(self) -> str:
+        return f"MemoryDirectory({str(self.root)!r}, origins={sorted(self.origins)})"
+
+    # --- paths ------------------------------------------------------------------------------
+
+    def contains(self, path: Path) -> bool:
+        if is_within(path, self.root):
+            return True
+        # Symlinked spellings of the same directory (/tmp vs /private/tmp) count too.
+        return is_within(Path(os.path.realpath(path)), self.real_root)
+
+    def rel(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return Path(os.path.realpath(path)).relative_to(self.real_root).as_posix()
+
+    def path_of(self, rel: str) -> Path:
+        return self.root / rel
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / C.INDEX_FILENAME
+
+    def is_index(self, path: Path) -> bool:
+        return path.name == C.INDEX_FILENAME and path.parent == self.root
+
+    def resolve_inside(self, name: str) -> Path | None:
+        """A path named relative to the dir (or absolute); None when it leads outside it."""
+        if "\x00" in name or not name.strip():
+            return None
+        candidate = Path(name)
+        if not candidate.is_absolute():
+            candidate = self.root / candidate
+        real = Path(os.path.realpath(candidate))
+        if not is_within(real, self.real_root):
+            return None
+        return Path(os.path.abspath(candidate))
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def text(self, path: Path) -> str | None:
+        """The editor's text when open, else the file's; None when it does not exist."""
+        opened = self._text_of(path)
+        if opened is not None:
+            return opened
+        try:
+            return path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def text_of(self, path: Path) -> str | None:
+        """The editor's unsaved text of ``path`` when it is open, else None."""
+        return self._text_of(path)
+
+    def index(self) -> Index:
+        opened = self._text_of(self.index_path)
+        if opened is not None:
+            return parse_index(opened, self.index_path)
+        return load_index(self.root)
+
+    def topic(self, path: Path) -> TopicFile | None:
+        opened = self._text_of(path)
+        if opened is not None:
+            return parse_topic_text(opened, path, self.rel(path))
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        key = (stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            cached = self._disk.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        topic = load_topic(path, self.root)
+        with self._lock:
+            self._disk[path] = (key, topic)
+        return topic
+
+    def topic_paths(self) -> list[Path]:
+        return list(iter_topic_paths(self.root))
+
+    def topics(self) -> list[TopicFile]:
+        found = [t for t in (self.topic(p) for p in self.topic_paths()) if t is not None]
+        with self._lock:
+            live = {t.path for t in found}
+            for stale in [p for p in self._disk if p not in live]:
+                del self._disk[stale]
+        return found
+
+    def topic_names(self) -> dict[str, list[TopicFile]]:
+        """Topics by their ``name`` and by their file stem: how ``[[name]]`` links resolve."""
+        names: dict[str, list[TopicFile]] = {}
+        for topic in self.topics():
+            keys = {Path(topic.rel_path).stem}
+            if topic.name:
+                keys.add(topic.name)
+            for key in keys:
+                names.setdefault(key, []).append(topic)
+        return names
+
+    def scan(self) -> ScanResult:
+        return scan(self.root)
+
+
+class SessionStore:
+    """Agent sessions by (memory dir, session id); created on first use."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[tuple[Path, str], Session] = {}
+
+    def get(self, root: Path, session_id: str) -> Session:
+        key = (root, session_id)
+        session = self._sessions.get(key)
+        if session is None:
+            session = self._sessions[key] = Session()
+        return session
+
+    def peek(self, root: Path, session_id: str) -> Session | None:
+        return self._sessions.get((root, session_id))

@@ -1,0 +1,169 @@
+"""Workspace builders and small helpers shared by the language-server tests."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+INDEX = """\
+# Memory index
+
+- [Release merge freeze](release-freeze.md) — trunk frozen from store submission until live
+- [Ana's role](user-role.md) — backend engineer new to React; explain UI in backend terms
+- [数据保留策略](data-retention.md) — 行为日志只保留 90 天
+- [Gone](missing.md) — this file does not exist
+
+Deploys go through the blue/green pipeline; never deploy on Fridays.
+The staging database is reset every Monday at 06:00 UTC.
+"""
+
+
+def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:
+    return f"---\nname: {name}\ndescription: {description}\ntype: {type_}\n---\n{body}"
+
+
+FILES: dict[str, str] = {
+    "MEMORY.md": INDEX,
+    "release-freeze.md": topic(
+        "release-freeze",
+        "trunk is frozen from app-store submission until the release is live and stable",
+        body="# Release merge freeze\n\nCheck [[release-calendar]] and ask [[user-role]].\n",
+    ),
+    "user-role.md": topic(
+        "user-role", "Ana is a backend engineer (Go, Postgres) new to React", "user"
+    ),
+    "data-retention.md": topic("数据保留策略", "行为日志只保留 90 天，新表要配清理任务"),
+    "orphan.md": topic("orphan", "oncall escalation goes through PagerDuty core-platform"),
+}
+
+
+@dataclass
+class Workspace:
+    root: Path
+
+    @property
+    def uri(self) -> str:
+        return self.root.as_uri()
+
+    def path(self, rel: str) -> Path:
+        return self.root / rel
+
+    def uri_of(self, rel: str) -> str:
+        return (self.root / rel).as_uri()
+
+    def text(self, rel: str) -> str:
+        return (self.root / rel).read_text(encoding="utf-8")
+
+
+def build(root: Path, files: dict[str, str]) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    for offset, (rel, text) in enumerate(files.items()):
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        # Distinct mtimes, newest last, so the prefetch order is deterministic.
+        stamp = 1_700_000_000 + offset * 60
+        os.utime(path, (stamp, stamp))
+
+
+def open_doc(client: LanguageClient, ws: Workspace, rel: str, text: str | None = None) -> str:
+    uri = ws.uri_of(rel)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri,
+                language_id="markdown",
+                version=1,
+                text=text if text is not None else ws.text(rel),
+            )
+        )
+    )
+    return uri
+
+
+def pos(line: int, character: int) -> types.Position:
+    return types.Position(line=line, character=character)
+
+
+def _offset(text: str, position: types.Position, encoding: str) -> int:
+    """A client position (in ``encoding`` units) as a string index into ``text``."""
+    lines = text.split("\n")
+    offset = sum(len(line) + 1 for line in lines[: position.line])
+    line = lines[position.line] if position.line < len(lines) else ""
+    units = 0
+    for index, char in enumerate(line):
+        if units >= position.character:
+            return offset + index
+        if encoding == "utf-8":
+            units += len(char.encode("utf-8"))
+        elif encoding == "utf-16":
+            units += 2 if ord(char) > 0xFFFF else 1
+        else:
+            units += 1
+    return offset + len(line)
+
+
+def apply_text_edits(text: str, edits: list[types.TextEdit], encoding: str) -> str:
+    """Apply LSP text edits the way a client does: all ranges refer to the original text."""
+    spans = sorted(
+        (
+            (
+                _offset(text, e.range.start, encoding),
+                _offset(text, e.range.end, encoding),
+                e.new_text,
+            )
+            for e in edits
+        ),
+        key=lambda item: item[0],
+        reverse=True,
+    )
+    for start, end, new_text in spans:
+        text = text[:start] + new_text + text[end:]
+    return text
+
+
+def apply_workspace_edit(edit: types.WorkspaceEdit, encoding: str) -> None:
+    """Write a WorkspaceEdit to disk, as an editor would after applying and saving it."""
+    from pygls.uris import to_fs_path
+
+    def path_of(uri: str) -> Path:
+        return Path(to_fs_path(uri) or "")
+
+    for change in edit.document_changes or []:
+        if isinstance(change, types.CreateFile):
+            target = path_of(change.uri)
+            assert not target.exists() or (change.options and change.options.ignore_if_exists)
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text("", encoding="utf-8")
+        elif isinstance(change, types.TextDocumentEdit):
+            target = path_of(change.text_document.uri)
+            text = target.read_text(encoding="utf-8")
+            edits = [e for e in change.edits if isinstance(e, types.TextEdit)]
+            target.write_text(apply_text_edits(text, edits, encoding), encoding="utf-8")
+        else:
+            raise AssertionError(f"unexpected resource operation {change!r}")
+    for uri, edits in (edit.changes or {}).items():
+        target = path_of(uri)
+        text = target.read_text(encoding="utf-8")
+        target.write_text(apply_text_edits(text, list(edits), encoding), encoding="utf-8")
+
+
+def encoding_of(client: LanguageClient) -> str:
+    """The position encoding the server chose for this client (VS Code 1.65: utf-16)."""
+    result: types.InitializeResult = client.init_result  # type: ignore[attr-defined]
+    chosen = result.capabilities.position_encoding
+    value = getattr(chosen, "value", chosen)
+    return str(value or "utf-16")
+
+
+def units(text: str, encoding: str) -> int:
+    if encoding == "utf-8":
+        return len(text.encode("utf-8"))
+    if encoding == "utf-16":
+        return len(text.encode("utf-16-le")) // 2
+    return len(text)

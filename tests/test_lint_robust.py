@@ -1,0 +1,136 @@
+"""Lint never raises on bad input: random bytes, odd encodings, huge files, links, loops."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from memdir.lint import DirState
+from memdir.lint.secrets import find_secrets
+from memdir.textio import MAX_PARSE_BYTES
+
+MakeDir = Callable[..., Path]
+
+# Pieces that steer random text into the interesting corners of the parsers.
+FRAGMENTS = st.sampled_from(
+    [
+        "---\n",
+        "name: a\n",
+        "description: x: y\n",
+        "type: Project\n",
+        "metadata:\n  type: user\n",
+        "modified: 2026-13-45\n",
+        "- [A](a.md) — hook\n",
+        "- [B](../b.md)\n",
+        "[[",
+        "]]",
+        "```\n",
+        "<!--",
+        "-->",
+        "sk-ant-",
+        "password=",
+        "\ufeff",
+        "\r\n",
+        "\x00",
+        "😀",
+        "数据",
+        "\t",
+        "&a [*a]\n",
+        "!!python/object:os.system\n",
+    ]
+)
+TEXT = st.lists(st.one_of(FRAGMENTS, st.text(max_size=20)), max_size=30).map("".join)
+
+
+def lint_state(root: Path) -> DirState:
+    state = DirState(root)
+    state.refresh()
+    state.lint()
+    return state
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(topic_bytes=st.binary(max_size=600), index_bytes=st.binary(max_size=300))
+def test_random_bytes_never_raise(
+    make_dir: MakeDir, topic_bytes: bytes, index_bytes: bytes
+) -> None:
+    root = make_dir({"a.md": topic_bytes, "MEMORY.md": index_bytes})
+    for diagnostic in lint_state(root).lint().diagnostics:
+        assert diagnostic.span.start_line >= 0 and diagnostic.span.start_col >= 0
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(topic_text=TEXT, index_text=TEXT)
+def test_random_text_never_raises_on_disk_or_in_the_editor(
+    make_dir: MakeDir, topic_text: str, index_text: str
+) -> None:
+    root = make_dir(
+        {
+            "a.md": topic_text.encode("utf-8", "surrogatepass"),
+            "MEMORY.md": index_text.encode("utf-8", "surrogatepass"),
+        }
+    )
+    state = lint_state(root)
+    state.update("b.md", topic_text)
+    state.update("MEMORY.md", index_text)
+    for diagnostic in state.lint().diagnostics:
+        if diagnostic.fix is not None:
+            assert diagnostic.fix.title
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT)
+def test_find_secrets_never_raises_and_stays_in_range(text: str) -> None:
+    for secret in find_secrets(text):
+        assert 0 <= secret.start < secret.end <= len(text)
+        assert text[secret.start : secret.end] not in secret.label
+
+
+def test_huge_file_is_linted_from_its_first_2mb(make_dir: MakeDir) -> None:
+    head = (
+        "---\nname: big\ndescription: a very large log pasted into memory by mistake\n"
+        "type: project\n---\n"
+    )
+    root = make_dir({"MEMORY.md": "- [Big](big.md) — log\n", "big.md": head + "x" * 100 + "\n"})
+    with (root / "big.md").open("a", encoding="utf-8") as handle:
+        chunk = ("y" * 1023 + "\n") * 1024
+        for _ in range(3):
+            handle.write(chunk)
+    [found] = [d for d in lint_state(root).lint().diagnostics if d.code == "MEM106"]
+    assert f"lint read the first {MAX_PARSE_BYTES:,}" in found.message
+
+
+def test_symlink_loops_and_broken_links(make_dir: MakeDir) -> None:
+    root = make_dir({"MEMORY.md": "", "a.md": "---\nname: a\n---\n"})
+    (root / "loop").symlink_to(root)
+    (root / "dangling.md").symlink_to(root / "nowhere.md")
+    (root / "inside.md").symlink_to(root / "a.md")
+    found = lint_state(root).lint().diagnostics
+    assert any(d.code == "MEM114" and d.rel_path == "dangling.md" for d in found)
+
+
+def test_unlistable_subdirectory(make_dir: MakeDir) -> None:
+    root = make_dir({"MEMORY.md": "", "sub/a.md": "x"})
+    os.chmod(root / "sub", 0)
+    try:
+        state = lint_state(root)  # root can still list it; others get MEM114, never a crash
+        assert state.lint() is not None
+    finally:
+        os.chmod(root / "sub", 0o755)
+
+
+def test_index_that_is_a_directory_or_binary(make_dir: MakeDir) -> None:
+    root = make_dir({"a.md": "---\nname: a\n---\n"})
+    (root / "MEMORY.md").mkdir()
+    assert lint_state(root).lint() is not None
+    (root / "MEMORY.md").rmdir()
+    (root / "MEMORY.md").write_bytes(b"\x00\x01\x02binary")
+    found = lint_state(root).lint().diagnostics
+    assert any(d.code == "MEM113" and d.rel_path == "MEMORY.md" for d in found)
