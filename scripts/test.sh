@@ -21,5 +21,5 @@ fi
 [ "$status" -eq 0 ] || exit "$status"
 
 if [ -f client-vscode/package.json ]; then
-  (cd client-vscode && npm ci --no-audit --no-fund && npm test)
+  (cd client-vscode && npm ci --no-audit --no-fund && npm run lint && npm test)
 fi
