@@ -36,10 +36,10 @@ _YAML: YAMLHandler | None = None
 # PyYAML. tests/test_lint_yaml_fastpath.py checks the subset against PyYAML property by property.
 _SIMPLE_LINE = re.compile(r"([A-Za-z_][\w.-]*):(?: +(.*))?")
 _SIMPLE_NESTED = re.compile(r"( +)([A-Za-z_][\w.-]*):(?: +(.*))?")
-#: Characters PyYAML's reader rejects or treats as line breaks (NEL, LS, PS), plus tab and CR.
-_YAML_AWKWARD = re.compile(
-    "[^\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
-)
+#: Characters PyYAML's reader rejects or treats as line breaks (NEL, LS, PS), plus tab and CR:
+#: the complement of ``[\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]``,
+#: written as the positive class because the negated one takes ~7 ms to compile on every start.
+_YAML_AWKWARD = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 #: Plain words PyYAML 1.1 resolves to booleans or null (its implicit resolvers, verbatim).
 _YAML_WORDS = frozenset(
     (

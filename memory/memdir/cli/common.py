@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from memdir.paths import locate_memory_dir
-
 
 class CliError(Exception):
     """A user mistake: reported as one line on stderr with exit code 2."""
@@ -44,6 +42,8 @@ def resolve_dir(value: Path | None) -> Path:
             raise CliError(f"not a directory: {directory}")
         # Absolute (not resolved) so injected paths read like the agent's, symlinks kept.
         return Path(os.path.abspath(directory))
+    from memdir.paths import locate_memory_dir  # only without --dir: keep CLI startup light
+
     location = locate_memory_dir(Path.cwd())
     if location.memory_dir is None:
         raise CliError(location.notes[-1] if location.notes else "no memory dir for this project")

@@ -15,11 +15,9 @@ from memdir.cli.common import (
     resolve_dir,
     resolve_inside,
 )
-from memdir.index import load_index
-from memdir.manifest import format_manifest, iso_mtime
-from memdir.paths import locate_memory_dir
-from memdir.scan import scan
-from memdir.surface import surface_file
+
+# Every subcommand is registered on each run, so registration imports nothing heavy: the core
+# modules load inside the command that uses them (`memdir lint` never pays for `manifest`).
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,6 +46,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_where(args: argparse.Namespace) -> int:
+    from memdir.paths import locate_memory_dir
+
     path: Path | None = args.path
     if path is not None and not path.expanduser().exists():
         raise CliError(f"no such path: {path}")
@@ -64,6 +64,8 @@ def cmd_where(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from memdir.index import load_index
+
     directory = resolve_dir(args.dir)
     index = load_index(directory)
     load = index.load
@@ -113,6 +115,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_manifest(args: argparse.Namespace) -> int:
+    from memdir.manifest import format_manifest, iso_mtime
+    from memdir.scan import scan
+
     directory = resolve_dir(args.dir)
     result = scan(directory)
     if args.json:
@@ -151,6 +156,8 @@ def cmd_manifest(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from memdir.surface import surface_file
+
     directory = resolve_dir(args.dir)
     path = resolve_inside(directory, args.file)
     if path.name == C.INDEX_FILENAME:

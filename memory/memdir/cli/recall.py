@@ -13,6 +13,7 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memdir import constants as C
 from memdir.cli.common import (
@@ -23,11 +24,16 @@ from memdir.cli.common import (
     resolve_dir,
     resolve_inside,
 )
-from memdir.config import load_settings
-from memdir.recall import RecallResult, recall
-from memdir.select import SELECTOR_NAMES, choose_selector
-from memdir.surface import Session
-from memdir.trigger import TRIGGER_RULES
+
+if TYPE_CHECKING:
+    from memdir.recall import RecallResult
+    from memdir.surface import Session
+
+# `memdir.select` and `memdir.recall` pull in asyncio, ssl and the model client; every `memdir`
+# run registers this parser, so their choices are spelled out here and the modules load only
+# when `recall` runs (cmd_recall checks these copies against the originals).
+_SELECTOR_NAMES = ("auto", "anthropic", "lexical")
+_TRIGGER_RULES = ("multilingual", "claude-code")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_json_argument(parser)
     parser.add_argument(
         "--selector",
-        choices=SELECTOR_NAMES,
+        choices=_SELECTOR_NAMES,
         help="auto (anthropic when an API key is configured, else lexical), anthropic, lexical "
         "(default: from settings, else auto)",
     )
@@ -70,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--trigger",
-        choices=TRIGGER_RULES,
+        choices=_TRIGGER_RULES,
         help="multilingual (memdir's) or claude-code (the agent's single-word rule)",
     )
     parser.add_argument(
@@ -95,6 +101,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _load_session(path: Path | None) -> Session:
+    from memdir.surface import Session
+
     if path is None:
         return Session()
     if path.is_dir():
@@ -137,6 +145,12 @@ def _summary(result: RecallResult) -> list[str]:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
+    from memdir.config import load_settings
+    from memdir.recall import recall
+    from memdir.select import SELECTOR_NAMES, choose_selector
+    from memdir.trigger import TRIGGER_RULES
+
+    assert (_SELECTOR_NAMES, _TRIGGER_RULES) == (SELECTOR_NAMES, TRIGGER_RULES), "choices drifted"
     directory = resolve_dir(args.dir)
     if not args.query.strip():
         # Still a valid run (the trigger says no), but most likely a quoting mistake.

@@ -459,7 +459,11 @@ def _wide() -> re.Pattern[str]:
 
 
 def _wide_count(text: str) -> int:
-    return 0 if text.isascii() else len(_wide().findall(text))
+    # Every range of the class starts at U+1100 or later: text whose largest character is
+    # below that (ASCII plus dashes, quotes, accents) has none, and needs no compiled class.
+    if text.isascii() or max(text) < "\u1100":
+        return 0
+    return len(_wide().findall(text))
 
 
 def description_problem(description: str, name: str | None, rel_path: str) -> str | None:
@@ -815,10 +819,15 @@ def _insert_point(index: Index) -> tuple[int, int, str]:
     return len(lines) - 1, len(lines[-1]), "\n"
 
 
-def _tokens(words: list[str]) -> frozenset[str]:
-    """Content words; runs of a script written without spaces become character bigrams."""
+def _tokens(words: list[str], ascii_only: bool = False) -> frozenset[str]:
+    """Content words; runs of a script written without spaces become character bigrams.
+
+    ``ascii_only`` (the words come from an ASCII text) skips the search for such runs.
+    """
     tokens = set(words)
     tokens -= _STOP_WORDS
+    if ascii_only:
+        return frozenset(tokens)
     for word in [w for w in tokens if len(w) > 1 and not w.isascii() and _wide().search(w)]:
         tokens.discard(word)
         tokens.update(word[i : i + 2] for i in range(len(word) - 1))
@@ -846,7 +855,9 @@ def near_duplicate_pairs(
         prepared = memo.get(text) if memo is not None else None
         if prepared is None:
             words = _WORD.findall(text.lower())
-            prepared = (" ".join(words), _tokens(words))
+            joined = " ".join(words)
+            # (The words of "a — b" are ASCII though the text is not: test the words.)
+            prepared = (joined, _tokens(words, joined.isascii()))
         seen[text] = prepared
         # "notes" twice is two vague descriptions (MEM109), not one memory saved twice.
         if len(prepared[1]) >= DESCRIPTION_MIN_WORDS:
@@ -857,29 +868,40 @@ def near_duplicate_pairs(
     frequency: Counter[str] = Counter()
     for toks in tokens.values():
         frequency.update(toks)
-    # One global order, rarest first (ties by text), as prefix filtering requires.
+    # One global order, rarest first (ties by text), as prefix filtering requires. Tokens are
+    # replaced by their rank: sorting and hashing small ints is what the loop below does most.
     rank = {t: i for i, t in enumerate(sorted(frequency, key=lambda t: (frequency[t], t)))}
-    postings: dict[str, list[str]] = {}
+    postings: list[list[str]] = [[] for _ in rank]
+    sizes: dict[str, int] = {}
     pairs: list[tuple[str, str, float]] = []
+    threshold = DUPLICATE_JACCARD
     for rel in sorted(tokens):
         mine = tokens[rel]
-        ordered = sorted(mine, key=rank.__getitem__)
-        keep = len(ordered) - math.ceil(DUPLICATE_JACCARD * len(ordered)) + 1
+        size = sizes[rel] = len(mine)
+        ordered = sorted(map(rank.__getitem__, mine))
+        keep = size - math.ceil(threshold * size) + 1
         candidates: set[str] = set()
         for token in ordered[:keep]:
-            posting = postings.setdefault(token, [])
-            if len(posting) <= DUPLICATE_MAX_POSTINGS:
+            posting = postings[token]
+            if posting and len(posting) <= DUPLICATE_MAX_POSTINGS:
                 candidates.update(posting)
             posting.append(rel)
-        size = len(mine)
-        for other in sorted(candidates):
-            theirs = tokens[other]
+        if not candidates:
+            continue
+        matched: list[str] = []
+        for other in candidates:
+            theirs = sizes[other]
             # Jaccard >= t needs the sizes within a factor t of each other: a free filter.
-            if min(size, len(theirs)) < DUPLICATE_JACCARD * max(size, len(theirs)):
+            # (min/max spelled out: this runs for every candidate.)
+            if theirs < size:
+                if theirs < threshold * size:
+                    continue
+            elif size < threshold * theirs:
                 continue
-            shared = len(mine & theirs)
-            if shared < DUPLICATE_JACCARD * (size + len(theirs) - shared):
-                continue
+            shared = len(mine & tokens[other])
+            if shared >= threshold * (size + theirs - shared):
+                matched.append(other)
+        for other in sorted(matched):
             matcher = difflib.SequenceMatcher(None, normal[other], normal[rel], autojunk=False)
             if matcher.quick_ratio() < DUPLICATE_RATIO:
                 continue

@@ -16,11 +16,13 @@ identical results (tests/test_lint_state.py compares them).
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,6 +92,25 @@ class _IndexResult:
     key: tuple[int, int] | None
     index: Index
     diagnostics: tuple[Diagnostic, ...]
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while a refresh or a lint runs.
+
+    Both allocate tens of thousands of small, acyclic, long-lived objects (summaries, spans,
+    diagnostics); every few hundred allocations the collector would walk the growing heap
+    again, a fifth of a cold run at 20,000 files, to free nothing. Reference counting still
+    frees what is dropped; whatever cycle turns up is collected once the collector is back on.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _read_bytes(path: str) -> tuple[bytes, os.stat_result]:
@@ -251,6 +272,10 @@ class DirState:
         Lists the directory and stats every file; only files that are new or whose
         (mtime, size) changed are read. Editor texts (see :meth:`update`) win over the disk.
         """
+        with _gc_paused():
+            return self._refresh()
+
+    def _refresh(self) -> set[str]:
         skipped: list[Skipped] = []
         seen: set[str] = set()
         reread: set[str] = set()
@@ -406,6 +431,10 @@ class DirState:
 
     def lint(self) -> LintResult:
         """Diagnostics for the whole directory from the cached state (reads nothing new)."""
+        with _gc_paused():
+            return self._lint()
+
+    def _lint(self) -> LintResult:
         index = self.index
         assert self._index is not None
         collected: list[Diagnostic] = list(self._index.diagnostics)
