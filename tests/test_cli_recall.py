@@ -339,3 +339,13 @@ def test_key_never_in_output_or_logs(
     assert "fell back from anthropic" in human_err
     for text in (out, err, human_out, human_err, caplog.text, state.read_text()):
         assert SENTINEL not in text
+
+
+def test_cli_choices_match_the_library() -> None:
+    # The CLI spells the choices out so that `memdir --help` does not import the selectors.
+    from memdir.cli import recall as cli_recall
+    from memdir.select import SELECTOR_NAMES
+    from memdir.trigger import TRIGGER_RULES
+
+    assert cli_recall._SELECTOR_NAMES == SELECTOR_NAMES
+    assert cli_recall._TRIGGER_RULES == TRIGGER_RULES

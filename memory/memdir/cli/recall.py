@@ -147,10 +147,8 @@ def _summary(result: RecallResult) -> list[str]:
 def cmd_recall(args: argparse.Namespace) -> int:
     from memdir.config import load_settings
     from memdir.recall import recall
-    from memdir.select import SELECTOR_NAMES, choose_selector
-    from memdir.trigger import TRIGGER_RULES
+    from memdir.select import choose_selector
 
-    assert (_SELECTOR_NAMES, _TRIGGER_RULES) == (SELECTOR_NAMES, TRIGGER_RULES), "choices drifted"
     directory = resolve_dir(args.dir)
     if not args.query.strip():
         # Still a valid run (the trigger says no), but most likely a quoting mistake.
