@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from memdir import __version__
 from memdir import constants as C
-from memdir.manifest import format_manifest, iso_mtime
+from memdir.manifest import format_manifest, header_json, iso_mtime
 from memdir.surface import surface_file
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -155,16 +155,7 @@ def manifest_result(directory: MemoryDirectory) -> dict[str, Any]:
     return {
         "directory": str(directory.root),
         "manifest": format_manifest(result.candidates),
-        "candidates": [
-            {
-                "path": h.rel_path,
-                "type": h.type,
-                "mtime": iso_mtime(h.mtime),
-                "name": h.name,
-                "description": h.description,
-            }
-            for h in result.candidates
-        ],
+        "candidates": [header_json(h) for h in result.candidates],
         "cutOff": [h.rel_path for h in result.cut_off],
         "skipped": [{"path": s.rel_path, "reason": s.reason} for s in result.skipped],
     }

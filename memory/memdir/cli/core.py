@@ -115,7 +115,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_manifest(args: argparse.Namespace) -> int:
-    from memdir.manifest import format_manifest, iso_mtime
+    from memdir.manifest import format_manifest, header_json
     from memdir.scan import scan
 
     directory = resolve_dir(args.dir)
@@ -123,16 +123,7 @@ def cmd_manifest(args: argparse.Namespace) -> int:
     if args.json:
         print_json(
             {
-                "candidates": [
-                    {
-                        "path": h.rel_path,
-                        "type": h.type,
-                        "mtime": iso_mtime(h.mtime),
-                        "name": h.name,
-                        "description": h.description,
-                    }
-                    for h in result.candidates
-                ],
+                "candidates": [header_json(h) for h in result.candidates],
                 "manifest": format_manifest(result.candidates),
                 "cut_off": [h.rel_path for h in result.cut_off],
                 "skipped": [{"path": s.rel_path, "reason": s.reason} for s in result.skipped],
