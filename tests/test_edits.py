@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from memdir.edits import (
     content_block,
     entries_linking,
-    index_line,
     kebab_slug,
     orphan_entry,
     plan_create_missing,
@@ -22,7 +21,7 @@ from memdir.edits import (
     unique_file_name,
     yaml_scalar,
 )
-from memdir.index import parse_index
+from memdir.index import fit_entry, parse_index
 from memdir.model import Span
 from memdir.textio import utf16_len
 from memdir.topic import parse_topic_text
@@ -61,7 +60,7 @@ def test_yaml_scalar_round_trips() -> None:
 
 
 def test_index_line_stays_under_limit_in_utf16() -> None:
-    line = index_line("数据" * 20, "data.md", "行为日志" * 40, 80)
+    line = fit_entry("数据" * 20, "data.md", "行为日志" * 40, 80)
     assert utf16_len(line) <= 80 and line.startswith("- [")
     assert "](data.md)" in line
 

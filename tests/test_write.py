@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 from memdir.config import Settings
+from memdir.index import fit_entry
 from memdir.scan import scan
 from memdir.write import (
     LOCK_FILENAME,
@@ -23,7 +24,6 @@ from memdir.write import (
     PathExistsError,
     PathNotFoundError,
     UnsafePathError,
-    index_line,
     stamp_modified,
     topic_title,
 )
@@ -373,10 +373,10 @@ def test_index_line_and_title_helpers() -> None:
     assert topic_title("release-merge-freeze", "x.md") == "Release merge freeze"
     assert topic_title("Release Merge Freeze", "x.md") == "Release Merge Freeze"
     assert topic_title(None, "team/api_keys-rotation.md") == "Api keys rotation"
-    line = index_line("Title", "t.md", "word " * 100, 60)
+    line = fit_entry("Title", "t.md", "word " * 100, 60)
     assert len(line) <= 60
     # When even the title does not fit, the link is kept whole: a broken link is worse.
-    assert index_line("Title", "x" * 80 + ".md", "hook", 40).endswith("x.md)")
+    assert fit_entry("Title", "x" * 80 + ".md", "hook", 40).endswith("x.md)")
 
 
 def test_absolute_paths_inside_the_dir_are_accepted(root: Path) -> None:

@@ -24,9 +24,8 @@ from pathlib import Path
 import yaml
 
 from memdir import constants as C
-from memdir.index import Index, encode_target, normalize_target, render_entry
+from memdir.index import Index, encode_target, fit_entry, normalize_target
 from memdir.model import IndexEntry, Span, TopicFile
-from memdir.textio import utf16_len
 
 #: File names made from titles are cut to this many characters before ``.md`` (kept readable).
 SLUG_MAX_CHARS = 60
@@ -209,31 +208,6 @@ def render_topic(name: str, description: str, type_: str, body: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def index_line(
-    title: str, rel_path: str, hook: str, limit: int = C.INDEX_LINE_LIMIT, bullet: str = "-"
-) -> str:
-    """One index entry no longer than ``limit`` (UTF-16 units, as the agent counts): the hook
-    is shortened first, then the title."""
-    line = render_entry(title, rel_path, hook, bullet)
-    if utf16_len(line) <= limit:
-        return line
-    bare = render_entry(title, rel_path, "", bullet)
-    room = limit - utf16_len(bare) - len(" — ")
-    if room >= 10:
-        return render_entry(title, rel_path, _shorten_utf16(hook, room), bullet)
-    room = limit - utf16_len(render_entry("", rel_path, "", bullet))
-    return render_entry(_shorten_utf16(title, max(room, 1)), rel_path, "", bullet)
-
-
-def _shorten_utf16(text: str, units: int) -> str:
-    limit = units
-    shortened = shorten(text, limit)
-    while utf16_len(shortened) > units and limit > 1:
-        limit -= 1
-        shortened = shorten(text, limit)
-    return shortened
-
-
 def line_span(lines: Sequence[str], start: int, end: int | None = None) -> Span:
     """Whole lines ``start..end`` (inclusive) without the final newline."""
     last = start if end is None else end
@@ -280,7 +254,7 @@ def orphan_entry(topic: TopicFile, limit: int = C.INDEX_LINE_LIMIT) -> str:
     """The index line for a topic file that no entry links yet."""
     title = topic.name or Path(topic.rel_path).stem.replace("-", " ").replace("_", " ")
     hook = topic.description or first_sentence(topic.body, limit)
-    return index_line(title, topic.rel_path, hook, limit)
+    return fit_entry(title, topic.rel_path, hook, limit)
 
 
 def plan_add_to_index(index: Index, topic: TopicFile, limit: int = C.INDEX_LINE_LIMIT) -> EditPlan:
@@ -397,7 +371,7 @@ def plan_move_to_topic(
     slug = kebab_slug(Path(rel).stem)
     topic_text = render_topic(slug, description, guess_type(body), body)
     bullet = entry.bullet if entry is not None else "-"
-    new_line = index_line(
+    new_line = fit_entry(
         entry_title, rel, hook_after_title(entry_title, description), limit, bullet
     )
     plan = EditPlan(
@@ -420,7 +394,7 @@ def _append_hook(
         Span.on_line(last, len(file_lines[last]), len(file_lines[last])),
         lead + entry.hook + "\n",
     )
-    new_line = index_line(
+    new_line = fit_entry(
         entry.title, entry.target and rel, first_sentence(entry.hook), limit, entry.bullet
     )
     plan = EditPlan(

@@ -94,6 +94,43 @@ def render_entry(title: str, path: str, hook: str = "", bullet: str = "-") -> st
     return f"{line} — {hook}" if hook else line
 
 
+def shorten_units(text: str, units: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``units`` UTF-16 units, ending
+    in "…" when cut."""
+    text = " ".join(text.split())
+    if utf16_len(text) <= units:
+        return text
+    if units <= 1:
+        return ""
+    cut = text[: utf16_prefix_index(text, units - 1)]
+    space = cut.rfind(" ")
+    if space > len(cut) // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:—–-") + "…"
+
+
+def fit_entry(title: str, path: str, hook: str, limit: int, bullet: str = "-") -> str:
+    """``- [Title](file.md) — hook`` within ``limit`` UTF-16 units (as the agent counts) when
+    at all possible: the one way memdir writes an index line (lint fixes, editor actions, the
+    memory tool).
+
+    The hook is shortened first (it must keep a few words to be worth having), then dropped,
+    then the title is shortened; a path too long for the limit is kept whole, since a link
+    that does not resolve is worse than a long line.
+    """
+    hook = " ".join(hook.split())
+    title = " ".join(title.split())
+    line = render_entry(title, path, hook, bullet)
+    if utf16_len(line) <= limit:
+        return line
+    room = limit - utf16_len(render_entry(title, path, "", bullet)) - len(" — ")
+    if room >= 12 and hook:
+        return render_entry(title, path, shorten_units(hook, room), bullet)
+    room = limit - utf16_len(render_entry("", path, "", bullet))
+    short_title = shorten_units(title, room) if room >= 8 else ""
+    return render_entry(short_title or title[:8], path, "", bullet)
+
+
 @dataclass(frozen=True)
 class IndexLoad:
     """What path A loads of MEMORY.md, and what it leaves out."""

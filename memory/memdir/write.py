@@ -49,10 +49,9 @@ from typing import Final, Literal
 from memdir import constants as C
 from memdir.atomic import write_atomic
 from memdir.config import Settings, load_settings
-from memdir.index import Index, encode_target, parse_index, render_entry
+from memdir.index import Index, encode_target, fit_entry, parse_index
 from memdir.model import IndexEntry
 from memdir.paths import is_within
-from memdir.textio import utf16_len
 from memdir.topic import parse_frontmatter, parse_topic_text
 
 #: The per-directory write lock. Hidden and not ``*.md``, so no reader of the dir ever sees it.
@@ -538,42 +537,6 @@ def topic_title(name: str | None, rel: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def _shorten(text: str, units: int) -> str:
-    """``text`` cut at a word boundary to at most ``units`` UTF-16 units, ending in …."""
-    text = " ".join(text.split())
-    if utf16_len(text) <= units:
-        return text
-    if units <= 1:
-        return ""
-    cut = text
-    while cut and utf16_len(cut) > units - 1:
-        cut = cut[:-1]
-    space = cut.rfind(" ")
-    if space > len(cut) // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:—–-") + "…"
-
-
-def index_line(title: str, rel: str, hook: str, limit: int, bullet: str = "-") -> str:
-    """``- [Title](file.md) — hook`` within ``limit`` UTF-16 units when at all possible.
-
-    The hook is shortened first (it must keep a few words to be worth having), then dropped,
-    then the title is shortened; a path too long for the limit is kept whole, since a link
-    that does not resolve is worse than a long line.
-    """
-    hook = " ".join(hook.split())
-    title = " ".join(title.split())
-    line = render_entry(title, rel, hook, bullet)
-    if utf16_len(line) <= limit:
-        return line
-    room = limit - utf16_len(render_entry(title, rel, "", bullet)) - len(" — ")
-    if room >= 12 and hook:
-        return render_entry(title, rel, _shorten(hook, room), bullet)
-    room = limit - utf16_len(render_entry("", rel, "", bullet))
-    short_title = _shorten(title, room) if room >= 8 else ""
-    return render_entry(short_title or title[:8], rel, "", bullet)
-
-
 def _entries_for(entries: tuple[IndexEntry, ...], rel: str, *, is_dir: bool) -> list[IndexEntry]:
     prefix = rel + "/"
     found = []
@@ -893,7 +856,7 @@ class MemoryWriter:
     def _line_for(self, rel: str, text: str) -> str:
         topic = parse_topic_text(text, Path(rel), rel)
         limit = self.settings.index_line_limit if self.settings else C.INDEX_LINE_LIMIT
-        return index_line(topic_title(topic.name, rel), rel, topic.description or "", limit)
+        return fit_entry(topic_title(topic.name, rel), rel, topic.description or "", limit)
 
     def _index_after_write(
         self, rel: str, before: str | None, after: str, *, created: bool

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdir import constants as C
-from memdir.index import Index, render_entry
+from memdir.index import Index, fit_entry
 from memdir.lint.diagnostic import CreateFile, Diagnostic, Fix, TextEdit
 from memdir.lint.engine import LintContext
 from memdir.lint.secrets import SecretMatch, find_secrets
@@ -772,26 +772,11 @@ class TopicSummary:
         return self.root / self.rel_path
 
 
-def _fit_hook(title: str, rel: str, hook: str, limit: int) -> str:
-    """``hook`` on one line, cut at a word with "…" if the entry would pass ``limit``."""
-    hook = " ".join(hook.split())
-    if not hook or utf16_len(render_entry(title, rel, hook)) <= limit:
-        return hook
-    room = limit - utf16_len(render_entry(title, rel, "")) - len(" — ") - 1
-    if room < 1:
-        return ""
-    cut = hook[: utf16_prefix_index(hook, room)]
-    if " " in cut:
-        cut = cut.rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:—-") + "…"
-
-
 def _orphan_fix(
     summary: TopicSummary, index: Index, ctx: LintContext, insert_at: tuple[int, int, str]
 ) -> Fix:
-    hook = _fit_hook(summary.title, summary.rel_path, summary.description or "", ctx.line_limit)
     line, col, prefix = insert_at
-    entry = render_entry(summary.title, summary.rel_path, hook)
+    entry = fit_entry(summary.title, summary.rel_path, summary.description or "", ctx.line_limit)
     text = f"{prefix}{entry}\n" if not prefix else f"{prefix}{entry}"
     creates: tuple[CreateFile, ...] = ()
     if not index.exists:
@@ -871,7 +856,8 @@ def near_duplicate_pairs(
     # One global order, rarest first (ties by text), as prefix filtering requires. Tokens are
     # replaced by their rank: sorting and hashing small ints is what the loop below does most.
     rank = {t: i for i, t in enumerate(sorted(frequency, key=lambda t: (frequency[t], t)))}
-    postings: list[list[str]] = [[] for _ in rank]
+    # Built lazily: most tokens (numbers, CJK bigrams) occur once and are never probed again.
+    postings: dict[int, list[str]] = {}
     sizes: dict[str, int] = {}
     pairs: list[tuple[str, str, float]] = []
     threshold = DUPLICATE_JACCARD
@@ -882,8 +868,11 @@ def near_duplicate_pairs(
         keep = size - math.ceil(threshold * size) + 1
         candidates: set[str] = set()
         for token in ordered[:keep]:
-            posting = postings[token]
-            if posting and len(posting) <= DUPLICATE_MAX_POSTINGS:
+            posting = postings.get(token)
+            if posting is None:
+                postings[token] = [rel]
+                continue
+            if len(posting) <= DUPLICATE_MAX_POSTINGS:
                 candidates.update(posting)
             posting.append(rel)
         if not candidates:
