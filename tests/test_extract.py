@@ -29,7 +29,12 @@ from memdir.extract import (
     merge_changes,
     run_extraction,
 )
-from memdir.transcript import parse_transcript, read_transcript, recent_memory_writes
+from memdir.transcript import (
+    parse_transcript,
+    read_transcript,
+    recent_memory_writes,
+    shell_write_target,
+)
 from memdir.write import FileChange
 
 
@@ -574,6 +579,54 @@ def test_transcript_turns_and_writes(tmp_path: Path) -> None:
     assert recent_memory_writes(transcript, memory_dir) == []
     writes = recent_memory_writes(transcript, memory_dir, turn_count=2)
     assert [(w.tool, w.path, w.line) for w in writes] == [("Write", "memory/a.md", 2)]
+
+
+MEM = "/home/u/.claude/projects/p/memory"
+
+
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [
+        (f"echo hi > {MEM}/a.md", f"{MEM}/a.md"),
+        (f"printf '%s' x >>{MEM}/a.md", f"{MEM}/a.md"),
+        ("echo x >> memory/b.md", "memory/b.md"),
+        (f"sed -i 's/old/new/' {MEM}/a.md", f"{MEM}/a.md"),
+        (f"perl -pi -e 's/a/b/' {MEM}/a.md", f"{MEM}/a.md"),
+        (f"cd /tmp && cp notes.md {MEM}/", f"{MEM}/"),
+        (f"git log | tee {MEM}/log.md", f"{MEM}/log.md"),
+        (f"rm -f {MEM}/old.md", f"{MEM}/old.md"),
+        (f"FOO=1 sudo mv /tmp/x.md {MEM}/x.md", f"{MEM}/x.md"),
+        (f"dd if=/dev/zero of={MEM}/z.md count=1", f"{MEM}/z.md"),
+        (f"echo 'unclosed > {MEM}/a.md", f"{MEM}/a.md"),
+        (f"cat {MEM}/a.md", None),
+        (f"grep -rn deploy {MEM} | head", None),
+        (f"sed -n 1,5p {MEM}/a.md", None),
+        (f"ls {MEM} 2>/dev/null", None),
+        (f"cp {MEM}/a.md /tmp/backup.md", None),
+        (f'echo "a>b" {MEM}/a.md', None),
+        ("echo hi > /tmp/memory/a.md", None),
+    ],
+)
+def test_shell_commands_that_write_into_the_memory_dir(command: str, written: str | None) -> None:
+    assert shell_write_target(command, "/home/u/.claude/projects/p", [MEM]) == written
+
+
+def test_a_bash_write_counts_as_the_turn_writing_memory(tmp_path: Path) -> None:
+    memory_dir = tmp_path / "memory"
+    lines = [
+        record("user", "remember that staging resets nightly", cwd=str(tmp_path)),
+        record(
+            "assistant",
+            [use("Bash", {"command": "cat >> memory/staging.md <<'EOF'\nResets nightly\nEOF"})],
+            cwd=str(tmp_path),
+        ),
+        record("user", "and read it back"),
+        record("assistant", [use("Bash", {"command": f"cat {memory_dir}/staging.md"})]),
+    ]
+    transcript = parse_transcript(lines)
+    assert recent_memory_writes(transcript, memory_dir) == []
+    writes = recent_memory_writes(transcript, memory_dir, turn_count=2)
+    assert [(w.tool, w.path, w.line) for w in writes] == [("Bash", "memory/staging.md", 2)]
 
 
 def test_read_transcript_replaces_bad_bytes(tmp_path: Path) -> None:

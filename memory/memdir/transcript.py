@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +30,17 @@ FILE_WRITE_TOOLS: Final = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit
 #: Tools taking an API-style ``command`` and ``path`` (the memory tool, the text editor tool).
 COMMAND_WRITE_TOOLS: Final = frozenset({"memory", "str_replace_based_edit_tool"})
 MUTATING_COMMANDS: Final = frozenset({"create", "str_replace", "insert", "delete", "rename"})
+#: Shell tools whose command line is read for writes into the memory dir.
+SHELL_TOOLS: Final = frozenset({"Bash"})
+#: Programs that change the files named among their arguments (``sed``/``perl`` only with -i).
+SHELL_WRITERS: Final = frozenset(
+    {"tee", "cp", "mv", "rm", "touch", "mkdir", "rmdir", "ln", "install", "truncate", "unlink"}
+    | {"rsync", "dd", "sed", "perl", "patch", "chmod"}
+)
+#: Redirections that write the file named after them.
+_REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "1>", "2>", "1>>", "2>>"})
+#: Tokens that end one simple command and start the next.
+_SEPARATORS: Final = frozenset({";", "&&", "||", "|", "&", "|&", "(", ")", "\n"})
 #: The rendered conversation keeps the most recent messages within this many characters.
 RENDER_MAX_CHARS: Final = 60_000
 #: Per-item caps in the rendering, so one huge tool result cannot crowd out the conversation.
@@ -232,12 +245,95 @@ def _inside(candidate: str, cwd: str | None, roots: Sequence[str]) -> bool:
     )
 
 
+def _shell_words(command: str) -> list[str] | None:
+    """The words and operators of a shell command line, or None when it does not parse."""
+    lexer = shlex.shlex(command.replace("\n", " \\n "), posix=True, punctuation_chars=";&|()<>")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:  # an unclosed quote: a command the shell would not have run as written
+        return None
+
+
+def shell_write_target(command: str, cwd: str | None, roots: Sequence[str]) -> str | None:
+    """The memory-dir path a shell command line writes, or None.
+
+    Counted: a redirection into the dir (``> f``, ``>> f``, ``&> f``), and a file-changing program
+    (``tee``, ``cp``, ``mv``, ``rm``, ``touch``, ``sed -i`` ...) with an argument inside the dir.
+    Reading (``cat``, ``grep``, ``ls``) is not a write. A line that does not parse but names the
+    dir next to a ``>`` counts too: a missed write would let extraction run beside the agent's
+    own, a false one only skips extraction for a turn.
+    """
+    words = _shell_words(command)
+    if words is None:
+        if ">" in command:
+            candidate: str
+            for candidate in re.findall(r"""[^\s'"<>|;&]+""", command):
+                if _inside(candidate, cwd, roots):
+                    return candidate
+        return None
+    commands: list[list[str]] = [[]]
+    for position, word in enumerate(words):
+        if word in _SEPARATORS:
+            commands.append([])
+        elif word in _REDIRECTS or (word.endswith(">") and word.rstrip(">&").isdigit()):
+            following = words[position + 1] if position + 1 < len(words) else ""
+            if following and _inside(following, cwd, roots):
+                return following
+        elif not (position and words[position - 1] in _REDIRECTS):
+            commands[-1].append(word)
+    for command_words in commands:
+        target = _program_write(command_words, cwd, roots)
+        if target is not None:
+            return target
+    return None
+
+
+#: Programs that write only their last argument (the destination), not their sources.
+_DESTINATION_ONLY: Final = frozenset({"cp", "install", "rsync", "ln"})
+
+
+def _program_write(words: Sequence[str], cwd: str | None, roots: Sequence[str]) -> str | None:
+    """The memory-dir path one simple command (no operators) changes, or None."""
+    position = 0
+    while position < len(words) and (
+        ("=" in words[position] and not words[position].startswith("="))
+        or os.path.basename(words[position]) in {"sudo", "env", "command", "nohup", "xargs"}
+    ):
+        position += 1  # NAME=value assignments and wrappers before the program
+    if position >= len(words):
+        return None
+    program = os.path.basename(words[position])
+    if program not in SHELL_WRITERS:
+        return None
+    flags = [w for w in words[position + 1 :] if w.startswith("-")]
+    if program in {"sed", "perl"} and not any(
+        f.startswith("-i")
+        or f == "--in-place"
+        or (program == "perl" and not f.startswith("--") and "i" in f[1:])
+        for f in flags
+    ):
+        return None
+    arguments = [w for w in words[position + 1 :] if not w.startswith("-")]
+    if program in _DESTINATION_ONLY:
+        arguments = arguments[-1:]
+    elif program == "dd":
+        arguments = [w[3:] for w in arguments if w.startswith("of=")]
+    for argument in arguments:
+        if _inside(argument, cwd, roots):
+            return argument
+    return None
+
+
 def memory_writes(records: Iterable[Record], memory_dir: Path) -> list[MemoryWrite]:
     """Tool calls among ``records`` that wrote into ``memory_dir``.
 
     Write/Edit/MultiEdit/NotebookEdit count when their path lies in the memory dir (as written,
     or with symlinks resolved; relative paths against the record's ``cwd``); the memory tool
-    counts for every mutating command, since its ``/memories`` tree *is* a memory dir.
+    counts for every mutating command, since its ``/memories`` tree *is* a memory dir; a Bash
+    command counts when it redirects into the dir or runs a file-changing program on a path in
+    it (:func:`shell_write_target`).
     """
     roots = list(dict.fromkeys((os.path.abspath(memory_dir), os.path.realpath(memory_dir))))
     found: list[MemoryWrite] = []
@@ -256,6 +352,13 @@ def memory_writes(records: Iterable[Record], memory_dir: Path) -> list[MemoryWri
                     continue
                 if use.name == "memory" or _inside(target, record.cwd, roots):
                     found.append(MemoryWrite(record.line, use.name, target, str(command)))
+            elif use.name in SHELL_TOOLS:
+                line = use.input.get("command")
+                if not isinstance(line, str):
+                    continue
+                target = shell_write_target(line, record.cwd, roots)
+                if target is not None:
+                    found.append(MemoryWrite(record.line, use.name, target, line))
     return found
 
 
