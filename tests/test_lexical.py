@@ -6,12 +6,13 @@ import importlib.util
 import random
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from memdir import lexical
+from memdir import lexical, lexical_vocab
 from memdir.lexical import LexicalSelection, select_lexical, tokenize
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,9 +151,9 @@ def test_mixed_script_tokenisation() -> None:
 
 
 def test_matched_terms_join_bigrams_back_into_the_typed_phrase() -> None:
-    selection = select_lexical("上线要在哪个频道申请", MEMORIES)
+    selection = select_lexical("上线要怎么手动触发", MEMORIES)
     assert selection.selected[0].rel_path == "deploy/production.md"
-    assert "频道申请" in selection.selected[0].matched_terms
+    assert "手动触发" in selection.selected[0].matched_terms
     # Two words of one synonym group (监控, 看板) are one idea, counted once.
     assert select_lexical("监控看板", MEMORIES).selected[0].matched_terms == ("监控",)
 
@@ -165,10 +166,196 @@ def test_matched_terms_join_bigrams_back_into_the_typed_phrase() -> None:
         "帮我写一首关于春天的诗",
         "recommend a good sci-fi novel",
         "今日の天気は？",
+        # A generic noun of code (函数, function) matches testing-style's "普通函数", but says
+        # nothing about which memory would help.
+        "把这个函数重命名一下",
+        "rename this function",
     ],
 )
 def test_unrelated_question_selects_nothing(query: str) -> None:
     assert select_lexical(query, MEMORIES).selected == ()
+
+
+# --- vocabulary ------------------------------------------------------------------------------
+VOCAB_MEMORIES = [
+    Item(
+        "deploy/rollback.md",
+        "Rollback steps",
+        "Roll back with Argo CD to the previous version; migrations are not reverted",
+        "project",
+    ),
+    Item("project/release.md", "发版节奏", "每两周周三发版，周一切发布分支", "project"),
+    Item(
+        "reference/postmortems.md",
+        "事故复盘",
+        "线上事故一周内在 Notion 写复盘，列出教训和改进项",
+        "reference",
+    ),
+    Item("feedback/pr-size.md", "PR 大小", "PR 要小：改动超过 400 行先拆分再提交评审", "feedback"),
+    Item(
+        "deploy/staging.md",
+        "Staging deploys",
+        "Staging deploys go out on every merge; the staging database is reset nightly",
+        "project",
+    ),
+    *MEMORIES,
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "route"),
+    [
+        # Everyday English words for the word a memory uses, and across languages.
+        ("回滚到上一个版本", "deploy/rollback.md", "回滚→rollback"),
+        ("when do we cut the next release?", "project/release.md", "release→发版"),
+        ("where are the postmortems?", "reference/postmortems.md", "postmortems→复盘"),
+        ("is this PR too big?", "feedback/pr-size.md", "too big→大小"),
+        ("staging 的数据每天都会清空吗", "deploy/staging.md", "清空→reset"),
+        ("东京团队谁负责UI", "team/tokyo.md", "负责→担当"),
+        ("集成测试能用假的数据库吗", "feedback/testing-real-db.md", "假的→mock"),
+    ],
+)
+def test_vocabulary_bridges_everyday_words_and_languages(
+    query: str, expected: str, route: str
+) -> None:
+    selection = select_lexical(query, VOCAB_MEMORIES)
+    assert paths(selection)[:1] == [expected]
+    assert route in selection.selected[0].matched_terms
+
+
+def test_compound_cjk_words_are_one_idea() -> None:
+    # 预发环境 is "staging", not "staging" plus "environment": a memory about environments
+    # in general must not gain from it, and the question has one idea, not two.
+    concepts = lexical._query_concepts("预发环境的数据")
+    assert [c.surface for c in concepts] == ["预发环境", "数据"]
+    assert "staging" in {alt.surface for alt, _ in concepts[0].alternatives}
+    assert [c.surface for c in lexical._query_concepts("生产环境")] == ["生产环境"]
+
+
+def test_question_word_phrases_match_only_through_their_translations() -> None:
+    # 怎么用 ("how to use") is recognised as "usage"; what is left of it after its question
+    # word, 用, is a character in half of all Chinese text and must not match by itself.
+    (concept,) = lexical._query_concepts("怎么用")
+    assert "usage" in {alt.surface for alt, _ in concept.alternatives}
+    assert all(len(token) > 1 for alt, _ in concept.alternatives for token in alt.tokens)
+    only_yong = [Item("notes/run.md", "跑测试", "用 pytest 跑", "reference")]
+    assert select_lexical("怎么用", only_yong).considered == ()
+    usage = select_lexical("ruff怎么用", MEMORIES)
+    assert paths(usage)[0] == "tools/ruff-usage.md"
+    assert "怎么用→usage" in usage.selected[0].matched_terms
+
+
+def test_request_words_and_generic_nouns_are_weak_in_every_form() -> None:
+    weights = {c.surface: c.weight for c in lexical._query_concepts("adding running changes")}
+    assert weights == dict.fromkeys(("adding", "running", "changes"), lexical.WEAK_WEIGHT)
+    for query in ("函数 部署", "function deploy"):
+        weights = [c.weight for c in lexical._query_concepts(query)]
+        assert weights == [lexical.WEAK_WEIGHT, 1.0], query
+
+
+def test_numbers_cost_little_when_missing_and_count_when_matched() -> None:
+    concepts = {c.surface: c for c in lexical._query_concepts("PR 482")}
+    assert concepts["482"].weight == 1.0
+    assert concepts["482"].charge == lexical.WEAK_WEIGHT * lexical.UNMATCHED_CHARGE
+    assert concepts["pr"].charge == lexical.UNMATCHED_CHARGE
+    # A PR number no memory has barely lowers the PR memory's score...
+    with_number = select_lexical("PR 482 too big", VOCAB_MEMORIES).selected[0]
+    without = select_lexical("PR too big", VOCAB_MEMORIES).selected[0]
+    assert with_number.rel_path == without.rel_path == "feedback/pr-size.md"
+    assert with_number.score > 0.85 * without.score
+    # ... while a number a memory has decides between two otherwise equal memories.
+    postgres = [
+        Item(
+            "project/pg-upgrade.md", "Postgres upgrade", "Postgres 14 to 16 in October", "project"
+        ),
+        Item("project/pg-tuning.md", "Postgres tuning", "Postgres memory settings", "project"),
+    ]
+    assert paths(select_lexical("postgres 16", postgres)) == ["project/pg-upgrade.md"]
+
+
+def test_a_kind_of_tool_finds_the_tool_but_not_the_other_way() -> None:
+    selection = select_lexical("how do I run the linter", MEMORIES)
+    assert paths(selection)[0] == "tools/ruff-usage.md"
+    assert "linter→ruff" in selection.selected[0].matched_terms
+    lint_only = Item("project/ci.md", "CI", "CI runs lint and tests on every PR", "project")
+    assert [m.rel_path for m in select_lexical("ruff", [lint_only, *MEMORIES]).considered] == [
+        "tools/ruff-usage.md",
+        "tools/ruff-gotchas.md",
+    ]
+
+
+def test_a_typed_tool_is_not_counted_again_through_its_kind() -> None:
+    alembic = lexical._surface_tokens("alembic")
+    concepts = {c.surface: c for c in lexical._query_concepts("alembic 迁移")}
+    assert alembic not in {alt.tokens for alt, _ in concepts["迁移"].alternatives}
+    assert alembic in {alt.tokens for alt, _ in lexical._query_concepts("迁移")[0].alternatives}
+
+
+# --- indexing --------------------------------------------------------------------------------
+def test_batched_indexing_matches_one_text_at_a_time() -> None:
+    """Texts are cut and stemmed together; no text may lose or gain a token to a neighbour."""
+    texts = [
+        lexical._normalize(text)
+        for text in (
+            "Deploying PRs to staging",
+            "",
+            "ruff的配置 and MRs",
+            "a\0b deploys",  # a NUL, the batch's own separator, in a text
+            "東京チームはモバイルアプリのUIを担当",
+            "pytest 的坑：xdist 并行时共享的数据库会串数据",
+            "ＡＰＩ docs",
+            "the of and",
+        )
+    ]
+    alone = [lexical._index_many([text])[0] for text in texts]
+    assert lexical._index_many(texts) == alone
+    assert alone[0] == (["deploy", "pr", "stage"], 3.0)
+    assert alone[3] == (["deploy"], 1.0)
+    assert alone[2] == (["ruff", "配置", "mr"], 2.5)  # a bigram is half a word
+
+
+def test_full_caches_are_emptied_without_losing_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = select_lexical("how do we deploy to staging", MEMORIES)
+    monkeypatch.setattr(lexical, "_STEM_CACHE_SIZE", 3)
+    monkeypatch.setattr(lexical, "_DOCUMENT_CACHE_SIZE", 4)
+    lexical._clear_caches()
+    select_lexical("how do we deploy to staging", MEMORIES[:3])
+    # Now both caches are full while this call has both cached and unseen entries.
+    assert select_lexical("how do we deploy to staging", MEMORIES) == expected
+    assert select_lexical("how do we deploy to staging", MEMORIES) == expected
+
+
+def test_selection_from_many_threads_with_full_caches(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Recall runs the selector in worker threads; a cache one thread empties must not break
+    # another thread's call.
+    queries = ["how do we deploy to staging", "单元测试怎么写比较好", "ruff format gotcha"]
+    expected = {q: select_lexical(q, MEMORIES) for q in queries}
+    monkeypatch.setattr(lexical, "_STEM_CACHE_SIZE", 2)
+    monkeypatch.setattr(lexical, "_DOCUMENT_CACHE_SIZE", 3)
+
+    def run(n: int) -> bool:
+        query = queries[n % len(queries)]
+        return select_lexical(query, MEMORIES[n % 5 :]) == select_lexical(query, MEMORIES[n % 5 :])
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often enough to interleave inside a call
+    try:
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            assert all(pool.map(run, range(120)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert all(select_lexical(q, MEMORIES) == expected[q] for q in queries)
+
+
+def test_documents_are_cached_by_content() -> None:
+    lexical._clear_caches()
+    item = Item("notes/deploy.md", "Deploy", "How we deploy", "project")
+    first = lexical._documents([item])[0]
+    assert lexical._documents([item])[0] is first
+    edited = Item("notes/deploy.md", "Deploy", "How we deploy to staging", "project")
+    assert lexical._documents([edited])[0] is not first
+    lexical._clear_caches()
+    assert lexical._documents([item])[0] is not first
 
 
 # --- limits, edge cases, determinism ---------------------------------------------------------
@@ -318,11 +505,15 @@ def test_synonym_groups_never_merge_by_accident() -> None:
     """Stemming can fold two surfaces into one key ("localization" -> "local"); only the
     overlaps listed here are intended."""
     owners: dict[object, set[int]] = {}
-    for index, group in enumerate(lexical._SYNONYM_GROUPS):
+    for index, group in enumerate(lexical_vocab.SYNONYM_GROUPS):
         for surface in group:
             key = lexical._latin_key(surface) or lexical._normalize(surface)
             owners.setdefault(key, set()).add(index)
-            assert lexical._surface_tokens(surface), f"{surface!r} can never match"
+            if not lexical._surface_tokens(surface):
+                # Only function words (まとめ is hiragana, 多少个 a question word): recognised
+                # in a question, where it stands for the rest of its line.
+                concepts = lexical._query_concepts(surface)
+                assert len(concepts) == 1 and concepts[0].alternatives, surface
     shared = {key for key, groups in owners.items() if len(groups) > 1}
     assert shared == {"单测", ("ship",), "发布"}
 
@@ -348,18 +539,18 @@ def test_benchmark_quality_does_not_regress() -> None:
     report = _load_eval().evaluate(systems=["lexical"], timing=False)
     assert report["memories"] >= 50 and report["queries"] >= 100
     lex = report["systems"]["lexical"]
-    floors = {  # slice: (recall, precision)
-        "all": (0.88, 0.74),
-        "en": (0.86, 0.70),
-        "zh": (0.85, 0.76),
-        "mixed": (0.95, 0.80),
-        "ja": (0.90, 0.80),
-        "split:test": (0.78, 0.72),
-        "split:fresh2": (0.92, 0.84),
+    floors = {  # slice: (recall, precision); en and zh at the issue's 0.9 / 0.7 and more
+        "all": (0.92, 0.77),
+        "en": (0.90, 0.73),
+        "zh": (0.90, 0.76),
+        "mixed": (0.95, 0.84),
+        "ja": (0.93, 0.80),
+        "split:test": (0.82, 0.76),
+        "split:fresh2": (0.95, 0.84),
     }
     for key, (recall, precision) in floors.items():
         assert lex[key]["recall"] >= recall, (key, lex[key])
         assert lex[key]["precision"] >= precision, (key, lex[key])
-    assert lex["all"]["unrelated_empty"] >= 0.88
+    assert round(lex["all"]["unrelated_empty"] * lex["all"]["unrelated"]) >= 37
     baseline = _load_eval().evaluate(systems=["bm25-whitespace+skip"], timing=False)
     assert lex["zh"]["recall"] > baseline["systems"]["bm25-whitespace+skip"]["zh"]["recall"] + 0.5
