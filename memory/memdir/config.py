@@ -9,7 +9,6 @@ are dropped with a message and the default stays.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -141,7 +140,17 @@ def settings_from_mapping(
 
 def _read_toml(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     try:
-        with path.open("rb") as handle:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"{path}: {exc}"
+    # Imported only when a file exists: most memory dirs have none, and the parser costs a
+    # few milliseconds of every `memdir lint` start.
+    import tomllib
+
+    try:
+        with handle:
             return tomllib.load(handle), None
     except FileNotFoundError:
         return None, None

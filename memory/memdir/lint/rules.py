@@ -16,7 +16,6 @@ MEM002/MEM003 read :func:`memdir.index.load_cap`'s result, MEM106 calls
 
 from __future__ import annotations
 
-import difflib
 import functools
 import heapq
 import math
@@ -420,6 +419,8 @@ def suggest_type(raw: str) -> str | None:
         return lowered
     if lowered in _TYPE_SYNONYMS:
         return _TYPE_SYNONYMS[lowered]
+    import difflib  # only for an unknown type: lint of a clean dir never needs it
+
     close = difflib.get_close_matches(lowered, C.MEMORY_TYPES, n=1, cutoff=0.6)
     return close[0] if close else None
 
@@ -891,6 +892,8 @@ def near_duplicate_pairs(
             if shared >= threshold * (size + theirs - shared):
                 matched.append(other)
         for other in sorted(matched):
+            import difflib  # reached only by token-similar pairs: rare
+
             matcher = difflib.SequenceMatcher(None, normal[other], normal[rel], autojunk=False)
             if matcher.quick_ratio() < DUPLICATE_RATIO:
                 continue
