@@ -554,3 +554,68 @@ def test_benchmark_quality_does_not_regress() -> None:
     assert round(lex["all"]["unrelated_empty"] * lex["all"]["unrelated"]) >= 37
     baseline = _load_eval().evaluate(systems=["bm25-whitespace+skip"], timing=False)
     assert lex["zh"]["recall"] > baseline["systems"]["bm25-whitespace+skip"]["zh"]["recall"] + 0.5
+
+
+def test_stemmer_collisions_are_kept_apart() -> None:
+    # Snowball folds "locale" into "local" and "settings" into "set" (a request word): a
+    # question about the locale file must find the translation note, not the local dev stack.
+    assert "local" not in tokenize("locale files")
+    assert lexical._stem("localization") == lexical._stem("locale")
+    memories = [
+        Item(
+            "tools/local-stack.md", "Local stack", "Run the local stack with docker compose", None
+        ),
+        Item(
+            "project/translations.md", "Translations", "App translation goes through Crowdin", None
+        ),
+    ]
+    assert paths(select_lexical("fix the typo in the German locale file", memories)) == [
+        "project/translations.md"
+    ]
+    settings = next(
+        c for c in lexical._query_concepts("edit settings.json") if c.surface == "settings"
+    )
+    assert settings.weight == 1.0
+
+
+@pytest.mark.parametrize(
+    ("query", "absent"),
+    [
+        ("I'll pull in tenacity for the retry logic, fine?", {"ill", "fine"}),
+        ("it's already there since last week", {"already", "since"}),
+        ("モバイルの画面、誰に確認すればいい？", {"誰", "谁"}),
+    ],
+)
+def test_contractions_fillers_and_question_words_are_not_topics(
+    query: str, absent: set[str]
+) -> None:
+    surfaces = {c.surface for c in lexical._query_concepts(query)}
+    assert not surfaces & absent
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "route"),
+    [
+        ("rebase onto main and force-push the branch", "feedback/no-push.md", "force push→推送"),
+        ("can I annotate this param as Any?", "feedback/typing.md", "annotate→typing"),
+        ("I'll pull in a retry library, ok?", "feedback/deps.md", "pull in→依赖"),
+        ("purge the old audit rows", "project/retention.md", "purge→delete"),
+        ("测试里把key写死行不行", "feedback/secrets.md", "写死→paste into code"),
+        ("give me the rundown", "feedback/no-summary.md", "rundown→summary"),
+        ("想把文件存到美东的桶里", "project/residency.md", "美东→欧盟"),
+    ],
+)
+def test_everyday_paraphrases_reach_the_note(query: str, expected: str, route: str) -> None:
+    memories = [
+        Item("feedback/no-push.md", "不要自己推送", "不要自己 git push 或强推", "feedback"),
+        Item("feedback/typing.md", "Typing", "New code must be fully typed; avoid Any", "feedback"),
+        Item("feedback/deps.md", "新增依赖", "加第三方依赖前先问用户，不要引入同类库", "feedback"),
+        Item("project/retention.md", "Retention", "Audit rows are deleted after 7 years", None),
+        Item("feedback/secrets.md", "Secrets", "Never paste API keys into code or tests", None),
+        Item("feedback/no-summary.md", "No summary", "Don't end with a recap of changes", None),
+        Item("project/residency.md", "数据驻留", "客户数据必须留在欧盟，新增存储先确认", None),
+        Item("tools/docker.md", "Docker", "Start the database with docker compose up", None),
+    ]
+    selection = select_lexical(query, memories)
+    assert paths(selection)[:1] == [expected]
+    assert route in selection.selected[0].matched_terms
