@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import sys
@@ -11,7 +12,8 @@ from pathlib import Path
 import pytest
 from memdir.config import Settings
 from memdir.lint import DirState, lint_directory
-from memdir.lint.state import clean_summary
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.state import fast_topic
 
 MakeDir = Callable[..., Path]
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -205,32 +207,55 @@ def test_fast_and_full_paths_agree_on_generated_dirs(tmp_path: Path) -> None:
         assert fast.lint().diagnostics == full.lint().diagnostics
 
 
-def test_fast_path_accepts_only_clean_files() -> None:
+def test_fast_path_gives_exactly_what_the_full_path_gives() -> None:
     rng = random.Random(5)
-    pieces = [
-        "---\n",
+    fields = [
         "name: a\n",
         "description: the deploy window is Tuesday morning for the API\n",
         "description: notes\n",
+        "description: a\n",
         "type: project\n",
         "type: Project\n",
         "metadata:\n  type: user\n",
         "modified: 2026-07-15T09:12:00Z\n",
         "token: Xk9mQ2vL8pZ3aB7\n",
+    ]
+    body = [
         "# Title\n",
         "body line\n",
+        "\n",
+        "api_key = Xk9mQ2vL8pZ3aB7qW4\n",
         "x" * 5000 + "\n",
+        "line\n" * 120,
         "[[link]]\n",
+        "---\n",
     ]
-    for _ in range(500):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))
-        summary = clean_summary(text, Path("/m"), "a.md", 0.0, len(text.encode()))
-        if summary is None:
+
+    def sample() -> str:
+        head = rng.sample(fields, rng.randint(0, 5))
+        tail = [rng.choice(body) for _ in range(rng.randint(0, 4))]
+        opening = "---\n" if rng.random() < 0.9 else ""
+        return opening + "".join(head) + "---\n" + "".join(tail)
+
+    root = Path("/m")
+    accepted = {"clean": 0, "findings": 0}
+    for _ in range(1500):
+        text = sample()
+        size = len(text.encode())
+        fast_state = DirState(root)
+        fast = fast_topic(text, "/m/a.md", root, "a.md", 0.0, size, fast_state.context)
+        if fast is None:
             continue
-        state = DirState(Path("/m"), fast_path=False)
-        state.update("a.md", text)
-        state.update("MEMORY.md", "- [a](a.md) — a\n")
-        assert [d.code for d in state.lint().diagnostics] == [], text
+        accepted["findings" if fast[1] else "clean"] += 1
+        full = DirState(root, fast_path=False)
+        full.update("a.md", text)
+        full.update("MEMORY.md", "- [a](a.md) — a\n")
+        expected = [d for d in full.lint().diagnostics if d.rel_path == "a.md"]
+        assert sorted(fast[1], key=Diagnostic.sort_key) == expected, text
+        # (The full path stamps an unsaved text with the time it was given.)
+        assert fast[0] == dataclasses.replace(full.summaries()["a.md"], mtime=0.0), text
+    # Both kinds were exercised: clean files and sound frontmatter with body findings.
+    assert accepted["clean"] >= 10 and accepted["findings"] >= 50, accepted
 
 
 def test_lint_directory_is_a_cold_run(make_dir: MakeDir) -> None:

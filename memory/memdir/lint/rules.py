@@ -487,9 +487,12 @@ def description_problem(description: str, name: str | None, rel_path: str) -> st
     if all(w in _GENERIC_WORDS or w in _STOP_WORDS or w.isdigit() for w in words):
         return "too generic: it names a kind of memory, not what this one says"
     normal = " ".join(words)
+    # Normalising cannot lengthen a label, so a description longer than the name and the path
+    # cannot repeat either: the common case, decided before any path is taken apart.
+    if len(normal) > len(rel_path) and (not name or len(normal) > len(name)):
+        return None
     stem = posixpath.splitext(posixpath.basename(rel_path))[0]
     for label in (name, stem):
-        # Normalising cannot lengthen a label, so a longer description cannot equal it.
         if label and len(normal) <= len(label) and normal == " ".join(_WORD.findall(label.lower())):
             return "it only repeats the file's name"
     return None
@@ -636,45 +639,67 @@ def check_topic(topic: TopicFile, ctx: LintContext) -> list[Diagnostic]:
             reason = description_problem(topic.description, topic.name, rel)
             if reason is not None:
                 found.append(
-                    ctx.diag(
-                        "MEM109",
-                        path,
-                        rel,
-                        _field_span(topic, "description"),
-                        f"vague description: {reason}. The selector chooses memories from "
-                        "their one-line descriptions alone, never the body; say what this "
-                        "memory covers and when it applies",
-                    )
+                    vague_description(ctx, path, rel, _field_span(topic, "description"), reason)
                 )
 
     if ctx.on("MEM106"):
         cut = injection_cut(topic.text, topic.size)
         if cut is not None:
-            line, col, reason = cut
-            lines = topic.text.split("\n", line + 1)
-            end = len(lines[line].rstrip("\r")) if line < len(lines) else col
-            note = ""
-            if "too-large" in kinds:
-                note = (
-                    f" (the file is {topic.size:,} bytes; lint read the first {MAX_PARSE_BYTES:,})"
-                )
             found.append(
-                ctx.diag(
-                    "MEM106",
-                    path,
-                    rel,
-                    Span(line, col, line, max(end, col)),
-                    f"not injected from here on: path B injects only the first "
-                    f"{C.SURFACE_MAX_LINES} lines or {C.SURFACE_MAX_BYTES:,} bytes of a memory "
-                    f"and this file is {reason}; the agent sees the part above this line and a "
-                    f"note to read the rest itself{note}. Keep the essentials above it or split "
-                    "the file",
-                )
+                not_injected(ctx, path, rel, topic.text, topic.size, cut, "too-large" in kinds)
             )
 
     if ctx.on("MEM110"):
         found.extend(_secret_diagnostics(topic.text, find_secrets(topic.text), ctx, path, rel))
     return found
+
+
+def vague_description(
+    ctx: LintContext, path: Path, rel: str, span: Span, reason: str
+) -> Diagnostic:
+    """MEM109 at the description's value, for ``reason`` from :func:`description_problem`."""
+    return ctx.diag(
+        "MEM109",
+        path,
+        rel,
+        span,
+        f"vague description: {reason}. The selector chooses memories from their one-line "
+        "descriptions alone, never the body; say what this memory covers and when it applies",
+    )
+
+
+def not_injected(
+    ctx: LintContext,
+    path: Path,
+    rel: str,
+    text: str,
+    size: int,
+    cut: tuple[int, int, str],
+    too_large: bool = False,
+) -> Diagnostic:
+    """MEM106 at ``cut`` (from :func:`injection_cut`): where path B stops injecting the file."""
+    line, col, reason = cut
+    lines = text.split("\n", line + 1)
+    end = len(lines[line].rstrip("\r")) if line < len(lines) else col
+    note = ""
+    if too_large:
+        note = f" (the file is {size:,} bytes; lint read the first {MAX_PARSE_BYTES:,})"
+    return ctx.diag(
+        "MEM106",
+        path,
+        rel,
+        Span(line, col, line, max(end, col)),
+        f"not injected from here on: path B injects only the first "
+        f"{C.SURFACE_MAX_LINES} lines or {C.SURFACE_MAX_BYTES:,} bytes of a memory "
+        f"and this file is {reason}; the agent sees the part above this line and a "
+        f"note to read the rest itself{note}. Keep the essentials above it or split "
+        "the file",
+    )
+
+
+def secret_diagnostics(ctx: LintContext, path: Path, rel: str, text: str) -> Iterator[Diagnostic]:
+    """MEM110 for every likely secret in ``text``."""
+    return _secret_diagnostics(text, find_secrets(text), ctx, path, rel)
 
 
 _FIELD_WHY = {

@@ -40,7 +40,10 @@ from memdir.lint.rules import (
     description_problem,
     heading_title,
     injection_cut,
+    not_injected,
+    secret_diagnostics,
     summarize,
+    vague_description,
 )
 from memdir.lint.secrets import find_secrets
 from memdir.model import Span
@@ -138,14 +141,17 @@ def _value_span(line: str, number: int, key_length: int) -> Span:
     return Span(number, start, number, start + len(rest.strip()))
 
 
-def clean_summary(text: str, root: Path, rel: str, mtime: float, size: int) -> TopicSummary | None:
-    """The summary of a topic file on which no per-file rule fires, else None.
+def fast_topic(
+    text: str, path: str, root: Path, rel: str, mtime: float, size: int, ctx: LintContext
+) -> tuple[TopicSummary, tuple[Diagnostic, ...]] | None:
+    """The summary and diagnostics of a topic file whose frontmatter is sound, else None.
 
     This is the fast path, and it decides nothing on its own: it recognises the common shape
     (``---`` / ``key: value`` lines the core YAML subset reads / ``---`` within 30 lines, with
-    name, description and a valid type) and then runs the very checks the rules run
-    (:func:`description_problem`, :func:`injection_cut`, :func:`find_secrets`). Anything else
-    returns None and the file takes the full path, which is authoritative.
+    name, description and a valid type), on which no frontmatter rule can fire, and then runs
+    the body rules through the very functions the full path uses (a vague description, the
+    injection cut, secrets). Anything else returns None and the file takes the full path, which
+    is authoritative.
     """
     if not text.startswith("---\n"):
         return None
@@ -173,10 +179,9 @@ def clean_summary(text: str, root: Path, rel: str, mtime: float, size: int) -> T
     name, description = name.strip(), description.strip()
     if not name or not description or raw_type.strip() not in C.MEMORY_TYPES:
         return None
-    if description_problem(description, name, rel) is not None:
-        return None
-    if injection_cut(text, size) is not None or find_secrets(text):
-        return None
+    vague = description_problem(description, name, rel) if ctx.on("MEM109") else None
+    cut = injection_cut(text, size) if ctx.on("MEM106") else None
+    secrets = ctx.on("MEM110") and bool(find_secrets(text))
     head_span = Span(0, 0, 0, 3)
     name_span = description_span = head_span
     found = 0
@@ -190,7 +195,7 @@ def clean_summary(text: str, root: Path, rel: str, mtime: float, size: int) -> T
         if found == 2:
             break
     body = text[after + 1 :] if after >= 0 else ""
-    return TopicSummary(
+    summary = TopicSummary(
         root=root,
         rel_path=rel,
         mtime=mtime,
@@ -201,6 +206,17 @@ def clean_summary(text: str, root: Path, rel: str, mtime: float, size: int) -> T
         description_span=description_span,
         head_span=head_span,
     )
+    if vague is None and cut is None and not secrets:
+        return summary, ()
+    file_path = Path(path)
+    diagnostics: list[Diagnostic] = []
+    if vague is not None:
+        diagnostics.append(vague_description(ctx, file_path, rel, description_span, vague))
+    if cut is not None:
+        diagnostics.append(not_injected(ctx, file_path, rel, text, size, cut))
+    if secrets:
+        diagnostics.extend(secret_diagnostics(ctx, file_path, rel, text))
+    return summary, tuple(diagnostics)
 
 
 class DirState:
@@ -368,9 +384,9 @@ class DirState:
             except UnicodeDecodeError:
                 pass
             else:
-                summary = clean_summary(text, self.root, rel, mtime, size)
-                if summary is not None:
-                    return FileResult(key, summary, ())
+                fast = fast_topic(text, path, self.root, rel, mtime, size, self.context)
+                if fast is not None:
+                    return FileResult(key, *fast)
         result = decode_bytes(data, size, mtime)
         if result.binary or (not result.text and result.problems):
             topic = parse_topic_text("", Path(path), rel, mtime, size, result.problems)
@@ -384,9 +400,13 @@ class DirState:
         except OSError:
             mtime = time.time()  # a new file not saved yet: the newest of all
         size = len(text.encode("utf-8", "surrogatepass"))
-        summary = clean_summary(text, self.root, rel, mtime, size) if self.fast_path else None
-        if summary is not None:
-            return FileResult(None, summary, ())
+        fast = (
+            fast_topic(text, path, self.root, rel, mtime, size, self.context)
+            if self.fast_path
+            else None
+        )
+        if fast is not None:
+            return FileResult(None, *fast)
         topic = parse_topic_text(text, Path(path), rel, mtime, size)
         return FileResult(
             None, summarize(topic, self.root), tuple(check_topic(topic, self.context))
