@@ -9,8 +9,8 @@
 #
 # Idempotent: each step writes a marker naming its pinned version once it has finished, and a
 # later run skips any step whose marker and binary are present. A half-finished step (no marker)
-# is redone from scratch. It is separate from scripts/test.sh because it installs a browser with
-# apt, which a user's ordinary test run should not need.
+# is redone from scratch. scripts/test.sh runs it (through scripts/e2e-vscode.sh) unless
+# MEMDIR_SKIP_VSCODE_E2E=1.
 #
 # Usage: scripts/install-vscode-e2e.sh        (cache: $MEMDIR_E2E_CACHE or ~/.cache/memdir-e2e)
 # Prints `export`-able paths at the end; scripts/e2e-vscode.sh sources nothing from it but uses

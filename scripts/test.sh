@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Set up .venv with the test and dev extras and run the whole test suite:
 # static checks (ruff, mypy), pytest (unit, property-based, pytest-lsp end to end, real
-# headless Neovim), and the VS Code extension's unit tests when Node is present.
+# headless Neovim), the VS Code extension's unit tests, and the extension end to end in a real
+# VS Code (scripts/e2e-vscode.sh: code-server in Debian's Chromium; the first run on a machine
+# installs them, with apt, and takes minutes; later runs reuse the cache).
+# MEMDIR_SKIP_VSCODE_E2E=1 skips only that last step, for machines without apt; it says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -22,4 +25,10 @@ fi
 
 if [ -f client-vscode/package.json ]; then
   (cd client-vscode && npm ci --no-audit --no-fund && npm run lint && npm test)
+fi
+
+if [ "${MEMDIR_SKIP_VSCODE_E2E:-}" = 1 ]; then
+  echo "test.sh: VS Code end-to-end test SKIPPED (MEMDIR_SKIP_VSCODE_E2E=1)" >&2
+else
+  bash scripts/e2e-vscode.sh
 fi
