@@ -294,9 +294,7 @@ def check_index(index: Index, ctx: LintContext) -> list[Diagnostic]:
         found.extend(_problem_diagnostics(problem, ctx, ctx.index_path, C.INDEX_FILENAME))
     if ctx.on("MEM110"):
         secrets = find_secrets(index.text)
-        found.extend(
-            _secret_diagnostics(index.text, secrets, ctx, ctx.index_path, C.INDEX_FILENAME)
-        )
+        found.extend(secret_diagnostics(index.text, secrets, ctx, ctx.index_path, C.INDEX_FILENAME))
     return found
 
 
@@ -498,9 +496,10 @@ def description_problem(description: str, name: str | None, rel_path: str) -> st
     return None
 
 
-def _secret_diagnostics(
+def secret_diagnostics(
     text: str, secrets: list[SecretMatch], ctx: LintContext, path: Path, rel: str
 ) -> Iterator[Diagnostic]:
+    """MEM110 for each of ``secrets`` (from :func:`find_secrets` on ``text``)."""
     for secret in secrets:
         yield ctx.diag(
             "MEM110",
@@ -650,7 +649,7 @@ def check_topic(topic: TopicFile, ctx: LintContext) -> list[Diagnostic]:
             )
 
     if ctx.on("MEM110"):
-        found.extend(_secret_diagnostics(topic.text, find_secrets(topic.text), ctx, path, rel))
+        found.extend(secret_diagnostics(topic.text, find_secrets(topic.text), ctx, path, rel))
     return found
 
 
@@ -695,11 +694,6 @@ def not_injected(
         f"note to read the rest itself{note}. Keep the essentials above it or split "
         "the file",
     )
-
-
-def secret_diagnostics(ctx: LintContext, path: Path, rel: str, text: str) -> Iterator[Diagnostic]:
-    """MEM110 for every likely secret in ``text``."""
-    return _secret_diagnostics(text, find_secrets(text), ctx, path, rel)
 
 
 _FIELD_WHY = {

@@ -7,8 +7,8 @@ so no other file is re-read. The CLI uses the same object once: a cold run is a 
 empty state.
 
 Reading is the cost that matters, so each file is read once, as bytes, with one ``os.read``.
-A file that is clean (the common case) is recognised from its first 30 lines through the core
-frontmatter parser plus the same checks the rules use, without building a full
+A file whose frontmatter is sound (the common case) is recognised from its first 30 lines
+through the core YAML subset and checked by the body rules' own functions, without building a full
 :class:`~memdir.model.TopicFile`; anything unusual takes the full path through
 :func:`memdir.topic.parse_topic_text` and :func:`~memdir.lint.rules.check_topic`. Both paths give
 identical results (tests/test_lint_state.py compares them).
@@ -181,7 +181,7 @@ def fast_topic(
         return None
     vague = description_problem(description, name, rel) if ctx.on("MEM109") else None
     cut = injection_cut(text, size) if ctx.on("MEM106") else None
-    secrets = ctx.on("MEM110") and bool(find_secrets(text))
+    secrets = find_secrets(text) if ctx.on("MEM110") else []
     head_span = Span(0, 0, 0, 3)
     name_span = description_span = head_span
     found = 0
@@ -215,7 +215,7 @@ def fast_topic(
     if cut is not None:
         diagnostics.append(not_injected(ctx, file_path, rel, text, size, cut))
     if secrets:
-        diagnostics.extend(secret_diagnostics(ctx, file_path, rel, text))
+        diagnostics.extend(secret_diagnostics(text, secrets, ctx, file_path, rel))
     return summary, tuple(diagnostics)
 
 
