@@ -593,6 +593,8 @@ MEM = "/home/u/.claude/projects/p/memory"
         (f"sed -i 's/old/new/' {MEM}/a.md", f"{MEM}/a.md"),
         (f"perl -pi -e 's/a/b/' {MEM}/a.md", f"{MEM}/a.md"),
         (f"cd /tmp && cp notes.md {MEM}/", f"{MEM}/"),
+        (f"ls\ncp notes.md {MEM}/n.md", f"{MEM}/n.md"),
+        (f"cat > {MEM}/h.md <<'EOF'\nbody\nEOF", f"{MEM}/h.md"),
         (f"git log | tee {MEM}/log.md", f"{MEM}/log.md"),
         (f"rm -f {MEM}/old.md", f"{MEM}/old.md"),
         (f"FOO=1 sudo mv /tmp/x.md {MEM}/x.md", f"{MEM}/x.md"),

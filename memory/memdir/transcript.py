@@ -40,7 +40,7 @@ SHELL_WRITERS: Final = frozenset(
 #: Redirections that write the file named after them.
 _REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "1>", "2>", "1>>", "2>>"})
 #: Tokens that end one simple command and start the next.
-_SEPARATORS: Final = frozenset({";", "&&", "||", "|", "&", "|&", "(", ")", "\n"})
+_SEPARATORS: Final = frozenset({";", ";;", "&&", "||", "|", "&", "|&", "(", ")"})
 #: The rendered conversation keeps the most recent messages within this many characters.
 RENDER_MAX_CHARS: Final = 60_000
 #: Per-item caps in the rendering, so one huge tool result cannot crowd out the conversation.
@@ -247,7 +247,8 @@ def _inside(candidate: str, cwd: str | None, roots: Sequence[str]) -> bool:
 
 def _shell_words(command: str) -> list[str] | None:
     """The words and operators of a shell command line, or None when it does not parse."""
-    lexer = shlex.shlex(command.replace("\n", " \\n "), posix=True, punctuation_chars=";&|()<>")
+    # A newline ends a command as ";" does (inside a quoted string it changes nothing we read).
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=";&|()<>")
     lexer.whitespace_split = True
     lexer.commenters = ""
     try:
