@@ -56,7 +56,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     lint.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when problems are found"
     )
+    lint.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        metavar="N",
+        help="processes that read and check files of large dirs (default: one per core, at "
+        "most 8; Linux only, 1 elsewhere)",
+    )
     lint.set_defaults(func=cmd_lint)
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {jobs}")
+    return jobs
 
 
 def _codes(value: str | None, option: str) -> list[str]:
@@ -114,8 +132,10 @@ def _run(args: argparse.Namespace) -> int:
     from memdir.lint.diagnostic import FAILING
     from memdir.lint.engine import with_cli_codes
     from memdir.lint.formats import Section, render
+    from memdir.lint.parallel import default_workers
     from memdir.lint.state import DirState
 
+    jobs: int = args.jobs if args.jobs is not None else default_workers()
     select = _codes(args.select, "--select")
     ignore = _codes(args.ignore, "--ignore")
     sections: list[Section] = []
@@ -126,7 +146,7 @@ def _run(args: argparse.Namespace) -> int:
         for error in settings.errors:
             print(f"memdir lint: warning: {settings.source}: {error}", file=sys.stderr)
         state = DirState(directory, with_cli_codes(settings, select, ignore))
-        state.refresh()
+        state.refresh(workers=jobs)
         result = state.lint()
         if args.fix:
             from memdir.lint.fix import apply_fixes

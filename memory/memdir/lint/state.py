@@ -29,6 +29,7 @@ from pathlib import Path
 from memdir import constants as C
 from memdir.config import Settings, load_settings
 from memdir.index import Index, parse_index
+from memdir.lint import parallel
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.engine import LintContext
 from memdir.lint.rules import (
@@ -282,19 +283,22 @@ class DirState:
         self._files.clear()
         self._index = None
 
-    def refresh(self) -> set[str]:
+    def refresh(self, workers: int = 1) -> set[str]:
         """Bring the state up to date with the disk; returns the relative paths (re)read.
 
         Lists the directory and stats every file; only files that are new or whose
         (mtime, size) changed are read. Editor texts (see :meth:`update`) win over the disk.
+        ``workers`` > 1 lets a large read (a cold run) use forked worker processes where that is
+        safe (:mod:`memdir.lint.parallel`); the result is the same either way.
         """
         with _gc_paused():
-            return self._refresh()
+            return self._refresh(workers)
 
-    def _refresh(self) -> set[str]:
+    def _refresh(self, workers: int = 1) -> set[str]:
         skipped: list[Skipped] = []
         seen: set[str] = set()
         reread: set[str] = set()
+        to_load: list[tuple[str, str]] = []
         for path, rel in iter_topic_entries(self.root, skipped):
             seen.add(rel)
             self._paths[rel] = path
@@ -308,8 +312,18 @@ class DirState:
                     stat = None
                 if stat is not None and (stat.st_mtime_ns, stat.st_size) == cached.key:
                     continue
-            self._files[rel] = self._load_disk(path, rel)
-            reread.add(rel)
+            to_load.append((path, rel))
+        if workers > 1 and len(to_load) >= parallel.PARALLEL_MIN_FILES and parallel.available():
+            before = {rel: self.reads[rel] for _path, rel in to_load}
+            loaded = parallel.load_shares(to_load, self._load_encoded, workers)
+            for (_path, rel), data in zip(to_load, loaded, strict=True):
+                if self.reads[rel] == before[rel]:
+                    self.reads[rel] += 1  # read by a worker, whose counter died with it
+                self._files[rel] = FileResult(*parallel.decode(data, self.root))
+        else:
+            for path, rel in to_load:
+                self._files[rel] = self._load_disk(path, rel)
+        reread.update(rel for _path, rel in to_load)
         for rel in set(self._files) - seen - set(self._overlays):
             del self._files[rel]
             self._paths.pop(rel, None)
@@ -361,6 +375,10 @@ class DirState:
         self._paths.pop(rel, None)
 
     # --- loading -----------------------------------------------------------------------------
+
+    def _load_encoded(self, path: str, rel: str) -> parallel.Loaded:
+        result = self._load_disk(path, rel)
+        return parallel.encode(result.key, result.summary, result.diagnostics)
 
     def _load_disk(self, path: str, rel: str) -> FileResult:
         self.reads[rel] += 1

@@ -1,0 +1,158 @@
+"""memdir.lint.parallel: a cold lint on forked workers gives exactly the sequential result."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memdir.lint import parallel
+from memdir.lint.state import DirState
+from memhelpers import topic
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+
+
+def generated(root: Path, files: int, seed: int) -> Path:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import gen_memdir
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    gen_memdir.generate(root, files, seed)
+    return root
+
+
+def with_odd_files(root: Path) -> Path:
+    """Files every rule family reacts to, on top of a generated dir."""
+    (root / "binary.md").write_bytes(b"\x00\x01\x02 not text")
+    (root / "latin1.md").write_bytes("---\nname: caf\xe9\n---\n".encode("latin-1"))
+    (root / "bare.md").write_text("just a note, no frontmatter\n", encoding="utf-8")
+    (root / "secret.md").write_text(
+        topic("secret", "where the deploy token for staging lives and who rotates it")
+        + "token = Xk9mQ2vL8pZ3aB7qW4eR\n",
+        encoding="utf-8",
+    )
+    (root / "sub").mkdir(exist_ok=True)
+    (root / "sub" / "long.md").write_text(
+        topic("long", "a long runbook for the nightly batch jobs and their failure modes")
+        + "step\n" * 400,
+        encoding="utf-8",
+    )
+    return root
+
+
+def test_encode_then_decode_gives_back_every_result(tmp_path: Path) -> None:
+    root = with_odd_files(generated(tmp_path / "m", 300, 7))
+    state = DirState(root)
+    state.refresh()
+    results = state._files
+    assert any(r.diagnostics and r.diagnostics[0].fix is not None for r in results.values())
+    for result in results.values():
+        data = parallel.encode(result.key, result.summary, result.diagnostics)
+        key, summary, diagnostics = parallel.decode(marshal.loads(marshal.dumps(data)), root)
+        assert (key, summary, diagnostics) == (result.key, result.summary, result.diagnostics)
+
+
+@linux_only
+@pytest.mark.parametrize("workers", [2, 3, 5])
+def test_parallel_refresh_equals_the_sequential_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    root = with_odd_files(generated(tmp_path / "m", 400, 3))
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 1)
+    sequential = DirState(root)
+    sequential.refresh(workers=1)
+    calls: list[int] = []
+    load_shares = parallel.load_shares
+
+    def spy(*args: Any) -> list[tuple[Any, ...]]:
+        calls.append(args[2])
+        return load_shares(*args)
+
+    monkeypatch.setattr(parallel, "load_shares", spy)
+    forked = DirState(root)
+    forked.refresh(workers=workers)
+    assert calls == [workers]  # the forked path really ran
+    assert list(forked.summaries()) == list(sequential.summaries())
+    assert forked.summaries() == sequential.summaries()
+    assert forked.lint().diagnostics == sequential.lint().diagnostics
+    assert forked.reads == sequential.reads  # every file counted once, wherever it was read
+
+
+def _tag(path: str, rel: str) -> tuple[Any, ...]:
+    return (path, rel, os.getpid())
+
+
+@linux_only
+def test_shares_come_back_in_entry_order_from_several_processes() -> None:
+    entries = [(f"/m/{i}.md", f"{i}.md") for i in range(23)]
+    results = parallel.load_shares(entries, _tag, 4)
+    assert [r[:2] for r in results] == entries
+    pids = {r[2] for r in results}
+    assert os.getpid() in pids and len(pids) == 4
+
+
+@linux_only
+def test_a_failing_worker_share_is_done_by_the_parent() -> None:
+    parent = os.getpid()
+
+    def load(path: str, rel: str) -> tuple[Any, ...]:
+        if os.getpid() != parent and rel.startswith("1"):
+            raise RuntimeError("worker trouble")
+        return _tag(path, rel)
+
+    entries = [(f"/m/{i}.md", f"{i}.md") for i in range(20)]
+    results = parallel.load_shares(entries, load, 3)
+    assert [r[:2] for r in results] == entries
+    # The shares whose worker raised were loaded again, by the parent.
+    failed = [r for r in results if r[1].startswith("1")]
+    assert failed and all(r[2] == parent for r in failed)
+
+
+@linux_only
+def test_output_a_worker_cannot_send_is_redone(monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = os.getpid()
+
+    def load(path: str, rel: str) -> tuple[Any, ...]:
+        # An object marshal cannot write: the worker fails after loading, not during.
+        return (path, rel, os.getpid()) if os.getpid() == parent else (object(),)
+
+    entries = [(f"/m/{i}.md", f"{i}.md") for i in range(9)]
+    results = parallel.load_shares(entries, load, 3)
+    assert results == [(p, r, parent) for p, r in entries]
+
+
+def test_not_used_beside_other_threads() -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not parallel.available()
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_small_reads_stay_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = generated(tmp_path / "m", 50, 1)
+    forks: list[int] = []
+    monkeypatch.setattr(parallel, "load_shares", lambda *a: forks.append(1) or [])
+    DirState(root).refresh(workers=4)
+    assert forks == []  # 50 files: below PARALLEL_MIN_FILES
+
+
+def test_jobs_option_is_checked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from memdir.cli import main
+
+    for bad in ("0", "x", "-2"):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["lint", str(tmp_path), "--jobs", bad])
+        assert exit_info.value.code == 2
+    assert "--jobs" in capsys.readouterr().err
