@@ -31,6 +31,8 @@ _FM_BOUNDARY = re.compile(r"^-{3,}\s*$")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 _COMMENT_SPAN = re.compile(r"<!--.*?-->", re.DOTALL)
 _TITLE_ESCAPE = re.compile(r"\\(.)")
+#: How an index entry line usually starts (a bullet, a space, a link).
+_ENTRY_STARTS = frozenset(("- [", "* [", "+ ["))
 #: Characters that would break a Markdown link target; everything else (incl. CJK) stays readable.
 _TARGET_UNSAFE = re.compile(r"[%\s()<>\[\]\\]")
 
@@ -76,9 +78,9 @@ def parse_entry(line: str, number: int) -> IndexEntry | None:
         path=normalize_target(match.group("target")),
         separator=separator,
         hook=hook,
-        title_span=Span.on_line(number, match.start("title"), match.end("title")),
-        target_span=Span.on_line(number, match.start("target"), match.end("target")),
-        hook_span=Span.on_line(number, hook_start, hook_end),
+        title_span=Span(number, match.start("title"), number, match.end("title")),
+        target_span=Span(number, match.start("target"), number, match.end("target")),
+        hook_span=Span(number, hook_start, number, hook_end),
     )
 
 
@@ -309,6 +311,13 @@ def classify_lines(lines: list[str]) -> tuple[list[IndexEntry], list[IndexLine]]
     if lines and _FM_BOUNDARY.match(lines[0]):
         fm_close = next((i for i in range(1, len(lines)) if _FM_BOUNDARY.match(lines[i])), None)
     for number, line in enumerate(lines):
+        if not (in_fence or in_comment) and line[:3] in _ENTRY_STARTS:
+            # The common line, an entry: nothing else (a heading, a fence, a comment) can start
+            # this way, so it skips their tests. Inside leading frontmatter it is frontmatter.
+            entry = parse_entry(line, number)
+            if entry is not None and (fm_close is None or number > fm_close):
+                entries.append(entry)
+                continue
         if fm_close is not None and number <= fm_close:
             other.append(IndexLine(number, line, "frontmatter"))
             continue
