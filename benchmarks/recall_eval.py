@@ -24,8 +24,10 @@ at any score, and were never tuned on.
 ``recall/queries_independent.jsonl`` (120 questions) was written afterwards by someone who never
 saw the selector, its vocabulary or the first set, and labelled from the memory files alone:
 the honest measure of how the selector does on questions it was not shaped by. Its odd ids are
-``indep-dev`` (a later tuning round looked at them), its even ids ``indep-test`` (never looked
-at while tuning).
+``indep-dev`` (a later tuning round looked at them), its even ids ``indep-test`` (never tuned
+on; its scores were seen once while weighing a lower floor, which was not adopted).
+``recall/queries_independent2.jsonl`` (100 questions, split ``indep2``) was written by another
+writer under the same rules after all tuning, and measured once.
 
 Usage: ``python benchmarks/recall_eval.py [--json] [--misses] [--queries FILE ...]``.
 """
@@ -53,6 +55,8 @@ MEMORY_DIR = HERE / "recall" / "memory"
 QUERIES = HERE / "recall" / "queries.jsonl"
 #: Written by someone who never saw the selector or the first set (see the module docstring).
 QUERIES_INDEPENDENT = HERE / "recall" / "queries_independent.jsonl"
+#: A second one, by another writer, measured once, after all tuning (split "indep2").
+QUERIES_INDEPENDENT2 = HERE / "recall" / "queries_independent2.jsonl"
 MEMORY_TYPES = ("user", "feedback", "project", "reference")
 TIMING_CANDIDATES = 200
 NEW_PROCESSES = 7
@@ -382,7 +386,7 @@ def render(report: dict[str, Any]) -> str:
         f"{'unrelated→none':>15}",
     ]
     for name, entry in report["systems"].items():
-        splits = ("dev", "test", "fresh", "fresh2", "indep-dev", "indep-test")
+        splits = ("dev", "test", "fresh", "fresh2", "indep-dev", "indep-test", "indep2")
         slices = ["all", *LANGS, *(f"split:{s}" for s in splits)]
         for key in slices:
             if key not in entry:
@@ -437,10 +441,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         type=Path,
         metavar="FILE",
-        help="query file(s) to use instead of both sets (repeatable)",
+        help="query file(s) to use instead of all three sets (repeatable)",
     )
     args = parser.parse_args(argv)
-    files = args.queries or [QUERIES, QUERIES_INDEPENDENT]
+    files = args.queries or [QUERIES, QUERIES_INDEPENDENT, QUERIES_INDEPENDENT2]
     report = evaluate(queries=[q for path in files for q in load_queries(path)])
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
