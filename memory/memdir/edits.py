@@ -24,7 +24,7 @@ from pathlib import Path
 import yaml
 
 from memdir import constants as C
-from memdir.index import Index, encode_target, fit_entry, normalize_target
+from memdir.index import BULLET, Index, encode_target, fit_entry, normalize_target
 from memdir.model import IndexEntry, Span, TopicFile
 
 #: File names made from titles are cut to this many characters before ``.md`` (kept readable).
@@ -34,7 +34,6 @@ DEFAULT_SLUG = "memory"
 
 _NOT_WORD = re.compile(r"[^\w]+|_+")
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
-_BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _MARKUP = re.compile(r"[*_`~]+|\[\[|\]\]")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^()\s]+)\)")
 _LINK_TEXT = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
@@ -109,7 +108,7 @@ def unique_file_name(slug: str, taken: Collection[str], directory: str = "") -> 
 def plain_text(line: str) -> str:
     """A Markdown line as words: no bullet, heading marks, emphasis or link syntax."""
     heading = _HEADING.match(line)
-    text = heading.group(1) if heading else _BULLET.sub("", line)
+    text = heading.group(1) if heading else BULLET.sub("", line)
     text = _LINK_TEXT.sub(r"\1", text)
     text = _MARKUP.sub("", text)
     return " ".join(text.split())

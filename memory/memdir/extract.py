@@ -802,28 +802,12 @@ async def run_extraction(
 
     try:
         with extraction_lock(memory_dir):
-            if dry_run:
-                with tempfile.TemporaryDirectory(prefix="memdir-dry-run-") as scratch:
-                    sandbox = Path(scratch) / "memory"
-                    await asyncio.to_thread(_copy_for_dry_run, memory_dir, sandbox)
-                    result = await _agent_loop(
-                        loaded,
-                        memory_dir,
-                        sandbox,
-                        project_root,
-                        model,
-                        client,
-                        settings,
-                        max_turns,
-                        max_tokens,
-                        on_progress,
-                        base,
-                    )
-            else:
-                result = await _agent_loop(
+
+            def run(workspace: Path) -> Awaitable[ExtractionResult]:
+                return _agent_loop(
                     loaded,
                     memory_dir,
-                    memory_dir,
+                    workspace,
                     project_root,
                     model,
                     client,
@@ -833,6 +817,14 @@ async def run_extraction(
                     on_progress,
                     base,
                 )
+
+            if dry_run:
+                with tempfile.TemporaryDirectory(prefix="memdir-dry-run-") as scratch:
+                    sandbox = Path(scratch) / "memory"
+                    await asyncio.to_thread(_copy_for_dry_run, memory_dir, sandbox)
+                    result = await run(sandbox)
+            else:
+                result = await run(memory_dir)
     except ExtractionBusyError as exc:
         return replace(base, status="busy", reason=str(exc), warnings=tuple(warnings))
     return replace(result, warnings=tuple(warnings) + result.warnings)

@@ -26,7 +26,8 @@ _ENTRY = re.compile(
 _SEPARATOR = re.compile(r"^[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
-_BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
+#: A list item marker (``-``, ``*``, ``+``, ``1.``, ``1)``) with its indent and spacing.
+BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _FM_BOUNDARY = re.compile(r"^-{3,}\s*$")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 _COMMENT_SPAN = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -342,7 +343,7 @@ def classify_lines(lines: list[str]) -> tuple[list[IndexEntry], list[IndexLine]]
         if entry is not None:
             entries.append(entry)
             continue
-        kind = "bullet" if _BULLET.match(line) else "text"
+        kind = "bullet" if BULLET.match(line) else "text"
         other.append(IndexLine(number, line, kind))
     return entries, other
 
