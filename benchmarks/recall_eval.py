@@ -27,9 +27,20 @@ the honest measure of how the selector does on questions it was not shaped by. I
 ``indep-dev`` (a later tuning round looked at them), its even ids ``indep-test`` (never tuned
 on; its scores were seen once while weighing a lower floor, which was not adopted).
 ``recall/queries_independent2.jsonl`` (100 questions, split ``indep2``) was written by another
-writer under the same rules after all tuning, and measured once.
+writer under the same rules after all tuning, and measured once; ``queries_independent3.jsonl``
+(120, ``indep3``) by a third, kept sealed until it was measured once.
 
-Usage: ``python benchmarks/recall_eval.py [--json] [--misses] [--queries FILE ...]``.
+A second corpus, ``recall/memdir2/`` with ``recall/memdir2_queries.jsonl`` (63 memories of a
+logistics team, 120 questions, split ``memdir2``), was written by someone who never saw the
+selector or the first corpus: how the selector does on a directory whose words its vocabulary
+was never shaped by. Each corpus is reported on its own.
+
+Besides what each system selects, its ranking is scored: the share of gold files among its
+first 1, 3 and 5 files whatever its threshold keeps ("ranking recall"), which separates a bad
+ordering from a cut-off in the wrong place.
+
+Usage: ``python benchmarks/recall_eval.py [--json] [--misses] [--no-timing]
+[--memory-dir DIR] [--queries FILE ...]``.
 """
 
 from __future__ import annotations
@@ -44,7 +55,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +68,19 @@ QUERIES = HERE / "recall" / "queries.jsonl"
 QUERIES_INDEPENDENT = HERE / "recall" / "queries_independent.jsonl"
 #: A second one, by another writer, measured once, after all tuning (split "indep2").
 QUERIES_INDEPENDENT2 = HERE / "recall" / "queries_independent2.jsonl"
+#: A third, by a third writer, sealed until measured once (split "indep3").
+QUERIES_INDEPENDENT3 = HERE / "recall" / "queries_independent3.jsonl"
+#: A second memory directory (another team, another domain) with its own questions, written by
+#: someone who never saw the selector or the first directory (split "memdir2").
+MEMORY_DIR2 = HERE / "recall" / "memdir2"
+QUERIES_MEMDIR2 = HERE / "recall" / "memdir2_queries.jsonl"
+#: (memory dir, its question files) for each corpus the benchmark runs by default.
+CORPORA = (
+    (MEMORY_DIR, (QUERIES, QUERIES_INDEPENDENT, QUERIES_INDEPENDENT2, QUERIES_INDEPENDENT3)),
+    (MEMORY_DIR2, (QUERIES_MEMDIR2,)),
+)
+#: Ranks at which the ranking itself is scored, whatever the selector's threshold keeps.
+RANKS = (1, 3, 5)
 MEMORY_TYPES = ("user", "feedback", "project", "reference")
 TIMING_CANDIDATES = 200
 NEW_PROCESSES = 7
@@ -172,7 +196,9 @@ def pad_candidates(candidates: Sequence[Candidate], size: int = TIMING_CANDIDATE
 
 
 # --- systems ---------------------------------------------------------------------------------
-Selector = Callable[[Query, Sequence[Any]], list[str]]
+#: A system answers with what it selects and with its whole ranking (every file it scored above
+#: zero, best first), so the ranking can be judged apart from the cut-off.
+Selector = Callable[[Query, Sequence[Any]], tuple[list[str], list[str]]]
 
 
 def _whitespace_text(c: Any) -> list[str]:
@@ -183,8 +209,9 @@ def _whitespace_text(c: Any) -> list[str]:
     )
 
 
-def bm25_whitespace(query: str, candidates: Sequence[Any], limit: int = LIMIT) -> list[str]:
-    """Textbook BM25 (k1 1.2, b 0.75) on whitespace tokens; top ``limit`` with score > 0."""
+def bm25_whitespace(query: str, candidates: Sequence[Any], limit: int | None = LIMIT) -> list[str]:
+    """Textbook BM25 (k1 1.2, b 0.75) on whitespace tokens; top ``limit`` with score > 0 (all of
+    them for ``limit=None``)."""
     docs = [_whitespace_text(c) for c in candidates]
     if not docs:
         return []
@@ -204,19 +231,21 @@ def bm25_whitespace(query: str, candidates: Sequence[Any], limit: int = LIMIT) -
     return [path for _, path in sorted(scores)[:limit]]
 
 
-def run_lexical(q: Query, candidates: Sequence[Any]) -> list[str]:
+def run_lexical(q: Query, candidates: Sequence[Any]) -> tuple[list[str], list[str]]:
     selection = lexical.select_lexical(q.query, candidates, q.recent_tools, limit=LIMIT)
-    return [m.rel_path for m in selection.selected]
+    ranking = [m.rel_path for m in selection.considered if m.dropped_reason is None]
+    return [m.rel_path for m in selection.selected], ranking
 
 
-def run_bm25(q: Query, candidates: Sequence[Any]) -> list[str]:
-    return bm25_whitespace(q.query, candidates)
+def run_bm25(q: Query, candidates: Sequence[Any]) -> tuple[list[str], list[str]]:
+    ranking = bm25_whitespace(q.query, candidates, limit=None)
+    return ranking[:LIMIT], ranking
 
 
-def run_bm25_skip(q: Query, candidates: Sequence[Any]) -> list[str]:
+def run_bm25_skip(q: Query, candidates: Sequence[Any]) -> tuple[list[str], list[str]]:
     if not re.search(r"\s", q.query.strip()):
-        return []
-    return bm25_whitespace(q.query, candidates)
+        return [], []
+    return run_bm25(q, candidates)
 
 
 SYSTEMS: dict[str, Selector] = {
@@ -235,12 +264,16 @@ class Tally:
     hits: int = 0
     unrelated: int = 0
     unrelated_empty: int = 0
+    #: Gold files within the first k of the ranking, for each k of RANKS.
+    ranked_hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(RANKS, 0))
 
-    def add(self, gold: Sequence[str], selected: Sequence[str]) -> None:
+    def add(self, gold: Sequence[str], selected: Sequence[str], ranking: Sequence[str]) -> None:
         self.queries += 1
         self.gold += len(gold)
         self.selected += len(selected)
         self.hits += len(set(gold) & set(selected))
+        for k in RANKS:
+            self.ranked_hits[k] += len(set(gold) & set(ranking[:k]))
         if not gold:
             self.unrelated += 1
             self.unrelated_empty += not selected
@@ -251,6 +284,7 @@ class Tally:
             "recall": _ratio(self.hits, self.gold),
             "precision": _ratio(self.hits, self.selected),
             "unrelated_empty": _ratio(self.unrelated_empty, self.unrelated),
+            "ranking_recall": {str(k): _ratio(n, self.gold) for k, n in self.ranked_hits.items()},
             "unrelated": self.unrelated,
             "gold": self.gold,
             "selected": self.selected,
@@ -277,9 +311,9 @@ def evaluate(
         select = SYSTEMS[name]
         groups: dict[str, Tally] = {}
         for q in queries:
-            chosen = select(q, candidates)
+            chosen, ranking = select(q, candidates)
             for key in ("all", q.lang, f"split:{q.split}", f"kind:{q.kind}"):
-                groups.setdefault(key, Tally()).add(q.gold, chosen)
+                groups.setdefault(key, Tally()).add(q.gold, chosen, ranking)
             if name == "lexical" and set(chosen) != set(q.gold):
                 misses.append(
                     {"id": q.id, "query": q.query, "gold": list(q.gold), "selected": chosen}
@@ -380,13 +414,24 @@ def _fmt(value: float | None) -> str:
 
 def render(report: dict[str, Any]) -> str:
     lines = [
-        f"memory selection benchmark: {report['memories']} memories, {report['queries']} queries",
+        f"memory selection benchmark ({report.get('memory_dir', MEMORY_DIR.name)}): "
+        f"{report['memories']} memories, {report['queries']} queries",
         "",
         f"{'system':<22} {'slice':<16} {'n':>4} {'recall':>7} {'precision':>9} "
-        f"{'unrelated→none':>15}",
+        f"{'unrelated→none':>15}   ranking recall@{'/'.join(map(str, RANKS))}",
     ]
     for name, entry in report["systems"].items():
-        splits = ("dev", "test", "fresh", "fresh2", "indep-dev", "indep-test", "indep2")
+        splits = (
+            "dev",
+            "test",
+            "fresh",
+            "fresh2",
+            "indep-dev",
+            "indep-test",
+            "indep2",
+            "indep3",
+            "memdir2",
+        )
         slices = ["all", *LANGS, *(f"split:{s}" for s in splits)]
         for key in slices:
             if key not in entry:
@@ -398,9 +443,10 @@ def render(report: dict[str, Any]) -> str:
                 if t["unrelated"]
                 else "-"
             )
+            ranked = "/".join(_fmt(t["ranking_recall"][str(k)]) for k in RANKS)
             lines.append(
                 f"{name:<22} {key:<16} {t['queries']:>4} {_fmt(t['recall']):>7} "
-                f"{_fmt(t['precision']):>9} {unrelated:>15}"
+                f"{_fmt(t['precision']):>9} {unrelated:>15}   {ranked}"
             )
         lines.append("")
     lines.append("lexical by kind:")
@@ -441,22 +487,55 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         type=Path,
         metavar="FILE",
-        help="query file(s) to use instead of all three sets (repeatable)",
+        help="query file(s) to use instead of every set of the chosen memory dir (repeatable)",
     )
+    parser.add_argument(
+        "--memory-dir",
+        type=Path,
+        metavar="DIR",
+        help="one memory dir to evaluate (default: both corpora, each with its own questions)",
+    )
+    parser.add_argument("--no-timing", action="store_true", help="skip the timing runs")
     args = parser.parse_args(argv)
-    files = args.queries or [QUERIES, QUERIES_INDEPENDENT, QUERIES_INDEPENDENT2]
-    report = evaluate(queries=[q for path in files for q in load_queries(path)])
+    if args.memory_dir is not None:
+        own = dict(CORPORA).get(args.memory_dir.resolve(), ())
+        corpora = [(args.memory_dir, tuple(args.queries or own))]
+    elif args.queries:
+        corpora = [(MEMORY_DIR, tuple(args.queries))]
+    else:
+        corpora = list(CORPORA)
+    reports = []
+    for number, (directory, files) in enumerate(corpora):
+        if not files:
+            parser.error(f"no question files for {directory}: pass --queries")
+        report = evaluate(
+            queries=[q for path in files for q in load_queries(path)],
+            candidates=load_candidates(directory),
+            # Timing on the first corpus only: the second would measure the same code again.
+            timing=number == 0 and not args.no_timing,
+        )
+        report["memory_dir"] = (
+            directory.relative_to(HERE).as_posix()
+            if directory.is_relative_to(HERE)
+            else str(directory)
+        )
+        reports.append(report)
     if args.json:
-        print(json.dumps(report, ensure_ascii=False))
-        return 0
-    print(render(report))
-    if args.misses:
-        print("\nlexical misses:")
-        for miss in report["lexical_misses"]:
-            print(
-                f"  {miss['id']} {miss['query']!r}\n      gold {miss['gold']}\n"
-                f"      got  {miss['selected']}"
+        print(
+            json.dumps(
+                reports[0] if len(reports) == 1 else {"corpora": reports}, ensure_ascii=False
             )
+        )
+        return 0
+    print("\n\n".join(render(report) for report in reports))
+    if args.misses:
+        for report in reports:
+            print(f"\nlexical misses ({report['memory_dir']}):")
+            for miss in report["lexical_misses"]:
+                print(
+                    f"  {miss['id']} {miss['query']!r}\n      gold {miss['gold']}\n"
+                    f"      got  {miss['selected']}"
+                )
     return 0
 
 

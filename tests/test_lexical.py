@@ -556,6 +556,42 @@ def test_benchmark_quality_does_not_regress() -> None:
     assert lex["zh"]["recall"] > baseline["systems"]["bm25-whitespace+skip"]["zh"]["recall"] + 0.5
 
 
+def test_benchmark_sets_are_sound() -> None:
+    """Every question file of every corpus loads, ids are unique, every gold file exists, and
+    ``tools`` questions name their tools: a renamed memory must not silently become a miss."""
+    recall_eval = _load_eval()
+    for directory, files in recall_eval.CORPORA:
+        candidates = {c.rel_path for c in recall_eval.load_candidates(directory)}
+        assert len(candidates) >= 50, directory
+        ids: set[str] = set()
+        for path in files:
+            queries = recall_eval.load_queries(path)
+            assert len(queries) >= 100, path
+            for q in queries:
+                assert q.id not in ids, (path, q.id)
+                ids.add(q.id)
+                assert set(q.gold) <= candidates, (path, q.id, set(q.gold) - candidates)
+                assert q.lang in recall_eval.LANGS, (path, q.id)
+                assert bool(q.recent_tools) == (q.kind == "tools"), (path, q.id)
+
+
+def test_benchmark_reports_ranking_recall() -> None:
+    recall_eval = _load_eval()
+    report = recall_eval.evaluate(
+        systems=["lexical", "bm25-whitespace"],
+        queries=recall_eval.load_queries(recall_eval.QUERIES_MEMDIR2),
+        candidates=recall_eval.load_candidates(recall_eval.MEMORY_DIR2),
+        timing=False,
+    )
+    for system in ("lexical", "bm25-whitespace"):
+        ranked = report["systems"][system]["all"]["ranking_recall"]
+        # A longer prefix of one ranking holds at least the gold files of a shorter one.
+        assert 0 < ranked["1"] <= ranked["3"] <= ranked["5"] <= 1
+    # bm25's selection is its top 5, so its recall is its ranking recall at 5.
+    bm25 = report["systems"]["bm25-whitespace"]["all"]
+    assert bm25["recall"] == bm25["ranking_recall"]["5"]
+
+
 def test_stemmer_collisions_are_kept_apart() -> None:
     # Snowball folds "locale" into "local" and "settings" into "set" (a request word): a
     # question about the locale file must find the translation note, not the local dev stack.
