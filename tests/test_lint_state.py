@@ -13,7 +13,7 @@ import pytest
 from memdir.config import Settings
 from memdir.lint import DirState, lint_directory
 from memdir.lint.diagnostic import Diagnostic
-from memdir.lint.state import fast_topic
+from memdir.lint.state import _canonical_topic, fast_topic
 
 MakeDir = Callable[..., Path]
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -256,6 +256,65 @@ def test_fast_path_gives_exactly_what_the_full_path_gives() -> None:
         assert fast[0] == dataclasses.replace(full.summaries()["a.md"], mtime=0.0), text
     # Both kinds were exercised: clean files and sound frontmatter with body findings.
     assert accepted["clean"] >= 10 and accepted["findings"] >= 50, accepted
+
+
+def test_canonical_frontmatter_gives_exactly_what_the_full_path_gives() -> None:
+    """The one-regex recogniser of the usual frontmatter, on values built to trip it up."""
+    rng = random.Random(11)
+    values = [
+        "deploy window is Tuesday morning for the API",
+        "a",
+        "notes",
+        "yes",
+        "Null",
+        "ends with a colon:",
+        "key: value inside",
+        "hash # comment",
+        "hash#inside is fine",
+        "url http://example.com/x is fine",
+        "two  spaces",
+        "trailing space ",
+        "tab\there",
+        "\u00b2 superscript first",
+        "\u00e9t\u00e9 accents first",
+        "发布冻结期间不合并代码，涉及 deploy 和 release",
+        "nbsp\u00a0inside",
+        "nel\u0085inside",
+        "ctrl\u0001inside",
+        "'quoted'",
+        "3 starts with a digit",
+        "-dash first",
+        "x" * 250,
+    ]
+    types = ["type: project", "type: user", "type: Project", "metadata:\n  type: feedback"]
+    modified = ["", "modified: 2026-07-15T09:12:00Z\n", "modified: 2026-13-45\n"]
+    bodies = ["", "# Title\n", "#  Spaced title  \nbody\n", "\n\n# Later title\n", "text\n"]
+    bodies += ["api_key = Xk9mQ2vL8pZ3aB7qW4\n", "line\n" * 210, "# T\n" + "y" * 5000]
+    root = Path("/m")
+    canonical = 0
+    for _ in range(1500):
+        name = rng.choice(["a", "deploy-notes", *values[:6]])
+        closing = rng.choice(["---\n", "---", "----\n", "--- \n"])
+        text = (
+            f"---\nname: {name}\ndescription: {rng.choice(values)}\n{rng.choice(types)}\n"
+            f"{rng.choice(modified)}{closing}{rng.choice(bodies)}"
+        )
+        size = len(text.encode())
+        fast_state = DirState(root)
+        fast = fast_topic(text, "/m/a.md", root, "a.md", 0.0, size, fast_state.context)
+        canonical += (
+            _canonical_topic(text, "/m/a.md", root, "a.md", 0.0, size, fast_state.context)
+            is not None
+        )
+        full = DirState(root, fast_path=False)
+        full.update("a.md", text)
+        full.update("MEMORY.md", "- [a](a.md) — a\n")
+        if fast is None:
+            continue
+        expected = [d for d in full.lint().diagnostics if d.rel_path == "a.md"]
+        assert sorted(fast[1], key=Diagnostic.sort_key) == expected, text
+        assert fast[0] == dataclasses.replace(full.summaries()["a.md"], mtime=0.0), text
+    assert canonical >= 40, canonical  # the recogniser itself was exercised
 
 
 def test_lint_directory_is_a_cold_run(make_dir: MakeDir) -> None:

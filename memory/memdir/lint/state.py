@@ -46,16 +46,38 @@ from memdir.lint.rules import (
     summarize,
     vague_description,
 )
-from memdir.lint.secrets import find_secrets
+from memdir.lint.secrets import SecretMatch, find_secrets
 from memdir.model import Span
 from memdir.scan import Skipped, iter_topic_entries
 from memdir.textio import BINARY_SNIFF_BYTES, MAX_PARSE_BYTES, decode_bytes, read_text
-from memdir.topic import load_simple_yaml, load_topic, parse_topic_text
+from memdir.topic import (
+    _YAML_AWKWARD,
+    _YAML_WORDS,
+    _simple_timestamp,
+    load_simple_yaml,
+    load_topic,
+    parse_topic_text,
+)
 
 #: MEMORY.md is read whole, well past the topic-file cap: every entry counts for orphans.
 INDEX_MAX_BYTES = 64 * 1024 * 1024
 #: A frontmatter boundary line, as the core parser defines it.
 _BOUNDARY = re.compile(r"-{3,}\s*$")
+#: A plain YAML scalar that the core subset (:func:`memdir.topic.load_simple_yaml`) reads back
+#: unchanged: it starts with a letter (checked again with ``str.isalpha``, which is narrower
+#: than the class) and holds no ": ", " #", trailing ":" or whitespace but single spaces.
+_PLAIN_VALUE = r"[^\W\d_](?:[^\s:]|:(?=\S)|[ ](?=[^\s#]))*"
+#: The frontmatter nearly every memory has, as the agent writes it: name, description and type
+#: (top-level or under ``metadata:``), an optional ``modified`` date, closed by ``---``. One
+#: match recognises it, instead of the subset loader's regex per line and span per key.
+_CANONICAL = re.compile(
+    rf"---\nname: (?P<name>{_PLAIN_VALUE})\ndescription: (?P<description>{_PLAIN_VALUE})\n"
+    r"(?:type: (?:user|feedback|project|reference)"
+    r"|metadata:\n +type: (?:user|feedback|project|reference))\n"
+    r"(?:modified: (?P<modified>\d[\dTZ:.+\-]*)\n)?"
+    r"---(?:\n|\Z)"
+)
+_HEAD_SPAN = Span(0, 0, 0, 3)
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -142,6 +164,71 @@ def _value_span(line: str, number: int, key_length: int) -> Span:
     return Span(number, start, number, start + len(rest.strip()))
 
 
+def _canonical_topic(
+    text: str, path: str, root: Path, rel: str, mtime: float, size: int, ctx: LintContext
+) -> tuple[TopicSummary, tuple[Diagnostic, ...]] | None:
+    """:func:`fast_topic` for the canonical frontmatter, with the same result, or None."""
+    match = _CANONICAL.match(text)
+    if match is None:
+        return None
+    name, description, modified = match.group("name", "description", "modified")
+    end = match.end()
+    if (
+        not (name[0].isalpha() and description[0].isalpha())
+        or name in _YAML_WORDS
+        or description in _YAML_WORDS
+        or _YAML_AWKWARD.search(text, 0, end) is not None
+        or (modified is not None and not _simple_timestamp(modified)[0])
+    ):
+        return None  # the general path below decides, as the subset loader would
+    body = end if text.endswith("\n", 0, end) else len(text)
+    if text.startswith("# ", body):
+        line_end = text.find("\n", body)
+        title = text[body + 2 : line_end if line_end >= 0 else len(text)].strip()
+    else:
+        title = heading_title(text[body:].split("\n", 8)[:8], name)
+    summary = TopicSummary(
+        root,
+        rel,
+        mtime,
+        name,
+        description,
+        title,
+        Span(1, 6, 1, 6 + len(name)),
+        Span(2, 13, 2, 13 + len(description)),
+        _HEAD_SPAN,
+    )
+    vague = description_problem(description, name, rel) if ctx.on("MEM109") else None
+    cut = injection_cut(text, size) if ctx.on("MEM106") else None
+    secrets = find_secrets(text) if ctx.on("MEM110") else []
+    if vague is None and cut is None and not secrets:
+        return summary, ()
+    return summary, _body_diagnostics(
+        text, Path(path), rel, size, summary.description_span, vague, cut, secrets, ctx
+    )
+
+
+def _body_diagnostics(
+    text: str,
+    path: Path,
+    rel: str,
+    size: int,
+    description_span: Span,
+    vague: str | None,
+    cut: tuple[int, int, str] | None,
+    secrets: list[SecretMatch],
+    ctx: LintContext,
+) -> tuple[Diagnostic, ...]:
+    diagnostics: list[Diagnostic] = []
+    if vague is not None:
+        diagnostics.append(vague_description(ctx, path, rel, description_span, vague))
+    if cut is not None:
+        diagnostics.append(not_injected(ctx, path, rel, text, size, cut))
+    if secrets:
+        diagnostics.extend(secret_diagnostics(text, secrets, ctx, path, rel))
+    return tuple(diagnostics)
+
+
 def fast_topic(
     text: str, path: str, root: Path, rel: str, mtime: float, size: int, ctx: LintContext
 ) -> tuple[TopicSummary, tuple[Diagnostic, ...]] | None:
@@ -156,6 +243,9 @@ def fast_topic(
     """
     if not text.startswith("---\n"):
         return None
+    canonical = _canonical_topic(text, path, root, rel, mtime, size, ctx)
+    if canonical is not None:
+        return canonical
     close = text.find("\n---", 3)
     if close < 0:
         return None
@@ -209,15 +299,9 @@ def fast_topic(
     )
     if vague is None and cut is None and not secrets:
         return summary, ()
-    file_path = Path(path)
-    diagnostics: list[Diagnostic] = []
-    if vague is not None:
-        diagnostics.append(vague_description(ctx, file_path, rel, description_span, vague))
-    if cut is not None:
-        diagnostics.append(not_injected(ctx, file_path, rel, text, size, cut))
-    if secrets:
-        diagnostics.extend(secret_diagnostics(text, secrets, ctx, file_path, rel))
-    return summary, tuple(diagnostics)
+    return summary, _body_diagnostics(
+        text, Path(path), rel, size, description_span, vague, cut, secrets, ctx
+    )
 
 
 class DirState:
