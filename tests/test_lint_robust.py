@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memdir.lint import DirState
-from memdir.lint.secrets import find_secrets
+from memdir.lint.secrets import find_secrets, may_hold_secret
 from memdir.textio import MAX_PARSE_BYTES
 
 MakeDir = Callable[..., Path]
@@ -91,6 +91,42 @@ def test_find_secrets_never_raises_and_stays_in_range(text: str) -> None:
     for secret in find_secrets(text):
         assert 0 <= secret.start < secret.end <= len(text)
         assert text[secret.start : secret.end] not in secret.label
+
+
+SECRET_PIECES = st.sampled_from(
+    [
+        "sk-ant-api03-Zx9Qw3Er5Ty7Ui1Op2As4Df6Gh8Jk0LzXcVbNm",
+        "sk-proj-Zx9Qw3Er5Ty7Ui1Op2As4Df6Gh8Jk0LzXcVbNm",
+        "sk-Zx9Qw3Er5Ty7Ui1Op2As4Df6Gh8Jk0LzXcVbNm1Qa2",
+        "AKIAZX9QW3ER5TY7UI1O",
+        "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b",
+        "github_pat_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mN7pQ9",
+        "glpat-aB3dE5fG7hJ9kL1mN3pQ",
+        "xoxb-1234567890-aB3dE5fG7h",
+        "sk_live_aB3dE5fG7hJ9kL1mN3pQ",
+        "AIzaSyaB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z",
+        "eyJhbGciOiJIUzI1.eyJzdWIiOiIx.aB3dE5fG7hJ9",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "postgres://report:Xk9mQ2vL8pZ3aB7@db:5432",
+        "Password = Xk9mQ2vL8pZ3aB7qW4",
+        "API_TOKEN: 'Xk9mQ2vL8pZ3aB7qW4'",
+        '"client_secret": "Xk9mQ2vL8pZ3aB7qW4"',
+        "Credential=>Xk9mQ2vL8pZ3aB7qW4",
+        "pwd:=Xk9mQ2vL8pZ3aB7qW4",
+        "KEY",
+        "é",
+        "数据",
+        " ",
+        "\n",
+    ]
+)
+
+
+@given(st.lists(st.one_of(SECRET_PIECES, FRAGMENTS, st.text(max_size=12)), max_size=12))
+def test_the_byte_prefilter_never_hides_a_secret(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    if find_secrets(text):
+        assert may_hold_secret(text.encode("utf-8", "surrogatepass"))
 
 
 def test_huge_file_is_linted_from_its_first_2mb(make_dir: MakeDir) -> None:

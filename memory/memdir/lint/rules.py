@@ -457,10 +457,14 @@ def _wide() -> re.Pattern[str]:
     return re.compile(_WIDE_CLASS)
 
 
+#: Every range of the wide class starts at U+1100 or later; this one range compiles at once.
+_FROM_U1100 = re.compile("[\u1100-\U0010ffff]")
+
+
 def _wide_count(text: str) -> int:
-    # Every range of the class starts at U+1100 or later: text whose largest character is
-    # below that (ASCII plus dashes, quotes, accents) has none, and needs no compiled class.
-    if text.isascii() or max(text) < "\u1100":
+    # Text without a character from U+1100 on (ASCII plus dashes, quotes, accents) has no wide
+    # one, and needs no compiled class.
+    if text.isascii() or _FROM_U1100.search(text) is None:
         return 0
     return len(_wide().findall(text))
 

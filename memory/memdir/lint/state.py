@@ -46,7 +46,7 @@ from memdir.lint.rules import (
     summarize,
     vague_description,
 )
-from memdir.lint.secrets import SecretMatch, find_secrets
+from memdir.lint.secrets import SecretMatch, find_secrets, may_hold_secret
 from memdir.model import Span
 from memdir.scan import Skipped, iter_topic_entries
 from memdir.textio import BINARY_SNIFF_BYTES, MAX_PARSE_BYTES, decode_bytes, read_text
@@ -165,7 +165,14 @@ def _value_span(line: str, number: int, key_length: int) -> Span:
 
 
 def _canonical_topic(
-    text: str, path: str, root: Path, rel: str, mtime: float, size: int, ctx: LintContext
+    text: str,
+    path: str,
+    root: Path,
+    rel: str,
+    mtime: float,
+    size: int,
+    ctx: LintContext,
+    raw: bytes | None = None,
 ) -> tuple[TopicSummary, tuple[Diagnostic, ...]] | None:
     """:func:`fast_topic` for the canonical frontmatter, with the same result, or None."""
     match = _CANONICAL.match(text)
@@ -200,12 +207,16 @@ def _canonical_topic(
     )
     vague = description_problem(description, name, rel) if ctx.on("MEM109") else None
     cut = injection_cut(text, size) if ctx.on("MEM106") else None
-    secrets = find_secrets(text) if ctx.on("MEM110") else []
+    secrets = _secrets(text, raw) if ctx.on("MEM110") else []
     if vague is None and cut is None and not secrets:
         return summary, ()
     return summary, _body_diagnostics(
         text, Path(path), rel, size, summary.description_span, vague, cut, secrets, ctx
     )
+
+
+def _secrets(text: str, raw: bytes | None) -> list[SecretMatch]:
+    return find_secrets(text) if raw is None or may_hold_secret(raw) else []
 
 
 def _body_diagnostics(
@@ -230,7 +241,14 @@ def _body_diagnostics(
 
 
 def fast_topic(
-    text: str, path: str, root: Path, rel: str, mtime: float, size: int, ctx: LintContext
+    text: str,
+    path: str,
+    root: Path,
+    rel: str,
+    mtime: float,
+    size: int,
+    ctx: LintContext,
+    raw: bytes | None = None,
 ) -> tuple[TopicSummary, tuple[Diagnostic, ...]] | None:
     """The summary and diagnostics of a topic file whose frontmatter is sound, else None.
 
@@ -239,11 +257,12 @@ def fast_topic(
     name, description and a valid type), on which no frontmatter rule can fire, and then runs
     the body rules through the very functions the full path uses (a vague description, the
     injection cut, secrets). Anything else returns None and the file takes the full path, which
-    is authoritative.
+    is authoritative. ``raw``, the file's bytes when read from disk, lets the secret scan rule
+    out most files before it looks at the text.
     """
     if not text.startswith("---\n"):
         return None
-    canonical = _canonical_topic(text, path, root, rel, mtime, size, ctx)
+    canonical = _canonical_topic(text, path, root, rel, mtime, size, ctx, raw)
     if canonical is not None:
         return canonical
     close = text.find("\n---", 3)
@@ -272,7 +291,7 @@ def fast_topic(
         return None
     vague = description_problem(description, name, rel) if ctx.on("MEM109") else None
     cut = injection_cut(text, size) if ctx.on("MEM106") else None
-    secrets = find_secrets(text) if ctx.on("MEM110") else []
+    secrets = _secrets(text, raw) if ctx.on("MEM110") else []
     head_span = Span(0, 0, 0, 3)
     name_span = description_span = head_span
     found = 0
@@ -486,7 +505,7 @@ class DirState:
             except UnicodeDecodeError:
                 pass
             else:
-                fast = fast_topic(text, path, self.root, rel, mtime, size, self.context)
+                fast = fast_topic(text, path, self.root, rel, mtime, size, self.context, data)
                 if fast is not None:
                     return FileResult(key, *fast)
         result = decode_bytes(data, size, mtime)
