@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from memdir.lint import parallel
+from memdir.lint.rules import prepare_description
 from memdir.lint.state import DirState
 from memhelpers import topic
 
@@ -56,8 +57,14 @@ def test_encode_then_decode_gives_back_every_result(tmp_path: Path) -> None:
     assert any(r.diagnostics and r.diagnostics[0].fix is not None for r in results.values())
     for result in results.values():
         data = parallel.encode(result.key, result.summary, result.diagnostics)
-        key, summary, diagnostics = parallel.decode(marshal.loads(marshal.dumps(data)), root)
+        key, summary, diagnostics, prepared = parallel.decode(
+            marshal.loads(marshal.dumps(data)), root
+        )
         assert (key, summary, diagnostics) == (result.key, result.summary, result.diagnostics)
+        if summary.description and summary.usable:
+            assert prepared == prepare_description(summary.description)
+        else:
+            assert prepared is None
 
 
 @linux_only
@@ -100,6 +107,17 @@ def test_shares_come_back_in_entry_order_from_several_processes() -> None:
     assert [r[:2] for r in results] == entries
     pids = {r[2] for r in results}
     assert os.getpid() in pids and len(pids) == 4
+
+
+@linux_only
+def test_with_work_of_its_own_the_parent_forks_every_share() -> None:
+    ran: list[int] = []
+    entries = [(f"/m/{i}.md", f"{i}.md") for i in range(23)]
+    results = parallel.load_shares(entries, _tag, 3, lambda: ran.append(os.getpid()))
+    assert [r[:2] for r in results] == entries
+    assert ran == [os.getpid()]
+    pids = {r[2] for r in results}
+    assert os.getpid() not in pids and len(pids) == 3
 
 
 @linux_only

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.lint.diagnostic import CreateFile, Diagnostic, Fix, TextEdit
-from memdir.lint.rules import TopicSummary
+from memdir.lint.rules import TopicSummary, prepare_description
 from memdir.model import Span
 
 #: Below this many files to read, forking costs more than it saves (measured: ~10 ms to fork and
@@ -82,7 +82,10 @@ def _unfix(data: tuple[Any, ...] | None) -> Fix | None:
 def encode(
     key: tuple[int, int] | None, summary: TopicSummary, diagnostics: Sequence[Diagnostic]
 ) -> Loaded:
-    """A file's lint result as tuples of str, int, float, bool and None (marshal-able)."""
+    """A file's lint result as tuples of str, int, float, bool and None (marshal-able), with
+    its description already prepared for MEM111 (:func:`~memdir.lint.rules.prepare_description`),
+    the one directory-rule step that is per file."""
+    description = summary.description
     return (
         key,
         summary.rel_path,
@@ -99,15 +102,25 @@ def encode(
             (str(d.path), d.rel_path, _span(d.span), d.code, d.severity, d.message, _fix(d.fix))
             for d in diagnostics
         ),
+        prepare_description(description) if description and summary.usable else None,
     )
 
 
+Prepared = tuple[str, frozenset[str]]
+
+
 def decode(
-    data: Loaded, root: Path
-) -> tuple[tuple[int, int] | None, TopicSummary, tuple[Diagnostic, ...]]:
-    """The inverse of :func:`encode`; ``root`` is the state's own (shared) root path."""
+    data: Loaded, root: Path, spans: dict[tuple[int, int, int, int], Span] | None = None
+) -> tuple[tuple[int, int] | None, TopicSummary, tuple[Diagnostic, ...], Prepared | None]:
+    """The inverse of :func:`encode`; ``root`` is the state's own (shared) root path.
+
+    ``spans`` lets a caller that decodes many results share one Span per position: most files
+    have their name and description at the same few places, and a Span is immutable.
+    """
     key, rel, mtime, name, description, title, name_span, description_span, head_span = data[:9]
-    listed, usable, diagnostics = data[9:]
+    listed, usable, diagnostics, prepared = data[9:]
+    if spans is None:
+        spans = {}
     summary = TopicSummary(
         root,
         rel,
@@ -115,9 +128,9 @@ def decode(
         name,
         description,
         title,
-        Span(*name_span),
-        Span(*description_span),
-        Span(*head_span),
+        spans.get(name_span) or spans.setdefault(name_span, Span(*name_span)),
+        spans.get(description_span) or spans.setdefault(description_span, Span(*description_span)),
+        spans.get(head_span) or spans.setdefault(head_span, Span(*head_span)),
         listed,
         usable,
     )
@@ -127,7 +140,10 @@ def decode(
         tuple(
             Diagnostic(Path(p), r, Span(*span), code, severity, message, _unfix(fix))
             for p, r, span, code, severity, message, fix in diagnostics
-        ),
+        )
+        if diagnostics
+        else (),
+        prepared,
     )
 
 
@@ -144,20 +160,25 @@ def _read_all(fd: int) -> bytes:
 
 
 def load_shares(
-    entries: Sequence[tuple[str, str]], load: Callable[[str, str], Loaded], workers: int
+    entries: Sequence[tuple[str, str]],
+    load: Callable[[str, str], Loaded],
+    workers: int,
+    meanwhile: Callable[[], object] | None = None,
 ) -> list[Loaded]:
     """``load(path, rel)`` for every entry, in entry order, spread over ``workers`` processes.
 
-    The parent loads the first share itself while the forked workers load the others. A share
-    whose worker fails is loaded by the parent afterwards.
+    Without ``meanwhile`` the parent loads the first share itself while the forked workers load
+    the others. With it, every share goes to a worker and the parent runs ``meanwhile()`` (work
+    of its own, such as the index) while they read. A share whose worker fails is loaded by the
+    parent afterwards.
     """
     workers = max(1, min(workers, len(entries)))
     shares = [list(range(start, len(entries), workers)) for start in range(workers)]
     results: list[Loaded | None] = [None] * len(entries)
     children: list[tuple[int, int, list[int]]] = []
-    mine = list(shares[0])
+    mine = list(shares[0]) if meanwhile is None else []
     try:
-        for share in shares[1:]:
+        for share in shares[1:] if meanwhile is None else shares:
             try:
                 read_end, write_end = os.pipe()
             except OSError:
@@ -183,6 +204,8 @@ def load_shares(
                     os._exit(status)
             os.close(write_end)
             children.append((pid, read_end, share))
+        if meanwhile is not None:
+            meanwhile()
         for i in mine:
             results[i] = load(*entries[i])
         while children:

@@ -843,6 +843,18 @@ def _tokens(words: list[str], ascii_only: bool = False) -> frozenset[str]:
     return frozenset(tokens)
 
 
+def prepare_description(text: str) -> tuple[str, frozenset[str]]:
+    """A description as :func:`near_duplicate_pairs` compares it: normalised text and tokens.
+
+    Per description and independent of the others, so a cold run prepares them where it reads
+    the files (on the workers) and hands them over in ``memo``.
+    """
+    words = _WORD.findall(text.lower())
+    joined = " ".join(words)
+    # (The words of "a — b" are ASCII though the text is not: test the words.)
+    return joined, _tokens(words, joined.isascii())
+
+
 def near_duplicate_pairs(
     descriptions: Mapping[str, str], memo: dict[str, tuple[str, frozenset[str]]] | None = None
 ) -> list[tuple[str, str, float]]:
@@ -863,10 +875,7 @@ def near_duplicate_pairs(
     for rel, text in descriptions.items():
         prepared = memo.get(text) if memo is not None else None
         if prepared is None:
-            words = _WORD.findall(text.lower())
-            joined = " ".join(words)
-            # (The words of "a — b" are ASCII though the text is not: test the words.)
-            prepared = (joined, _tokens(words, joined.isascii()))
+            prepared = prepare_description(text)
         seen[text] = prepared
         # "notes" twice is two vague descriptions (MEM109), not one memory saved twice.
         if len(prepared[1]) >= DESCRIPTION_MIN_WORDS:

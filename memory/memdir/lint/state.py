@@ -416,22 +416,35 @@ class DirState:
                 if stat is not None and (stat.st_mtime_ns, stat.st_size) == cached.key:
                     continue
             to_load.append((path, rel))
+        index_changed = False
+
+        def refresh_index() -> None:
+            nonlocal index_changed
+            index_changed = self._refresh_index()
+
         if workers > 1 and len(to_load) >= parallel.PARALLEL_MIN_FILES and parallel.available():
             before = {rel: self.reads[rel] for _path, rel in to_load}
-            loaded = parallel.load_shares(to_load, self._load_encoded, workers)
+            # The index is parsed here while the workers read the topic files.
+            loaded = parallel.load_shares(to_load, self._load_encoded, workers, refresh_index)
+            spans: dict[tuple[int, int, int, int], Span] = {}
+            prepared_descriptions = self._memo.tokens
             for (_path, rel), data in zip(to_load, loaded, strict=True):
                 if self.reads[rel] == before[rel]:
                     self.reads[rel] += 1  # read by a worker, whose counter died with it
-                self._files[rel] = FileResult(*parallel.decode(data, self.root))
+                key, summary, diagnostics, prepared = parallel.decode(data, self.root, spans)
+                self._files[rel] = FileResult(key, summary, diagnostics)
+                if prepared is not None and summary.description is not None:
+                    prepared_descriptions[summary.description] = prepared
         else:
             for path, rel in to_load:
                 self._files[rel] = self._load_disk(path, rel)
+            refresh_index()
         reread.update(rel for _path, rel in to_load)
         for rel in set(self._files) - seen - set(self._overlays):
             del self._files[rel]
             self._paths.pop(rel, None)
         self._skipped = tuple(skipped)
-        if self._refresh_index():
+        if index_changed:
             reread.add(C.INDEX_FILENAME)
         return reread
 
