@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -117,3 +118,18 @@ def test_default_dir_is_the_projects_memory_dir(tmp_path: Path) -> None:
     proc = run("manifest", cwd=project, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.endswith("a.md (" + proc.stdout.split("(")[1].split(")")[0] + "): hello\n")
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    [action] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(action.choices)
+
+
+def test_a_run_parses_only_its_own_subcommand() -> None:
+    from memdir.cli import _MODULES, build_parser
+
+    listed = [command for commands in _MODULES.values() for command in commands]
+    assert _commands(build_parser()) == listed  # the table names what the modules register
+    for commands in _MODULES.values():
+        for command in commands:
+            assert _commands(build_parser(command)) == list(commands)

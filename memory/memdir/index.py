@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote
 
 from memdir import constants as C
 from memdir.model import IndexEntry, IndexLine, Problem, Span
@@ -47,7 +46,11 @@ def normalize_target(target: str) -> str:
     # (Tested first: the substitution costs more than the rest and most targets have none.)
     if "\\" in target:
         target = _TITLE_ESCAPE.sub(r"\1", target).replace("\\", "/")
-    target = unquote(target)
+    if "%" in target:
+        # Imported here: most targets are plain, and urllib.parse costs every lint start.
+        from urllib.parse import unquote
+
+        target = unquote(target)
     while target.startswith("./"):
         target = target[2:]
     return target

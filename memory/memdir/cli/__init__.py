@@ -8,17 +8,25 @@ exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
 from memdir import __version__
-from memdir.cli import core, lint, recall, write
 from memdir.cli.common import CliError, OneLineParser
 
-_MODULES = (core, recall, write, lint)
+#: Subcommand modules, in the order ``--help`` lists them, with the commands each registers.
+_MODULES = {
+    "core": ("where", "index", "manifest", "show"),
+    "recall": ("recall",),
+    "write": ("tool", "extract"),
+    "lint": ("lint",),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or only the subcommand ``command`` (what a run of it parses:
+    ``memdir lint`` need not import the other commands' modules)."""
     parser = OneLineParser(
         prog="memdir",
         description="Lint, inspect and recall agent memory directories (Claude Code auto memory).",
@@ -28,14 +36,18 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command", metavar="COMMAND", parser_class=OneLineParser
     )
     subparsers.required = True
-    for module in _MODULES:
-        module.register(subparsers)
+    for name, commands in _MODULES.items():
+        if command is None or command in commands:
+            importlib.import_module(f"memdir.cli.{name}").register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    first = arguments[0] if arguments else None
+    known = any(first in commands for commands in _MODULES.values())
+    parser = build_parser(first if known else None)
+    args = parser.parse_args(arguments)
     try:
         code: int = args.func(args)
     except CliError as exc:

@@ -33,7 +33,6 @@ from memdir.lint.engine import LintContext
 from memdir.lint.secrets import SecretMatch, find_secrets
 from memdir.model import IndexEntry, Problem, Span, TopicFile
 from memdir.scan import Skipped, window_order
-from memdir.surface import cut_for_injection
 from memdir.textio import MAX_PARSE_BYTES, utf16_len, utf16_prefix_index
 from memdir.topic import load_simple_yaml
 
@@ -457,8 +456,9 @@ def _wide() -> re.Pattern[str]:
     return re.compile(_WIDE_CLASS)
 
 
-#: Every range of the wide class starts at U+1100 or later; this one range compiles at once.
-_FROM_U1100 = re.compile("[\u1100-\U0010ffff]")
+#: Every range of the wide class starts at U+1100 or later. (Written as the complement: the
+#: positive range up to U+10FFFF takes milliseconds to compile.)
+_FROM_U1100 = re.compile("[^\x00-\u10ff]")
 
 
 def _wide_count(text: str) -> int:
@@ -521,6 +521,8 @@ def injection_cut(text: str, size: int) -> tuple[int, int, str] | None:
     """Where path B stops injecting this file: (line, column, reason), or None if it fits."""
     if size <= C.SURFACE_MAX_BYTES and text.count("\n") < C.SURFACE_MAX_LINES:
         return None  # cannot exceed either cap: skip the line-by-line cut
+    from memdir.surface import cut_for_injection  # only for files over a cap: keep start-up light
+
     kept, reason = cut_for_injection(text)
     if reason is None:
         return None
