@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
 import math
 import posixpath
 import re
@@ -885,12 +886,13 @@ def near_duplicate_pairs(
     if memo is not None:
         memo.clear()
         memo.update(seen)
-    frequency: Counter[str] = Counter()
-    for toks in tokens.values():
-        frequency.update(toks)
-    # One global order, rarest first (ties by text), as prefix filtering requires. Tokens are
-    # replaced by their rank: sorting and hashing small ints is what the loop below does most.
-    rank = {t: i for i, t in enumerate(sorted(frequency, key=lambda t: (frequency[t], t)))}
+    frequency = Counter(itertools.chain.from_iterable(tokens.values()))
+    # One global order, rarest first (ties by text), as prefix filtering requires: by text,
+    # then (stable) by count, both with C-level keys. Tokens are replaced by their rank:
+    # sorting and hashing small ints is what the loop below does most.
+    order = sorted(frequency)
+    order.sort(key=frequency.__getitem__)
+    rank = {t: i for i, t in enumerate(order)}
     # Built lazily: most tokens (numbers, CJK bigrams) occur once and are never probed again.
     postings: dict[int, list[str]] = {}
     sizes: dict[str, int] = {}
