@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memdir.lint import DirState
+from memdir.lint import DirState, secrets
 from memdir.lint.secrets import find_secrets, may_hold_secret
 from memdir.textio import MAX_PARSE_BYTES
 
@@ -125,8 +125,16 @@ SECRET_PIECES = st.sampled_from(
 @given(st.lists(st.one_of(SECRET_PIECES, FRAGMENTS, st.text(max_size=12)), max_size=12))
 def test_the_byte_prefilter_never_hides_a_secret(pieces: list[str]) -> None:
     text = "".join(pieces)
+    data = text.encode("utf-8", "surrogatepass")
     if find_secrets(text):
-        assert may_hold_secret(text.encode("utf-8", "surrogatepass"))
+        assert may_hold_secret(data)
+        assert secrets._may_hold_secret_scanning(data)  # the test without ahocorasick_rs
+
+
+def test_the_marker_automaton_is_used_when_installed() -> None:
+    assert secrets._marker_automaton() is not None
+    assert not may_hold_secret(b"---\nname: a\n---\nA key point: keep the tokens short.\n")
+    assert may_hold_secret(b"PRIVATE KEY") and may_hold_secret(b"the API_key = Xk9mQ2vL8pZ3")
 
 
 def test_huge_file_is_linted_from_its_first_2mb(make_dir: MakeDir) -> None:

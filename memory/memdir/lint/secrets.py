@@ -12,9 +12,12 @@ regular expression runs: linting 20,000 files must not cost 20,000 regex scans o
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,15 +230,66 @@ _ASSIGNMENT_AFTER_KEYWORD = tuple(
     )
     for keyword in _KEYWORDS
 )
+#: What must follow a keyword for an assignment (on bytes; both cases, like the text's).
+_ASSIGNMENT_TAIL = re.compile(
+    rb"[A-Za-z0-9_.\-]*[\"']?[ \t]*(?:=>|:=|=|:)[ \t]*[\"']?[A-Za-z0-9+/=_\-.~!@#%^&*]{8,}"
+)
+#: Every literal a finding starts from: the provider markers, the private-key and URL markers,
+#: then each keyword in every ASCII spelling (the search folds case that way).
+_MARKERS = (
+    *("sk-", "lpat-", "IA", "CCA", "xox", "AIza", "eyJ", "_live_", "github_pat_"),
+    *(f"gh{c}_" for c in "pousr"),
+    *("PRIVATE KEY", "://"),
+)
+_URL_MARKER = _MARKERS.index("://")
+
+
+def _spellings(word: str) -> list[bytes]:
+    return [
+        "".join(letters).encode()
+        for letters in itertools.product(*((c.lower(), c.upper()) for c in word))
+    ]
+
+
+@functools.cache
+def _marker_automaton() -> Any:
+    """All markers in one automaton (ahocorasick_rs, compiled): one pass over a file finds
+    them all, where one substring test per marker would read the file a dozen times. None
+    when the package is not installed; built on first use (a millisecond)."""
+    try:
+        import ahocorasick_rs
+    except ImportError:
+        return None
+    patterns = [m.encode() for m in _MARKERS]
+    patterns += [s for keyword in _KEYWORDS for s in _spellings(keyword)]
+    return ahocorasick_rs.BytesAhoCorasick(
+        patterns, implementation=ahocorasick_rs.Implementation.DFA
+    )
 
 
 def may_hold_secret(data: bytes) -> bool:
     """False when :func:`find_secrets` of ``data`` decoded as UTF-8 finds nothing, for sure.
 
-    For callers that hold a file's bytes: tests on UTF-8 find the ASCII markers at the same
-    places as on the text, ``bytes.lower`` folds ASCII only (as the assignment search does), and
-    one UTF-8 byte per ASCII character is half the memory a text with one dash in it scans.
+    For callers that hold a file's bytes: the markers are ASCII, so they sit in the UTF-8 bytes
+    exactly where they sit in the text, and an assignment found on the text is found on the
+    bytes after the same keyword. Overlapping matches, so that no marker hides another.
     """
+    automaton = _marker_automaton()
+    if automaton is None:
+        return _may_hold_secret_scanning(data)
+    for index, _start, end in automaton.find_matches_as_indexes(data, overlapping=True):
+        if index < _URL_MARKER:
+            return True
+        if index == _URL_MARKER:
+            if b"@" in data:
+                return True
+        elif index > _URL_MARKER and _ASSIGNMENT_TAIL.match(data, end) is not None:
+            return True
+    return False
+
+
+def _may_hold_secret_scanning(data: bytes) -> bool:
+    """:func:`may_hold_secret` with substring tests, where ahocorasick_rs is missing."""
     if (
         b"sk-" in data
         or b"lpat-" in data
