@@ -279,6 +279,10 @@ def test_canonical_frontmatter_gives_exactly_what_the_full_path_gives() -> None:
         "\u00e9t\u00e9 accents first",
         "发布冻结期间不合并代码，涉及 deploy 和 release",
         "nbsp\u00a0inside",
+        "trailing nbsp\u00a0",
+        "ideographic\u3000space inside",
+        "colon at: the end:",
+        "true",
         "nel\u0085inside",
         "ctrl\u0001inside",
         "'quoted'",
@@ -288,6 +292,7 @@ def test_canonical_frontmatter_gives_exactly_what_the_full_path_gives() -> None:
     ]
     types = ["type: project", "type: user", "type: Project", "metadata:\n  type: feedback"]
     modified = ["", "modified: 2026-07-15T09:12:00Z\n", "modified: 2026-13-45\n"]
+    modified += ["modified:  2026-07-15\n", "modified: yes\n", "modified: today\n"]
     bodies = ["", "# Title\n", "#  Spaced title  \nbody\n", "\n\n# Later title\n", "text\n"]
     bodies += ["api_key = Xk9mQ2vL8pZ3aB7qW4\n", "line\n" * 210, "# T\n" + "y" * 5000]
     root = Path("/m")

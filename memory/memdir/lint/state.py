@@ -53,7 +53,7 @@ from memdir.textio import BINARY_SNIFF_BYTES, MAX_PARSE_BYTES, decode_bytes, rea
 from memdir.topic import (
     _YAML_AWKWARD,
     _YAML_WORDS,
-    _simple_timestamp,
+    _simple_scalar,
     load_simple_yaml,
     load_topic,
     parse_topic_text,
@@ -63,18 +63,17 @@ from memdir.topic import (
 INDEX_MAX_BYTES = 64 * 1024 * 1024
 #: A frontmatter boundary line, as the core parser defines it.
 _BOUNDARY = re.compile(r"-{3,}\s*$")
-#: A plain YAML scalar that the core subset (:func:`memdir.topic.load_simple_yaml`) reads back
-#: unchanged: it starts with a letter (checked again with ``str.isalpha``, which is narrower
-#: than the class) and holds no ": ", " #", trailing ":" or whitespace but single spaces.
-_PLAIN_VALUE = r"[^\W\d_](?:[^\s:]|:(?=\S)|[ ](?=[^\s#]))*"
 #: The frontmatter nearly every memory has, as the agent writes it: name, description and type
 #: (top-level or under ``metadata:``), an optional ``modified`` date, closed by ``---``. One
-#: match recognises it, instead of the subset loader's regex per line and span per key.
+#: match finds its lines, instead of the subset loader's regex per line and span per key; the
+#: values are then checked as the subset loader would check them (:func:`_plain`). The value
+#: groups are bare line runs: a class that excluded ": " or " #" would cost more than the
+#: whole match does.
 _CANONICAL = re.compile(
-    rf"---\nname: (?P<name>{_PLAIN_VALUE})\ndescription: (?P<description>{_PLAIN_VALUE})\n"
+    r"---\nname: (?P<name>[^\n]+)\ndescription: (?P<description>[^\n]+)\n"
     r"(?:type: (?:user|feedback|project|reference)"
     r"|metadata:\n +type: (?:user|feedback|project|reference))\n"
-    r"(?:modified: (?P<modified>\d[\dTZ:.+\-]*)\n)?"
+    r"(?:modified: (?P<modified>[^\n]+)\n)?"
     r"---(?:\n|\Z)"
 )
 _HEAD_SPAN = Span(0, 0, 0, 3)
@@ -164,6 +163,19 @@ def _value_span(line: str, number: int, key_length: int) -> Span:
     return Span(number, start, number, start + len(rest.strip()))
 
 
+def _plain(value: str) -> bool:
+    """Whether the subset loader reads ``value`` as a plain string, unchanged and unstripped
+    (it starts with a letter, cannot end early or turn into a mapping, is no YAML keyword)."""
+    return (
+        value[0].isalpha()
+        and not value[-1].isspace()
+        and value[-1] != ":"
+        and ": " not in value
+        and " #" not in value
+        and value not in _YAML_WORDS
+    )
+
+
 def _canonical_topic(
     text: str,
     path: str,
@@ -181,11 +193,9 @@ def _canonical_topic(
     name, description, modified = match.group("name", "description", "modified")
     end = match.end()
     if (
-        not (name[0].isalpha() and description[0].isalpha())
-        or name in _YAML_WORDS
-        or description in _YAML_WORDS
+        not (_plain(name) and _plain(description))
         or _YAML_AWKWARD.search(text, 0, end) is not None
-        or (modified is not None and not _simple_timestamp(modified)[0])
+        or (modified is not None and not _simple_scalar(modified)[0])
     ):
         return None  # the general path below decides, as the subset loader would
     body = end if text.endswith("\n", 0, end) else len(text)
