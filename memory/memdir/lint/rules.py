@@ -457,17 +457,24 @@ def _wide() -> re.Pattern[str]:
     return re.compile(_WIDE_CLASS)
 
 
-#: Every range of the wide class starts at U+1100 or later. (Written as the complement: the
-#: positive range up to U+10FFFF takes milliseconds to compile.)
-_FROM_U1100 = re.compile("[^\x00-\u10ff]")
+#: Where the wide class can match at all: U+1100-U+115F and from U+2E80 on. (Written as the
+#: complement: the positive range up to U+10FFFF takes milliseconds to compile.)
+_MAYBE_WIDE = re.compile("[^\x00-\u10ff\u1160-\u2e7f]")
 
 
 def _wide_count(text: str) -> int:
-    # Text without a character from U+1100 on (ASCII plus dashes, quotes, accents) has no wide
-    # one, and needs no compiled class.
-    if text.isascii() or _FROM_U1100.search(text) is None:
+    # Text without such a character (ASCII plus dashes, quotes, accents) has no wide one, and
+    # needs no compiled class.
+    if text.isascii() or _MAYBE_WIDE.search(text) is None:
         return 0
     return len(_wide().findall(text))
+
+
+@functools.lru_cache(maxsize=8)
+def description_words(text: str) -> tuple[str, ...]:
+    """The lowercased words of a description. Cached for the last few: MEM109 and MEM111
+    both split each description, one right after the other."""
+    return tuple(_WORD.findall(text.lower()))
 
 
 def description_problem(description: str, name: str | None, rel_path: str) -> str | None:
@@ -482,7 +489,7 @@ def description_problem(description: str, name: str | None, rel_path: str) -> st
             f"{width} characters wide, longer than a manifest line should be "
             f"({DESCRIPTION_MAX_WIDTH}); the selector reads one line per memory"
         )
-    words = _WORD.findall(description.lower())
+    words = description_words(description)
     informative = len(words) if ascii_only else sum(map(str.isascii, words)) + wide / 2
     if informative < DESCRIPTION_MIN_WORDS:
         return "too short to say what the memory covers or when it applies"
@@ -831,7 +838,7 @@ def _insert_point(index: Index) -> tuple[int, int, str]:
     return len(lines) - 1, len(lines[-1]), "\n"
 
 
-def _tokens(words: list[str], ascii_only: bool = False) -> frozenset[str]:
+def _tokens(words: Iterable[str], ascii_only: bool = False) -> frozenset[str]:
     """Content words; runs of a script written without spaces become character bigrams.
 
     ``ascii_only`` (the words come from an ASCII text) skips the search for such runs.
@@ -852,7 +859,7 @@ def prepare_description(text: str) -> tuple[str, frozenset[str]]:
     Per description and independent of the others, so a cold run prepares them where it reads
     the files (on the workers) and hands them over in ``memo``.
     """
-    words = _WORD.findall(text.lower())
+    words = description_words(text)
     joined = " ".join(words)
     # (The words of "a — b" are ASCII though the text is not: test the words.)
     return joined, _tokens(words, joined.isascii())
