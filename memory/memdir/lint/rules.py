@@ -900,7 +900,9 @@ def near_duplicate_pairs(
     order = sorted(frequency)
     order.sort(key=frequency.__getitem__)
     rank = {t: i for i, t in enumerate(order)}
-    # Built lazily: most tokens (numbers, CJK bigrams) occur once and are never probed again.
+    # Tokens of one description only (numbers, names) rank first and can pair it with nothing:
+    # they are neither indexed nor probed.
+    unique = sum(1 for count in frequency.values() if count == 1)
     postings: dict[int, list[str]] = {}
     sizes: dict[str, int] = {}
     pairs: list[tuple[str, str, float]] = []
@@ -910,15 +912,19 @@ def near_duplicate_pairs(
         size = sizes[rel] = len(mine)
         ordered = sorted(map(rank.__getitem__, mine))
         keep = size - math.ceil(threshold * size) + 1
+        if ordered[keep - 1] < unique:
+            continue  # its whole prefix is its own
         candidates: set[str] = set()
         for token in ordered[:keep]:
+            if token < unique:
+                continue
             posting = postings.get(token)
             if posting is None:
                 postings[token] = [rel]
-                continue
-            if len(posting) <= DUPLICATE_MAX_POSTINGS:
+            elif len(posting) <= DUPLICATE_MAX_POSTINGS:
+                # (A longer posting is never probed again: it is not extended either.)
                 candidates.update(posting)
-            posting.append(rel)
+                posting.append(rel)
         if not candidates:
             continue
         matched: list[str] = []
@@ -938,7 +944,10 @@ def near_duplicate_pairs(
             import difflib  # reached only by token-similar pairs: rare
 
             matcher = difflib.SequenceMatcher(None, normal[other], normal[rel], autojunk=False)
-            if matcher.quick_ratio() < DUPLICATE_RATIO:
+            # (The bound from the lengths alone first: it is never below quick_ratio.)
+            if matcher.real_quick_ratio() < DUPLICATE_RATIO or matcher.quick_ratio() < (
+                DUPLICATE_RATIO
+            ):
                 continue
             ratio = matcher.ratio()
             if ratio >= DUPLICATE_RATIO:
