@@ -16,13 +16,15 @@ from memdir import constants as C
 from memdir.model import IndexEntry, IndexLine, Problem, Span
 from memdir.textio import read_text, utf16_len, utf16_prefix_index
 
+#: An entry line; ``lead`` is the separator before the hook with the blanks around it, when the
+#: rest of the line starts with one (matched here, not by a second regex on the rest: one
+#: match per index line is what parsing a large index costs).
 _ENTRY = re.compile(
     r"^(?P<indent>[ \t]*)(?P<bullet>[-*+])[ \t]+"
     r"\[(?P<title>(?:\\.|[^\\\[\]]|\[(?:\\.|[^\\\[\]])*\])*)\]"
     r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]|\\.|\([^()\s]*\))+)(?:[ \t]+\"[^\"]*\")?\)"
-    r"(?P<rest>.*)$"
+    r"(?P<rest>(?P<lead>[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*)?.*)$"
 )
-_SEPARATOR = re.compile(r"^[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 #: A list item marker (``-``, ``*``, ``+``, ``1.``, ``1)``) with its indent and spacing.
@@ -61,30 +63,27 @@ def parse_entry(line: str, number: int) -> IndexEntry | None:
     match = _ENTRY.match(line)
     if match is None:
         return None
-    rest = match.group("rest")
-    rest_start = match.start("rest")
-    sep_match = _SEPARATOR.match(rest)
-    if sep_match:
-        separator = sep_match.group("sep")
-        hook_start = rest_start + sep_match.end()
+    _indent, bullet, raw_title, target, rest, _lead, separator = match.groups()
+    if separator is not None:
+        hook_start = match.end("lead")
     else:
         separator = ""
-        hook_start = rest_start + (len(rest) - len(rest.lstrip()))
+        hook_start = match.start("rest") + (len(rest) - len(rest.lstrip()))
     hook = line[hook_start:].rstrip()
-    hook_end = hook_start + len(hook)
-    raw_title = match.group("title")
+    title_start, title_end = match.span("title")
+    target_start, target_end = match.span("target")
     return IndexEntry(
-        line=number,
-        raw=line,
-        bullet=match.group("bullet"),
-        title=_TITLE_ESCAPE.sub(r"\1", raw_title) if "\\" in raw_title else raw_title,
-        target=match.group("target"),
-        path=normalize_target(match.group("target")),
-        separator=separator,
-        hook=hook,
-        title_span=Span(number, match.start("title"), number, match.end("title")),
-        target_span=Span(number, match.start("target"), number, match.end("target")),
-        hook_span=Span(number, hook_start, number, hook_end),
+        number,
+        line,
+        bullet,
+        _TITLE_ESCAPE.sub(r"\1", raw_title) if "\\" in raw_title else raw_title,
+        target,
+        normalize_target(target),
+        separator,
+        hook,
+        Span(number, title_start, number, title_end),
+        Span(number, target_start, number, target_end),
+        Span(number, hook_start, number, hook_start + len(hook)),
     )
 
 

@@ -237,18 +237,25 @@ def _delete_line(lines: Sequence[str], number: int) -> Span:
     return Span(number, 0, number, len(lines[number]))
 
 
-def check_index_links(index: Index, ctx: LintContext) -> Iterator[Diagnostic]:
-    """MEM006 duplicate entries and MEM007 links that are not topic files of this dir."""
+def check_index_links(
+    index: Index, ctx: LintContext, links: Sequence[tuple[IndexEntry, str | None]] | None = None
+) -> Iterator[Diagnostic]:
+    """MEM006 duplicate entries and MEM007 links that are not topic files of this dir.
+
+    ``links``: :meth:`DirectoryMemo.links` of this index, when the caller has it already.
+    """
+    if links is None:
+        links = DirectoryMemo().links(index)
     seen: dict[str, IndexEntry] = {}
-    for entry in index.entries:
-        problem = link_problem(entry)
-        if problem is not None:
+    for entry, key in links:
+        if key is None:
+            problem = link_problem(entry)
+            assert problem is not None
             if ctx.on("MEM007"):
                 yield ctx.diag(
                     "MEM007", ctx.index_path, C.INDEX_FILENAME, entry.target_span, problem
                 )
             continue
-        key = link_key(entry.path)
         first = seen.get(key)
         if first is None:
             seen[key] = entry
@@ -281,15 +288,20 @@ def check_index_links(index: Index, ctx: LintContext) -> Iterator[Diagnostic]:
         )
 
 
-def check_index(index: Index, ctx: LintContext) -> list[Diagnostic]:
-    """Every rule that reads MEMORY.md alone (plus secrets and encoding of its text)."""
+def check_index(
+    index: Index, ctx: LintContext, links: Sequence[tuple[IndexEntry, str | None]] | None = None
+) -> list[Diagnostic]:
+    """Every rule that reads MEMORY.md alone (plus secrets and encoding of its text).
+
+    ``links``: :meth:`DirectoryMemo.links` of this index, which the directory rules use too.
+    """
     found: list[Diagnostic] = []
     if ctx.on("MEM001"):
         found.extend(check_line_length(index, ctx))
     found.extend(check_load_cap(index, ctx))
     if ctx.on("MEM004"):
         found.extend(check_content_in_index(index, ctx))
-    found.extend(check_index_links(index, ctx))
+    found.extend(check_index_links(index, ctx, links))
     for problem in index.problems:
         found.extend(_problem_diagnostics(problem, ctx, ctx.index_path, C.INDEX_FILENAME))
     if ctx.on("MEM110"):

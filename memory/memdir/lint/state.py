@@ -556,12 +556,16 @@ class DirState:
             None, summarize(topic, self.root), tuple(check_topic(topic, self.context))
         )
 
+    def _check_index(self, index: Index) -> tuple[Diagnostic, ...]:
+        # The entries' link checks are made once, here, and reused by the directory rules.
+        return tuple(check_index(index, self.context, self._memo.links(index)))
+
     def _refresh_index(self, force: bool = False) -> bool:
         path = self.root / C.INDEX_FILENAME
         overlay = self._overlays.get(C.INDEX_FILENAME)
         if overlay is not None:
             index = parse_index(overlay, path)
-            self._index = _IndexResult(None, index, tuple(check_index(index, self.context)))
+            self._index = _IndexResult(None, index, self._check_index(index))
             return True
         try:
             stat = path.stat()
@@ -578,7 +582,7 @@ class DirState:
             self.reads[C.INDEX_FILENAME] += 1
             result = read_text(path, INDEX_MAX_BYTES)
             index = parse_index(result.text, path, result.problems)
-        self._index = _IndexResult(key, index, tuple(check_index(index, self.context)))
+        self._index = _IndexResult(key, index, self._check_index(index))
         return True
 
     # --- results -----------------------------------------------------------------------------
