@@ -102,8 +102,15 @@ def encode(
             (str(d.path), d.rel_path, _span(d.span), d.code, d.severity, d.message, _fix(d.fix))
             for d in diagnostics
         ),
-        prepare_description(description) if description and summary.usable else None,
+        _prepared(description) if description and summary.usable else None,
     )
+
+
+def _prepared(description: str) -> tuple[str, frozenset[str]]:
+    joined, tokens = prepare_description(description)
+    # Interned, marshal writes each distinct word once (later ones as references): the parent
+    # then unpacks a few thousand words instead of one string per word of every description.
+    return joined, frozenset(map(sys.intern, tokens))
 
 
 Prepared = tuple[str, frozenset[str]]

@@ -433,14 +433,13 @@ class DirState:
             index_changed = self._refresh_index()
 
         if workers > 1 and len(to_load) >= parallel.PARALLEL_MIN_FILES and parallel.available():
-            before = {rel: self.reads[rel] for _path, rel in to_load}
             # The index is parsed here while the workers read the topic files.
             loaded = parallel.load_shares(to_load, self._load_encoded, workers, refresh_index)
+            # Counted here, once per file, wherever it was read (a worker's counter dies with it).
+            self.reads.update(rel for _path, rel in to_load)
             spans: dict[tuple[int, int, int, int], Span] = {}
             prepared_descriptions = self._memo.tokens
             for (_path, rel), data in zip(to_load, loaded, strict=True):
-                if self.reads[rel] == before[rel]:
-                    self.reads[rel] += 1  # read by a worker, whose counter died with it
                 key, summary, diagnostics, prepared = parallel.decode(data, self.root, spans)
                 self._files[rel] = FileResult(key, summary, diagnostics)
                 if prepared is not None and summary.description is not None:
@@ -503,11 +502,14 @@ class DirState:
     # --- loading -----------------------------------------------------------------------------
 
     def _load_encoded(self, path: str, rel: str) -> parallel.Loaded:
-        result = self._load_disk(path, rel)
+        result = self._read_and_check(path, rel)  # (the caller counts the read)
         return parallel.encode(result.key, result.summary, result.diagnostics)
 
     def _load_disk(self, path: str, rel: str) -> FileResult:
         self.reads[rel] += 1
+        return self._read_and_check(path, rel)
+
+    def _read_and_check(self, path: str, rel: str) -> FileResult:
         try:
             data, stat = _read_bytes(path)
         except OSError:
