@@ -356,3 +356,18 @@ def test_an_unchanged_directory_reuses_every_result(make_dir: MakeDir) -> None:
     second = state.lint()
     assert second.changed == frozenset()
     assert all(a is b for a, b in zip(first.diagnostics, second.diagnostics, strict=True))
+
+
+def test_diagnostics_sort_by_their_sort_key(tmp_path: Path) -> None:
+    from memdir.lint.state import _SORT_KEY
+
+    root = tmp_path / "gen"
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import gen_memdir
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    gen_memdir.generate(root, 300, 4)
+    diagnostics = lint_directory(root).diagnostics
+    assert [_SORT_KEY(d) for d in diagnostics] == [d.sort_key() for d in diagnostics]
+    assert list(diagnostics) == sorted(diagnostics, key=Diagnostic.sort_key)
