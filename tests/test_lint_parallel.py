@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memdir.lint import parallel
+from memdir.lint import parallel, rules
 from memdir.lint.rules import prepare_description
 from memdir.lint.state import DirState
 from memhelpers import topic
@@ -87,12 +87,26 @@ def test_parallel_refresh_equals_the_sequential_one(
         return load_shares(*args)
 
     monkeypatch.setattr(parallel, "load_shares", spy)
+    # MEM111's comparison in a child too (it needs 1,000 descriptions otherwise).
+    monkeypatch.setattr(rules, "BACKGROUND_MIN_DESCRIPTIONS", 1)
+    children: list[int] = []
+    in_child = parallel.in_child
+
+    def child_spy(call: Any) -> Any:
+        children.append(1)
+        return in_child(call)
+
+    monkeypatch.setattr(parallel, "in_child", child_spy)
     forked = DirState(root)
     forked.refresh(workers=workers)
     assert calls == [workers]  # the forked path really ran
     assert list(forked.summaries()) == list(sequential.summaries())
     assert forked.summaries() == sequential.summaries()
     assert forked.lint().diagnostics == sequential.lint().diagnostics
+    assert children == [1]
+    assert any(
+        d.code == "MEM111" and "near-duplicate" in d.message for d in sequential.lint().diagnostics
+    )
     assert forked.reads == sequential.reads  # every file counted once, wherever it was read
 
 
@@ -118,6 +132,21 @@ def test_with_work_of_its_own_the_parent_forks_every_share() -> None:
     assert ran == [os.getpid()]
     pids = {r[2] for r in results}
     assert os.getpid() not in pids and len(pids) == 3
+
+
+@linux_only
+def test_a_call_in_a_child_gives_its_value_or_is_made_here() -> None:
+    parent = os.getpid()
+    assert parallel.in_child(lambda: [("a", "b", 0.5), os.getpid()])()[0] == ("a", "b", 0.5)
+    assert parallel.in_child(lambda: os.getpid())() != parent
+
+    def fails_in_the_child() -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("child trouble")
+        return 7
+
+    assert parallel.in_child(fails_in_the_child)() == 7
+    assert parallel.in_child(lambda: object() if os.getpid() != parent else 8)() == 8
 
 
 @linux_only

@@ -166,6 +166,52 @@ def _read_all(fd: int) -> bytes:
         chunks.append(chunk)
 
 
+def in_child(call: Callable[[], Any]) -> Callable[[], Any]:
+    """Start ``call()`` in a forked process; the function returned waits for its value.
+
+    When forking fails, or the child does (it dies, raises, or sends what does not decode),
+    the call runs in this process when its value is asked for: the value is the same.
+    """
+    if not available():
+        return call
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return call
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return call
+    if pid == 0:  # the child: never returns into the caller's code
+        status = 1
+        try:
+            os.close(read_end)
+            view = memoryview(marshal.dumps(call()))
+            while view:
+                view = view[os.write(write_end, view) :]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+
+    def wait() -> Any:
+        try:
+            payload = _read_all(read_end)
+        finally:
+            os.close(read_end)
+            _, status = os.waitpid(pid, 0)
+        if status == 0:
+            try:
+                return marshal.loads(payload)
+            except (EOFError, ValueError, TypeError):
+                pass
+        return call()
+
+    return wait
+
+
 def load_shares(
     entries: Sequence[tuple[str, str]],
     load: Callable[[str, str], Loaded],

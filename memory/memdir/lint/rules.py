@@ -23,7 +23,7 @@ import math
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -967,6 +967,11 @@ def near_duplicate_pairs(
     return pairs
 
 
+Pairs = list[tuple[str, str, float]]
+#: Fewer descriptions than this are compared in process: forking would cost more.
+BACKGROUND_MIN_DESCRIPTIONS = 1000
+
+
 class DirectoryMemo:
     """What the directory rules can reuse from one run to the next (an incremental state).
 
@@ -984,14 +989,37 @@ class DirectoryMemo:
         self._links: list[tuple[IndexEntry, str | None]] = []
         self._pairs_of: dict[str, str] | None = None
         self._pairs: list[tuple[str, str, float]] = []
+        #: Runs a call elsewhere (a forked process) and returns how to wait for its value, for
+        #: a caller that may fork (the command line): MEM111's comparison of every description
+        #: then runs beside the other directory rules. None: everything runs here.
+        self.background: Callable[[Callable[[], Pairs]], Callable[[], Pairs]] | None = None
 
     def duplicate_pairs(self, descriptions: dict[str, str]) -> list[tuple[str, str, float]]:
         """:func:`near_duplicate_pairs`, reused while no description changed (an edit of a body,
         a touch, a new orphan without a description: the common incremental case)."""
-        if descriptions != self._pairs_of:
+        return self.start_duplicate_pairs(descriptions)()
+
+    def start_duplicate_pairs(self, descriptions: dict[str, str]) -> Callable[[], Pairs]:
+        """:meth:`duplicate_pairs`, started now and returned by the function this returns: in
+        :attr:`background` when there is one and the work is large, else at once."""
+        if descriptions == self._pairs_of:
+            pairs = self._pairs
+            return lambda: pairs
+        if self.background is None or len(descriptions) < BACKGROUND_MIN_DESCRIPTIONS:
             self._pairs = near_duplicate_pairs(descriptions, self.tokens)
             self._pairs_of = descriptions
-        return self._pairs
+            pairs = self._pairs
+            return lambda: pairs
+        known = self.tokens
+        wait = self.background(lambda: near_duplicate_pairs(descriptions, dict(known)))
+
+        def finish() -> Pairs:
+            self._pairs, self._pairs_of = wait(), descriptions
+            # What near_duplicate_pairs keeps in its memo, as far as this process knew it.
+            self.tokens = {t: known[t] for t in descriptions.values() if t in known}
+            return self._pairs
+
+        return finish
 
     def links(self, index: Index) -> list[tuple[IndexEntry, str | None]]:
         """Each entry with its link key (None for a link that is no topic file), per index."""
@@ -1031,6 +1059,13 @@ def check_directory(
     """
     memo = memo if memo is not None else DirectoryMemo()
     found: list[Diagnostic] = []
+    listed = [s for s in summaries.values() if s.listed]
+    usable = [s for s in listed if s.usable]
+    pairs = (
+        memo.start_duplicate_pairs({s.rel_path: s.description for s in usable if s.description})
+        if ctx.on("MEM111")
+        else None
+    )
     linked: set[str] = set()
     for entry, key in memo.links(index):
         if key is None:
@@ -1039,8 +1074,6 @@ def check_directory(
         if ctx.on("MEM005") and key not in summaries and not (ctx.root / key).is_file():
             found.append(_dangling(entry, key, ctx))
 
-    listed = [s for s in summaries.values() if s.listed]
-    usable = [s for s in listed if s.usable]
     if ctx.on("MEM107"):
         insert_at = _insert_point(index)
         for summary in usable:
@@ -1109,8 +1142,8 @@ def check_directory(
                 )
             found.append(diagnostic)
 
-    if ctx.on("MEM111"):
-        found.extend(_duplicates(usable, ctx, memo))
+    if pairs is not None:
+        found.extend(_duplicates(usable, ctx, pairs()))
 
     if ctx.on("MEM114"):
         for skip in skipped:
@@ -1148,7 +1181,7 @@ def _dangling(entry: IndexEntry, key: str, ctx: LintContext) -> Diagnostic:
 
 
 def _duplicates(
-    listed: Sequence[TopicSummary], ctx: LintContext, memo: DirectoryMemo
+    listed: Sequence[TopicSummary], ctx: LintContext, pairs: Pairs
 ) -> Iterator[Diagnostic]:
     by_name: dict[str, list[TopicSummary]] = {}
     for summary in listed:
@@ -1173,8 +1206,7 @@ def _duplicates(
             )
     by_rel = {s.rel_path: s for s in listed}
     similar: dict[str, list[tuple[str, float]]] = {}
-    descriptions = {s.rel_path: s.description for s in listed if s.description}
-    for a, b, ratio in memo.duplicate_pairs(descriptions):
+    for a, b, ratio in pairs:
         similar.setdefault(a, []).append((b, ratio))
         similar.setdefault(b, []).append((a, ratio))
     for rel in sorted(similar):

@@ -411,6 +411,8 @@ class DirState:
             return self._refresh(workers)
 
     def _refresh(self, workers: int = 1) -> set[str]:
+        # The caller may fork (the command line): so may the directory rules, at the next lint.
+        self._memo.background = parallel.in_child if workers > 1 and parallel.available() else None
         skipped: list[Skipped] = []
         seen: set[str] = set()
         reread: set[str] = set()
