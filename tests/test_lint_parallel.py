@@ -13,6 +13,7 @@ import pytest
 from memdir.lint import parallel, rules
 from memdir.lint.rules import prepare_description
 from memdir.lint.state import DirState
+from memdir.scan import iter_topic_entries
 from memhelpers import topic
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -65,6 +66,18 @@ def test_encode_then_decode_gives_back_every_result(tmp_path: Path) -> None:
             assert prepared == prepare_description(summary.description)
         else:
             assert prepared is None
+
+
+def test_what_a_worker_sends_is_the_encoded_sequential_result(tmp_path: Path) -> None:
+    root = with_odd_files(generated(tmp_path / "m", 300, 5))
+    state = DirState(root)
+    canonical = 0
+    for path, rel in iter_topic_entries(root):
+        result = state._read_and_check(path, rel)
+        expected = parallel.encode(result.key, result.summary, result.diagnostics)
+        assert state._load_encoded(path, rel) == expected, rel
+        canonical += expected[6][:3] == (1, 6, 1) and expected[7][:3] == (2, 13, 2)
+    assert canonical > 200  # the tuples built without a summary were compared too
 
 
 @linux_only

@@ -98,11 +98,43 @@ def encode(
         _span(summary.head_span),
         summary.listed,
         summary.usable,
-        tuple(
-            (str(d.path), d.rel_path, _span(d.span), d.code, d.severity, d.message, _fix(d.fix))
-            for d in diagnostics
-        ),
+        encode_diagnostics(diagnostics),
         _prepared(description) if description and summary.usable else None,
+    )
+
+
+def encode_canonical(
+    key: tuple[int, int],
+    rel: str,
+    mtime: float,
+    name: str,
+    description: str,
+    title: str,
+    diagnostics: Sequence[Diagnostic],
+) -> Loaded:
+    """:func:`encode` of a file with the canonical frontmatter, from its parts: the summary
+    :func:`memdir.lint.state.canonical_summary` would build, without building it."""
+    return (
+        key,
+        rel,
+        mtime,
+        name,
+        description,
+        title,
+        (1, 6, 1, 6 + len(name)),
+        (2, 13, 2, 13 + len(description)),
+        (0, 0, 0, 3),
+        True,
+        True,
+        encode_diagnostics(diagnostics) if diagnostics else (),
+        _prepared(description),
+    )
+
+
+def encode_diagnostics(diagnostics: Sequence[Diagnostic]) -> tuple[Any, ...]:
+    return tuple(
+        (str(d.path), d.rel_path, _span(d.span), d.code, d.severity, d.message, _fix(d.fix))
+        for d in diagnostics
     )
 
 

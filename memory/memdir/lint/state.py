@@ -190,6 +190,35 @@ def _canonical_topic(
     raw: bytes | None = None,
 ) -> tuple[TopicSummary, tuple[Diagnostic, ...]] | None:
     """:func:`fast_topic` for the canonical frontmatter, with the same result, or None."""
+    parts = _canonical_parts(text, path, rel, size, ctx, raw)
+    if parts is None:
+        return None
+    name, description, title, diagnostics = parts
+    return canonical_summary(root, rel, mtime, name, description, title), diagnostics
+
+
+def canonical_summary(
+    root: Path, rel: str, mtime: float, name: str, description: str, title: str
+) -> TopicSummary:
+    """The summary of a file with the canonical frontmatter: name and description on lines 1
+    and 2, right after their keys."""
+    return TopicSummary(
+        root,
+        rel,
+        mtime,
+        name,
+        description,
+        title,
+        Span(1, 6, 1, 6 + len(name)),
+        Span(2, 13, 2, 13 + len(description)),
+        _HEAD_SPAN,
+    )
+
+
+def _canonical_parts(
+    text: str, path: str, rel: str, size: int, ctx: LintContext, raw: bytes | None
+) -> tuple[str, str, str, tuple[Diagnostic, ...]] | None:
+    """Name, description, title and diagnostics of a file with the canonical frontmatter."""
     match = _CANONICAL.match(text)
     if match is None:
         return None
@@ -207,25 +236,14 @@ def _canonical_topic(
         title = text[body + 2 : line_end if line_end >= 0 else len(text)].strip()
     else:
         title = heading_title(text[body:].split("\n", 8)[:8], name)
-    summary = TopicSummary(
-        root,
-        rel,
-        mtime,
-        name,
-        description,
-        title,
-        Span(1, 6, 1, 6 + len(name)),
-        Span(2, 13, 2, 13 + len(description)),
-        _HEAD_SPAN,
-    )
     vague = description_problem(description, name, rel) if ctx.on("MEM109") else None
     cut = injection_cut(text, size) if ctx.on("MEM106") else None
     secrets = _secrets(text, raw) if ctx.on("MEM110") else []
     if vague is None and cut is None and not secrets:
-        return summary, ()
-    return summary, _body_diagnostics(
-        text, Path(path), rel, size, summary.description_span, vague, cut, secrets, ctx
-    )
+        return name, description, title, ()
+    span = Span(2, 13, 2, 13 + len(description))
+    diagnostics = _body_diagnostics(text, Path(path), rel, size, span, vague, cut, secrets, ctx)
+    return name, description, title, diagnostics
 
 
 def _secrets(text: str, raw: bytes | None) -> list[SecretMatch]:
@@ -508,16 +526,44 @@ class DirState:
     # --- loading -----------------------------------------------------------------------------
 
     def _load_encoded(self, path: str, rel: str) -> parallel.Loaded:
-        result = self._read_and_check(path, rel)  # (the caller counts the read)
+        """:meth:`_load_disk` as :func:`parallel.encode` would send it (the caller counts the
+        read). A file with the canonical frontmatter, most of them, goes straight to tuples."""
+        try:
+            data, stat = _read_bytes(path)
+        except OSError:
+            data, stat = None, None
+        if data is not None and stat is not None and self.fast_path:
+            size = stat.st_size
+            if size <= MAX_PARSE_BYTES and data.find(b"\x00", 0, BINARY_SNIFF_BYTES) < 0:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    text = ""
+                parts = (
+                    _canonical_parts(text, path, rel, size, self.context, data)
+                    if text.startswith("---\n")
+                    else None
+                )
+                if parts is not None:
+                    key = (stat.st_mtime_ns, size)
+                    return parallel.encode_canonical(key, rel, stat.st_mtime, *parts)
+        result = self._read_and_check(path, rel, data, stat)
         return parallel.encode(result.key, result.summary, result.diagnostics)
 
     def _load_disk(self, path: str, rel: str) -> FileResult:
         self.reads[rel] += 1
         return self._read_and_check(path, rel)
 
-    def _read_and_check(self, path: str, rel: str) -> FileResult:
+    def _read_and_check(
+        self,
+        path: str,
+        rel: str,
+        data: bytes | None = None,
+        stat: os.stat_result | None = None,
+    ) -> FileResult:
         try:
-            data, stat = _read_bytes(path)
+            if data is None or stat is None:
+                data, stat = _read_bytes(path)
         except OSError:
             # Gone or unreadable: the core reader turns that into an `unreadable` problem.
             topic = load_topic(Path(path), self.root)
