@@ -18,11 +18,13 @@ from memdir.textio import read_text, utf16_len, utf16_prefix_index
 
 #: An entry line; ``lead`` is the separator before the hook with the blanks around it, when the
 #: rest of the line starts with one (matched here, not by a second regex on the rest: one
-#: match per index line is what parsing a large index costs).
+#: match per index line is what parsing a large index costs). Title and target are runs of
+#: plain characters, escapes and bracketed (parenthesised) parts; each run is possessive
+#: because the first character decides which part comes next, so giving back never helps.
 _ENTRY = re.compile(
     r"^(?P<indent>[ \t]*)(?P<bullet>[-*+])[ \t]+"
-    r"\[(?P<title>(?:\\.|[^\\\[\]]|\[(?:\\.|[^\\\[\]])*\])*)\]"
-    r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]|\\.|\([^()\s]*\))+)(?:[ \t]+\"[^\"]*\")?\)"
+    r"\[(?P<title>(?:[^\\\[\]]++|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
+    r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]++|\\.|\([^()\s]*+\))++)(?:[ \t]+\"[^\"]*\")?\)"
     r"(?P<rest>(?P<lead>[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*)?.*)$"
 )
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
