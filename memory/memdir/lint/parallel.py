@@ -139,10 +139,10 @@ def encode_diagnostics(diagnostics: Sequence[Diagnostic]) -> tuple[Any, ...]:
 
 
 def _prepared(description: str) -> tuple[str, frozenset[str]]:
-    joined, tokens = prepare_description(description)
-    # Interned, marshal writes each distinct word once (later ones as references): the parent
-    # then unpacks a few thousand words instead of one string per word of every description.
-    return joined, frozenset(map(sys.intern, tokens))
+    # The words are interned (rules.description_words), so marshal writes each distinct one
+    # once and later ones as references: the parent unpacks a few thousand words, not one
+    # string per word of every description.
+    return prepare_description(description)
 
 
 Prepared = tuple[str, frozenset[str]]

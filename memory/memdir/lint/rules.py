@@ -22,6 +22,7 @@ import itertools
 import math
 import posixpath
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -485,8 +486,9 @@ def _wide_count(text: str) -> int:
 @functools.lru_cache(maxsize=8)
 def description_words(text: str) -> tuple[str, ...]:
     """The lowercased words of a description. Cached for the last few: MEM109 and MEM111
-    both split each description, one right after the other."""
-    return tuple(_WORD.findall(text.lower()))
+    both split each description, one right after the other. Interned: the same few thousand
+    words recur across descriptions, and MEM111 hashes and compares them."""
+    return tuple(map(sys.intern, _WORD.findall(text.lower())))
 
 
 def description_problem(description: str, name: str | None, rel_path: str) -> str | None:
@@ -505,8 +507,12 @@ def description_problem(description: str, name: str | None, rel_path: str) -> st
     informative = len(words) if ascii_only else sum(map(str.isascii, words)) + wide / 2
     if informative < DESCRIPTION_MIN_WORDS:
         return "too short to say what the memory covers or when it applies"
-    # all() stops at the first specific word: cheap for every real description.
-    if all(w in _GENERIC_WORDS or w in _STOP_WORDS or w.isdigit() for w in words):
+    # all() stops at the first specific word: cheap for every real description (and most
+    # start with one, which is tested before any generator is made).
+    first = words[0] if words else ""
+    if (first in _GENERIC_WORDS or first in _STOP_WORDS or first.isdigit()) and all(
+        w in _GENERIC_WORDS or w in _STOP_WORDS or w.isdigit() for w in words
+    ):
         return "too generic: it names a kind of memory, not what this one says"
     normal = " ".join(words)
     # Normalising cannot lengthen a label, so a description longer than the name and the path
@@ -855,10 +861,10 @@ def _tokens(words: Iterable[str], ascii_only: bool = False) -> frozenset[str]:
 
     ``ascii_only`` (the words come from an ASCII text) skips the search for such runs.
     """
+    if ascii_only:
+        return frozenset(words).difference(_STOP_WORDS)
     tokens = set(words)
     tokens -= _STOP_WORDS
-    if ascii_only:
-        return frozenset(tokens)
     for word in [w for w in tokens if len(w) > 1 and not w.isascii() and _wide().search(w)]:
         tokens.discard(word)
         tokens.update(word[i : i + 2] for i in range(len(word) - 1))
