@@ -15,7 +15,6 @@ from pathlib import Path
 
 from memdir import constants as C
 from memdir.model import MemoryHeader
-from memdir.paths import is_within
 from memdir.topic import load_header
 
 
@@ -66,6 +65,9 @@ def iter_topic_entries(
             try:
                 is_link = entry.is_symlink()
                 if is_link:
+                    # Imported here: links are rare, and memdir.paths costs every lint start.
+                    from memdir.paths import is_within
+
                     target = Path(os.path.realpath(entry.path))
                     if not is_within(target, real_root):
                         if name.endswith(".md") or target.is_dir():

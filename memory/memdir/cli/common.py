@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -71,5 +70,7 @@ def resolve_inside(directory: Path, name: str) -> Path:
 
 
 def print_json(data: object) -> None:
+    import json  # here: `memdir lint` (which has its own formats) never needs it
+
     json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")

@@ -91,9 +91,9 @@ def _codes(value: str | None, option: str) -> list[str]:
 
 def _targets(dirs: list[Path]) -> list[tuple[Path, str, Path | None]]:
     """(memory dir, label for output, project root) for each directory to lint."""
-    from memdir.paths import locate_memory_dir
-
     if not dirs:
+        from memdir.paths import locate_memory_dir  # only without a DIR: keep start-up light
+
         location = locate_memory_dir(Path.cwd())
         if location.memory_dir is None:
             raise CliError(location.notes[-1] if location.notes else "no memory dir found")

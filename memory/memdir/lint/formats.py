@@ -9,7 +9,6 @@ directories each object also names its ``root``.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -53,6 +52,8 @@ def format_text(sections: Sequence[Section]) -> str:
 
 
 def format_json(sections: Sequence[Section]) -> str:
+    import json  # here, like in format_sarif: the text output (the default) needs none
+
     several = len(sections) > 1
     items: list[dict[str, object]] = []
     for section in sections:
@@ -157,6 +158,8 @@ def format_sarif(sections: Sequence[Section], cwd: Path | None = None) -> str:
             }
         ],
     }
+    import json
+
     return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
 
 
