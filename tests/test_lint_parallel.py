@@ -148,6 +148,56 @@ def test_with_work_of_its_own_the_parent_forks_every_share() -> None:
 
 
 @linux_only
+def test_entries_a_worker_defers_are_loaded_by_the_parent() -> None:
+    parent = os.getpid()
+    started: list[int] = []
+
+    def load(path: str, rel: str) -> tuple[Any, ...]:
+        if os.getpid() != parent and rel.startswith("1"):
+            return parallel.DEFER
+        return _tag(path, rel)
+
+    entries = [(f"/m/{i}.md", f"{i}.md") for i in range(20)]
+    results = parallel.load_shares(entries, load, 2, lambda: None, lambda: started.append(1))
+    assert [r[:2] for r in results] == entries
+    assert {r[1] for r in results if r[2] == parent} == {e[1] for e in entries if e[1][0] == "1"}
+    assert started == []  # start_worker ran in the workers, not here
+
+
+@linux_only
+def test_files_that_need_pyyaml_are_read_by_the_parent_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memdir import topic as topic_module
+
+    root = with_odd_files(generated(tmp_path / "m", 300, 6))
+    (root / "bad-yaml.md").write_text(
+        "---\nname: bad\ndescription: [unclosed, list\ntype: user\n---\nBody.\n", "utf-8"
+    )
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "available", lambda: True)
+    sequential = DirState(root)
+    sequential.refresh()
+    readers: dict[str, int] = {}
+    read_and_check = DirState._read_and_check
+
+    def spy(self: DirState, path: str, rel: str, *args: Any) -> Any:
+        result = read_and_check(self, path, rel, *args)
+        readers[rel] = os.getpid()  # (recorded in the process that got a result)
+        return result
+
+    monkeypatch.setattr(DirState, "_read_and_check", spy)
+    monkeypatch.setattr(topic_module, "_YAML", None)  # as in a fresh `memdir lint`
+    forked = DirState(root)
+    forked.refresh(workers=2)
+    assert readers["bad-yaml.md"] == os.getpid()
+    assert forked.summaries() == sequential.summaries()
+    assert forked.lint().diagnostics == sequential.lint().diagnostics
+    assert any(d.code == "MEM102" for d in forked.lint().diagnostics)
+    assert forked.reads == sequential.reads
+
+
+@linux_only
 def test_a_call_in_a_child_gives_its_value_or_is_made_here() -> None:
     parent = os.getpid()
     assert parallel.in_child(lambda: [("a", "b", 0.5), os.getpid()])()[0] == ("a", "b", 0.5)

@@ -33,6 +33,8 @@ PARALLEL_MIN_FILES = 1000
 MAX_WORKERS = 8
 
 Loaded = tuple[Any, ...]
+#: What a worker's ``load`` returns for an entry it leaves to the parent (no result is empty).
+DEFER: Loaded = ()
 
 
 def available() -> bool:
@@ -249,13 +251,15 @@ def load_shares(
     load: Callable[[str, str], Loaded],
     workers: int,
     meanwhile: Callable[[], object] | None = None,
+    start_worker: Callable[[], object] | None = None,
 ) -> list[Loaded]:
     """``load(path, rel)`` for every entry, in entry order, spread over ``workers`` processes.
 
     Without ``meanwhile`` the parent loads the first share itself while the forked workers load
     the others. With it, every share goes to a worker and the parent runs ``meanwhile()`` (work
     of its own, such as the index) while they read. A share whose worker fails is loaded by the
-    parent afterwards.
+    parent afterwards, and so is an entry for which a worker's ``load`` returns :data:`DEFER`.
+    ``start_worker()`` runs in each worker before its first load.
     """
     workers = max(1, min(workers, len(entries)))
     shares = [list(range(start, len(entries), workers)) for start in range(workers)]
@@ -280,6 +284,8 @@ def load_shares(
                 status = 1
                 try:
                     os.close(read_end)
+                    if start_worker is not None:
+                        start_worker()
                     payload = marshal.dumps([load(*entries[i]) for i in share])
                     view = memoryview(payload)
                     while view:
@@ -309,7 +315,7 @@ def load_shares(
             if not isinstance(loaded, list) or len(loaded) != len(share):
                 loaded = [load(*entries[i]) for i in share]  # the worker failed: do it here
             for i, item in zip(share, loaded, strict=True):
-                results[i] = item
+                results[i] = item if item else load(*entries[i])
     finally:
         for pid, read_end, _ in children:  # left only when the parent itself raised
             os.close(read_end)

@@ -54,9 +54,12 @@ from memdir.textio import BINARY_SNIFF_BYTES, MAX_PARSE_BYTES, decode_bytes, rea
 from memdir.topic import (
     _YAML_AWKWARD,
     _YAML_WORDS,
+    YamlDeferred,
     _simple_scalar,
+    defer_yaml,
     load_simple_yaml,
     load_topic,
+    load_yaml_handler,
     parse_topic_text,
 )
 
@@ -455,9 +458,17 @@ class DirState:
             nonlocal index_changed
             index_changed = self._refresh_index()
 
+        def while_workers_read() -> None:
+            refresh_index()
+            # The workers hand back the few files that need PyYAML (see topic.YamlDeferred):
+            # it is imported here, once, while they read.
+            load_yaml_handler()
+
         if workers > 1 and len(to_load) >= parallel.PARALLEL_MIN_FILES and parallel.available():
             # The index is parsed here while the workers read the topic files.
-            loaded = parallel.load_shares(to_load, self._load_encoded, workers, refresh_index)
+            loaded = parallel.load_shares(
+                to_load, self._load_encoded, workers, while_workers_read, defer_yaml
+            )
             # Counted here, once per file, wherever it was read (a worker's counter dies with it).
             self.reads.update(rel for _path, rel in to_load)
             spans: dict[tuple[int, int, int, int], Span] = {}
@@ -547,7 +558,10 @@ class DirState:
                 if parts is not None:
                     key = (stat.st_mtime_ns, size)
                     return parallel.encode_canonical(key, rel, stat.st_mtime, *parts)
-        result = self._read_and_check(path, rel, data, stat)
+        try:
+            result = self._read_and_check(path, rel, data, stat)
+        except YamlDeferred:
+            return parallel.DEFER
         return parallel.encode(result.key, result.summary, result.diagnostics)
 
     def _load_disk(self, path: str, rel: str) -> FileResult:
