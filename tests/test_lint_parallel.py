@@ -198,7 +198,11 @@ def test_files_that_need_pyyaml_are_read_by_the_parent_alone(
 
 
 @linux_only
-def test_a_call_in_a_child_gives_its_value_or_is_made_here() -> None:
+def test_a_call_in_a_child_gives_its_value_or_is_made_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # (Idle threads of earlier tests would rightly keep it from forking; they hold no lock.)
+    monkeypatch.setattr(parallel, "available", lambda: True)
     parent = os.getpid()
     assert parallel.in_child(lambda: [("a", "b", 0.5), os.getpid()])()[0] == ("a", "b", 0.5)
     assert parallel.in_child(lambda: os.getpid())() != parent
