@@ -3,8 +3,10 @@
 The per-file work (read, parse, per-file rules) is independent from file to file, so a cold
 lint of thousands of files splits it between forked worker processes: each worker takes every
 n-th file, and sends its results back through a pipe as plain tuples with :mod:`marshal` (an
-order of magnitude cheaper than pickling the dataclasses). The directory-level rules still run
-once, in the parent, over all results.
+order of magnitude cheaper than pickling the dataclasses). Meanwhile the parent parses
+MEMORY.md. The directory-level rules still run once, in the parent, over all results; the
+largest of them, MEM111's comparison of every description, in a child of its own
+(:func:`in_child`) while the parent does the others.
 
 Only where ``os.fork`` is safe and cheap: Linux, and a process without other threads (the
 command line; never the language server). Any failure of a worker (it dies, it raises, its

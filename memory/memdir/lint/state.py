@@ -9,8 +9,9 @@ empty state.
 Reading is the cost that matters, so each file is read once, as bytes, with one ``os.read``.
 A file whose frontmatter is sound (the common case) is recognised from its first 30 lines
 through the core YAML subset and checked by the body rules' own functions, without building a full
-:class:`~memdir.model.TopicFile`; anything unusual takes the full path through
-:func:`memdir.topic.parse_topic_text` and :func:`~memdir.lint.rules.check_topic`. Both paths give
+:class:`~memdir.model.TopicFile`; the usual frontmatter (name, description, type) is recognised
+by one regex before that. Anything unusual takes the full path through
+:func:`memdir.topic.parse_topic_text` and :func:`~memdir.lint.rules.check_topic`. All paths give
 identical results (tests/test_lint_state.py compares them).
 """
 
