@@ -22,7 +22,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from memdir.lint.diagnostic import CreateFile, Diagnostic, Fix, TextEdit
 from memdir.lint.rules import TopicSummary, prepare_description
@@ -202,6 +202,23 @@ def _read_all(fd: int) -> bytes:
         chunks.append(chunk)
 
 
+def _serve(read_end: int, write_end: int, produce: Callable[[], Any]) -> NoReturn:
+    """In a forked child: send ``produce()`` through the pipe with marshal, then exit.
+
+    Never returns into the caller's code, whatever ``produce`` does: a child that raises exits
+    with status 1 and the parent redoes its work.
+    """
+    status = 1
+    try:
+        os.close(read_end)
+        view = memoryview(marshal.dumps(produce()))
+        while view:
+            view = view[os.write(write_end, view) :]
+        status = 0
+    finally:
+        os._exit(status)
+
+
 def in_child(call: Callable[[], Any]) -> Callable[[], Any]:
     """Start ``call()`` in a forked process; the function returned waits for its value.
 
@@ -220,16 +237,8 @@ def in_child(call: Callable[[], Any]) -> Callable[[], Any]:
         os.close(read_end)
         os.close(write_end)
         return call
-    if pid == 0:  # the child: never returns into the caller's code
-        status = 1
-        try:
-            os.close(read_end)
-            view = memoryview(marshal.dumps(call()))
-            while view:
-                view = view[os.write(write_end, view) :]
-            status = 0
-        finally:
-            os._exit(status)
+    if pid == 0:
+        _serve(read_end, write_end, call)
     os.close(write_end)
 
     def wait() -> Any:
@@ -282,19 +291,14 @@ def load_shares(
                 os.close(write_end)
                 mine += share
                 continue
-            if pid == 0:  # the worker: never returns into the caller's code
-                status = 1
-                try:
-                    os.close(read_end)
+            if pid == 0:
+
+                def work(share: list[int] = share) -> list[Loaded]:
                     if start_worker is not None:
                         start_worker()
-                    payload = marshal.dumps([load(*entries[i]) for i in share])
-                    view = memoryview(payload)
-                    while view:
-                        view = view[os.write(write_end, view) :]
-                    status = 0
-                finally:
-                    os._exit(status)
+                    return [load(*entries[i]) for i in share]
+
+                _serve(read_end, write_end, work)
             os.close(write_end)
             children.append((pid, read_end, share))
         if meanwhile is not None:
