@@ -352,19 +352,23 @@ def classify_lines(lines: list[str]) -> tuple[list[IndexEntry], list[IndexLine]]
         if in_fence:
             other.append(IndexLine(number, line, "code"))
             continue
-        if not line.strip():
-            other.append(IndexLine(number, line, "blank"))
-            continue
-        if _HEADING.match(line):
-            other.append(IndexLine(number, line, "heading"))
-            continue
-        entry = parse_entry(line, number)
-        if entry is not None:
-            entries.append(entry)
-            continue
-        kind = "bullet" if BULLET.match(line) else "text"
+        kind = _line_kind(line)
+        if kind in ("bullet", "text"):  # a blank line or a heading is never an entry
+            entry = parse_entry(line, number)
+            if entry is not None:
+                entries.append(entry)
+                continue
         other.append(IndexLine(number, line, kind))
     return entries, other
+
+
+def _line_kind(line: str) -> str:
+    """What a line that is no entry is, outside frontmatter, fences and comments."""
+    if not line.strip():
+        return "blank"
+    if _HEADING.match(line):
+        return "heading"
+    return "bullet" if BULLET.match(line) else "text"
 
 
 def _plain_index(text: str) -> bool:
@@ -392,15 +396,8 @@ def _classify_plain(text: str, lines: list[str]) -> tuple[list[IndexEntry], list
     other: list[IndexLine] = []
     taken = {entry.line for entry in entries}
     for number, line in enumerate(lines):
-        if number in taken:
-            continue
-        if not line.strip():
-            kind = "blank"
-        elif _HEADING.match(line):
-            kind = "heading"
-        else:
-            kind = "bullet" if BULLET.match(line) else "text"
-        other.append(IndexLine(number, line, kind))
+        if number not in taken:
+            other.append(IndexLine(number, line, _line_kind(line)))
     return entries, other
 
 

@@ -220,19 +220,14 @@ def _assignments(text: str, taken: list[SecretMatch]) -> list[SecretMatch]:
     return found
 
 
-#: The assignment pattern after each keyword, on ASCII-lowercased bytes: one regex per keyword,
-#: so each search starts from its literal keyword at memchr speed (an alternation of keywords
-#: would try every position).
+#: What must follow a keyword for an assignment: :data:`_ASSIGNMENT_AT` on bytes, so the byte
+#: test can never accept less than the scan of the text finds.
+_ASSIGNMENT_TAIL = re.compile(_ASSIGNMENT_AT.pattern.encode())
+#: A keyword and that tail, on ASCII-lowercased bytes: one regex per keyword, so each search
+#: starts from its literal keyword at memchr speed (an alternation of keywords would try every
+#: position).
 _ASSIGNMENT_AFTER_KEYWORD = tuple(
-    re.compile(
-        keyword.encode()
-        + rb"[a-z0-9_.\-]*[\"']?[ \t]*(?:=>|:=|=|:)[ \t]*[\"']?[a-z0-9+/=_\-.~!@#%^&*]{8,}"
-    )
-    for keyword in _KEYWORDS
-)
-#: What must follow a keyword for an assignment (on bytes; both cases, like the text's).
-_ASSIGNMENT_TAIL = re.compile(
-    rb"[A-Za-z0-9_.\-]*[\"']?[ \t]*(?:=>|:=|=|:)[ \t]*[\"']?[A-Za-z0-9+/=_\-.~!@#%^&*]{8,}"
+    re.compile(re.escape(keyword.encode()) + _ASSIGNMENT_TAIL.pattern) for keyword in _KEYWORDS
 )
 #: Every literal a finding starts from: the provider markers, the private-key and URL markers,
 #: then each keyword in every ASCII spelling (the search folds case that way).
@@ -242,6 +237,8 @@ _MARKERS = (
     *("PRIVATE KEY", "://"),
 )
 _URL_MARKER = _MARKERS.index("://")
+#: The markers that alone make a file a candidate (all but the URL one), for the fallback.
+_MARKER_BYTES = tuple(m.encode() for i, m in enumerate(_MARKERS) if i != _URL_MARKER)
 
 
 def _spellings(word: str) -> list[bytes]:
@@ -290,18 +287,7 @@ def may_hold_secret(data: bytes) -> bool:
 
 def _may_hold_secret_scanning(data: bytes) -> bool:
     """:func:`may_hold_secret` with substring tests, where ahocorasick_rs is missing."""
-    if (
-        b"sk-" in data
-        or b"lpat-" in data
-        or b"IA" in data
-        or b"CCA" in data
-        or b"xox" in data
-        or b"AIza" in data
-        or b"eyJ" in data
-        or (b"_" in data and (b"_live_" in data or b"github_pat_" in data or b"gh" in data))
-        or b"PRIVATE KEY" in data
-        or (b"://" in data and b"@" in data)
-    ):
+    if any(marker in data for marker in _MARKER_BYTES) or (b"://" in data and b"@" in data):
         return True
     folded = data.lower()
     return any(pattern.search(folded) for pattern in _ASSIGNMENT_AFTER_KEYWORD)
