@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memdir.lint import DirState, secrets
@@ -93,26 +94,30 @@ def test_find_secrets_never_raises_and_stays_in_range(text: str) -> None:
         assert text[secret.start : secret.end] not in secret.label
 
 
+#: One token of each kind find_secrets knows, as a memory would hold it.
+SECRETS = [
+    "sk-ant-api03-Zx9Qw3Er5Ty7Ui1Op2As4Df6Gh8Jk0LzXcVbNm",
+    "sk-proj-Zx9Qw3Er5Ty7Ui1Op2As4Df6Gh8Jk0LzXcVbNm",
+    "sk-Zx9Qw3Er5Ty7Ui1Op2As4Df6Gh8Jk0LzXcVbNm1Qa2",
+    "AKIAZX9QW3ER5TY7UI1O",
+    "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b",
+    "github_pat_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mN7pQ9",
+    "glpat-aB3dE5fG7hJ9kL1mN3pQ",
+    "xoxb-1234567890-aB3dE5fG7h",
+    "sk_live_aB3dE5fG7hJ9kL1mN3pQ",
+    "AIzaSyaB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3",  # 39 characters, as issued
+    "eyJhbGciOiJIUzI1.eyJzdWIiOiIx.aB3dE5fG7hJ9",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "postgres://report:Xk9mQ2vL8pZ3aB7@db:5432",
+    "Password = Xk9mQ2vL8pZ3aB7qW4",
+    "API_TOKEN: 'Xk9mQ2vL8pZ3aB7qW4'",
+    '"client_secret": "Xk9mQ2vL8pZ3aB7qW4"',
+    "Credential=>Xk9mQ2vL8pZ3aB7qW4",
+    "pwd:=Xk9mQ2vL8pZ3aB7qW4",
+]
 SECRET_PIECES = st.sampled_from(
     [
-        "sk-ant-api03-Zx9Qw3Er5Ty7Ui1Op2As4Df6Gh8Jk0LzXcVbNm",
-        "sk-proj-Zx9Qw3Er5Ty7Ui1Op2As4Df6Gh8Jk0LzXcVbNm",
-        "sk-Zx9Qw3Er5Ty7Ui1Op2As4Df6Gh8Jk0LzXcVbNm1Qa2",
-        "AKIAZX9QW3ER5TY7UI1O",
-        "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b",
-        "github_pat_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mN7pQ9",
-        "glpat-aB3dE5fG7hJ9kL1mN3pQ",
-        "xoxb-1234567890-aB3dE5fG7h",
-        "sk_live_aB3dE5fG7hJ9kL1mN3pQ",
-        "AIzaSyaB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z",
-        "eyJhbGciOiJIUzI1.eyJzdWIiOiIx.aB3dE5fG7hJ9",
-        "-----BEGIN RSA PRIVATE KEY-----",
-        "postgres://report:Xk9mQ2vL8pZ3aB7@db:5432",
-        "Password = Xk9mQ2vL8pZ3aB7qW4",
-        "API_TOKEN: 'Xk9mQ2vL8pZ3aB7qW4'",
-        '"client_secret": "Xk9mQ2vL8pZ3aB7qW4"',
-        "Credential=>Xk9mQ2vL8pZ3aB7qW4",
-        "pwd:=Xk9mQ2vL8pZ3aB7qW4",
+        *SECRETS,
         "KEY",
         "é",
         "数据",
@@ -129,6 +134,15 @@ def test_the_byte_prefilter_never_hides_a_secret(pieces: list[str]) -> None:
     if find_secrets(text):
         assert may_hold_secret(data)
         assert secrets._may_hold_secret_scanning(data)  # the test without ahocorasick_rs
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+def test_the_byte_prefilter_finds_each_kind_of_secret_alone(secret: str) -> None:
+    # Mixed lists rarely hold one kind without another's marker beside it: each kind alone.
+    text = f"---\nname: deploy\n---\nThe staging value is {secret} for now.\n"
+    assert find_secrets(text), secret
+    data = text.encode()
+    assert may_hold_secret(data) and secrets._may_hold_secret_scanning(data)
 
 
 def test_the_marker_automaton_is_used_when_installed() -> None:
