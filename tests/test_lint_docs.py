@@ -1,4 +1,4 @@
-"""The codes table in docs/diagnostics.md is the registry's, and the pre-commit hooks are sane."""
+"""The rule pages in docs/rules are the registry's, and the pre-commit hooks are sane."""
 
 from __future__ import annotations
 
@@ -6,15 +6,43 @@ import re
 from pathlib import Path
 
 import yaml
-from memdir.lint.codes import ALL_CODES, RULES, markdown_table
+from memdir.lint.codes import ALL_CODES, RULES
+from memdir.lint.docs import pages, rule_page, rules_table, write
 
 ROOT = Path(__file__).resolve().parent.parent
+RULES_DIR = ROOT / "docs" / "rules"
 
 
-def test_docs_table_is_generated_from_the_registry() -> None:
-    for name in ("docs/diagnostics.md", "README.md"):
-        doc = (ROOT / name).read_text(encoding="utf-8")
-        assert markdown_table() in doc, f"regenerate the table in {name}: see docs/diagnostics.md"
+def test_committed_rule_pages_are_the_generated_ones() -> None:
+    committed = {path.name: path.read_text(encoding="utf-8") for path in RULES_DIR.glob("*.md")}
+    assert committed == pages(), "regenerate: python -m memdir.lint.docs docs/rules"
+
+
+def test_every_rule_has_a_page_and_a_row() -> None:
+    table = rules_table()
+    for code, rule in RULES.items():
+        page = rule_page(rule)
+        assert page.startswith(f"# {code} `{rule.name}`\n")
+        for text in (rule.summary, rule.why, rule.example, rule.remedy):
+            assert text in page
+        assert f"[**{code}**]({code}.md)" in table
+    assert table.count("\n") == len(RULES) + 2
+
+
+def test_write_replaces_pages_of_removed_codes(tmp_path: Path) -> None:
+    (tmp_path / "MEM999.md").write_text("# gone\n", encoding="utf-8")
+    (tmp_path / "MEM001.md").write_text(pages()["MEM001.md"], encoding="utf-8")
+    written = write(tmp_path)
+    assert not (tmp_path / "MEM999.md").exists()
+    assert tmp_path / "MEM001.md" not in written  # unchanged pages are left alone
+    assert {path.name: path.read_text(encoding="utf-8") for path in tmp_path.iterdir()} == pages()
+
+
+def test_mkdocs_nav_names_pages_that_exist() -> None:
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in re.findall(r":\s+([\w/.-]+\.md)\s*$", text, flags=re.MULTILINE):
+        if page not in ("protocol.md", "performance-lint.md"):  # written by their generators
+            assert (ROOT / "docs" / page).is_file(), page
 
 
 def test_codes_are_stable_and_ordered() -> None:

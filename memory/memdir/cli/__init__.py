@@ -21,6 +21,7 @@ _MODULES = {
     "recall": ("recall",),
     "write": ("tool", "extract"),
     "lint": ("lint",),
+    "rule": ("rule",),
 }
 
 
