@@ -31,8 +31,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Check memory directories: index entries past the load cap or pointing nowhere, "
             "topic files the index or the prefetch scan never reaches, broken frontmatter, "
-            "vague descriptions, duplicates and secrets. Codes are listed in "
-            "docs/diagnostics.md."
+            "vague descriptions, duplicates and secrets. `memdir rule` lists the codes and "
+            "`memdir rule CODE` explains one."
         ),
     )
     lint.add_argument(
