@@ -1,104 +1,11 @@
 """Offline lexical memory selector: path B's "pick at most 5 relevant files" without a model.
 
-The agent's selector is a side model reading the manifest (spec section 6). Without an API key
-memdir still has to pick files, offline, deterministically and fast, for bilingual users. This
-module does it from what the manifest shows (name, description, type, path), never the bodies,
-and unlike the agent it has no "single word" skip rule, so Chinese and Japanese questions, which
-contain no spaces, are handled like any other.
-
-Tokens
-    Text is lower-cased (NFKC only where it matters: full-width Latin, half-width katakana) and
-    cut into script runs. Latin runs become words, minus a small stop list, stemmed with Snowball
-    English (PyStemmer, imported on first use). Han runs are cut at function words (的, 什么,
-    怎么, ...) and indexed as overlapping character bigrams; a query's one-character word (坑) is
-    counted in the text directly. Katakana runs are loanwords and stay whole; hiragana is mostly
-    particles and is dropped. "ruff的配置" gives ``ruff`` and ``配置``. Common traditional and
-    Japanese character forms are folded to simplified ones (東京/东京, 翻訳/翻译).
-
-Why bigrams, not jieba
-    Measured on the benchmark with the same scorer: jieba costs ~0.9-1.8 s of dictionary load in
-    every new process and made cold selection 2x slower, and it was worse: Chinese precision 0.68
-    vs 0.75, unrelated Chinese questions rejected 73% vs 100%. Developer words (值班, 看板, 预发)
-    are cut differently in question and description by a dictionary; bigrams always agree.
-
-Why our own BM25
-    bm25s imports numpy/scipy (~150 ms) and builds a sparse index per call (~4.6 ms for 200
-    documents before any tokenising); rank-bm25 is unmaintained. Neither does field weights or
-    "any of these translations" query terms, and the manifest changes every turn, so there is no
-    index to keep. The scorer below is a few dozen lines over the ~20 distinct query tokens.
-
-Scoring
-    BM25F: field term counts are weighted (name 2, description 1, path 0.5, type 0.3) into one
-    pseudo-document, then saturated (k1 1.2, b 0.5: the fields are one-liners). A query is a list
-    of *concepts*. A word of the vocabulary (:mod:`memdir.lexical_vocab`: ~150 lines of everyday
-    developer words in English, Chinese and Japanese, e.g. deploy/ship/rollout/上线/部署/デプロイ,
-    rollback/revert/回滚, 预发/预发环境/staging) is one concept whose alternatives are the words
-    of its lines, scored by the best one (another word counts 0.9), with one idf for the concept:
-    expanding a query never counts an idea twice and a rare translation never outweighs the word
-    typed. CJK words are found longest first, so a compound (预发环境, 生产环境) is one idea. A
-    kind of tool also finds well-known tools of that kind at 0.8 ("linter" a ruff note, 数据库 a
-    MySQL one), one way only, and never a tool the question names itself. Request words (add,
-    write, fix, run, in any form: adding, running), generic nouns of code (function, file, 代码)
-    and lone Han characters weigh 0.3; n-character Han pieces weigh like the n/2 words they
-    hold, not like their n-1 bigrams. Question phrases of the vocabulary (怎么用 "how to use",
-    多少个 "how many") are recognised in a question but only looked for as their translations:
-    what is left of them (用) is in half of all Chinese text.
-
-Threshold
-    Scores are normalised by the best the query could score (1.0: every concept matched once in
-    an average-length memory; a concept no memory has is charged 0.7 of a rare word's idf, a
-    number no memory has, like a PR number, 0.3 of that), which keeps them comparable across
-    queries and directory sizes. A file is selected with a score of at least ``MIN_SCORE`` (0.4)
-    and at least ``RELATIVE_CUT`` (0.7) of the best file's score, or ``SHARED_CUT`` (0.55) of it
-    when it matches the concept that gives the best file most of its score: a second file on the
-    question's topic ("rollback" in a runbook as well as in the rollback memory) is kept, a file
-    sharing only a side word ("release", "PR") is not. When it was introduced, on the held-out
-    queries (test, fresh, fresh2) it gave 0.87 / 0.79 where the single cut of 0.6 gave
-    0.84 / 0.76 and a single cut of 0.65 0.83 / 0.78; a score-gap cut and blending in the share
-    of query concepts matched did not beat the plain cut. With the larger vocabulary a floor of
-    0.35 would trade precision for recall (Chinese 0.92 / 0.79 -> 0.94 / 0.78, English recall
-    unchanged), but the best unrelated question under 0.4 scores 0.34: the gap is kept as a
-    margin for unrelated questions not in the benchmark.
-
-Recently used tools (spec 6.4)
-    A memory is about a tool when the tool's name is in the memory's name or file name (for
-    ``mcp__server__tool``: the server's distinctive name plus "mcp" or the tool's name, so a
-    memory about the Linear *project* is not the Linear MCP's doc). It is dropped as plain usage
-    documentation unless its name, description or path carries a warning word (gotcha, pitfall,
-    caveat, known issue, never, avoid, 注意, 坑, 不要, 已知问题, 落とし穴, ...). Dropped memories
-    stay in ``considered`` with a ``dropped_reason``.
-
-Measured (``benchmarks/recall_eval.py``: 63 memories, 220 queries, 41 unrelated; 2 shared cores)
-    recall / precision: all 0.94 / 0.80, English 0.92 / 0.76, Chinese 0.92 / 0.79, mixed
-    0.98 / 0.87, Japanese 1.00 / 0.83; dev split 0.97 / 0.76, held-out 0.84 / 0.79, queries
-    written after the first tuning 0.97 / 0.82, "fresh2" 0.97 / 0.87 (before this vocabulary:
-    all 0.90 / 0.77, English 0.88 / 0.72, Chinese 0.87 / 0.78). Unrelated questions selecting
-    nothing: 37 of 41. On independently written questions (indep-dev, 60) recall was 0.59 /
-    precision 0.62; stemmer collisions (locale/local, settings/set), contractions and filler
-    words (I'll, fine, already) counted as topics, and missing everyday phrasings (force-push,
-    pull in, purge, rundown, 写死, 找谁) made it 0.72 / 0.68. The half never tuned on
-    (indep-test) gets 0.54 / 0.67, a second independent set written after all tuning (indep2)
-    0.66 / 0.69, a third, sealed until measured once (indep3), 0.43 / 0.76, and a second
-    directory with its own questions (memdir2, another writer) 0.40 / 0.80. There the ranking
-    is better than the selection: the gold file is first 53-79% of the time and in the first
-    three 69-93%, but natural questions carry many words no memory has, each charged against
-    the score, so the cut that keeps precision and rejects unrelated questions stops short.
-    Lower cuts measured on indep-test + indep2 trade rejected unrelated questions for recall
-    (0.61 -> 0.68 at the same precision), and bodies as a weaker field moved nothing (their
-    words are mostly the description's). Plain whitespace BM25: 0.31 / 0.13, no Chinese
-    recall, most unrelated English questions select something.
-
-Speed
-    Time for 200 candidates: ~0.3 ms once the documents are cached (keyed by content, so only
-    new or edited memories are indexed again), ~4.5-5 ms median, ~6 ms p95 over 200 memories
-    never seen before (was ~7 / ~10.5). That cold path is indexing, so it is batched: all unseen
-    memories' ASCII fields are cut by one regex scan over their NUL-joined text and every Latin
-    word missing from the stem cache is stemmed in one ``stemWords`` call; term frequencies are
-    counted only for the tokens a question shares with a memory, from per-field token lists.
-    Scoring walks postings of the query's tokens rather than every (concept, alternative,
-    document) triple. A new process pays once for the import (regexes, ~10 ms with bytecode
-    cached), PyStemmer (~1 ms), the vocabulary's index (~1.5 ms: only surfaces are stemmed up
-    front; a line's alternatives are tokenised when a question first uses it).
+It scores what the manifest shows of each memory (name, description, type, path; never the
+bodies) against the user's message: BM25F over bilingual tokens (English stems, CJK character
+bigrams) with a small vocabulary of developer words, a relevance threshold so unrelated questions
+select nothing, and the agent's recently-used-tools rule. Unlike the agent it has no single-word
+skip, so questions without spaces are handled. Design notes, measurements and their history:
+docs/selector.md and docs/performance.md.
 """
 
 from __future__ import annotations

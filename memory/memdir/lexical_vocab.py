@@ -1,7 +1,7 @@
 """Vocabulary tables of the offline lexical selector (:mod:`memdir.lexical`).
 
-Plain data, kept apart from the scorer so the tables can grow without burying the code. Nothing
-here is tokenised at import: :mod:`memdir.lexical` builds its lookup tables on first use.
+Plain data, kept apart from the scorer so the tables can grow without burying the code; nothing
+here is tokenised at import.
 """
 
 from __future__ import annotations

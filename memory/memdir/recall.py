@@ -1,14 +1,9 @@
 """Path B end to end: the relevance prefetch that surfaces a few memories for a user message.
 
 trigger → scan → drop already surfaced/read → manifest → select → drop again → read with caps →
-budget → result (spec section 6). :func:`prefetch` is a coroutine; :func:`start_prefetch` runs it
-as a task so the caller (the language server, an agent loop) goes on with its turn and picks the
-result up later, as the agent checks for it only when a tool call finishes. File work runs in
-threads, so a slow disk never stalls the event loop.
-
-The session is touched once, synchronously, at the very end (:meth:`Session.take_turn`): a
-prefetch cancelled at any await leaves it exactly as it was, and two prefetches racing on one
-session can never surface the same file twice or overspend the budget.
+budget → result. :func:`start_prefetch` runs :func:`prefetch` as a task so the caller goes on with
+its turn, as the agent does. The session is touched once, synchronously, at the end, so a
+cancelled prefetch leaves it unchanged and two racing prefetches never surface a file twice.
 """
 
 from __future__ import annotations

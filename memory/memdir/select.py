@@ -1,17 +1,9 @@
 """Choosing which memories to surface: one protocol, a model selector and an offline one.
 
-Path B asks a model which of the manifest's files will help with the user's message (spec
-section 6.4). :class:`AnthropicSelector` makes exactly the agent's request through the
-``anthropic`` SDK: its system prompt, the ``Query:`` / ``Available memories:`` message with the
-``Recently used tools:`` line, structured output constrained to the manifest's paths,
-``max_tokens`` 256. The agent turns any failure into "no selection"; memdir instead falls back to
-the offline :class:`LexicalSelector` and records why, so a flaky network still recalls something
-and the caller never sees an exception.
-
-The SDK is imported only when a request is made, so ``import memdir`` (the CLI, the language
-server) stays light and works without a key. The key is never stored in reprs, messages or logs:
-reasons are built from error types and status codes, and any credential that slips into an SDK
-message is redacted.
+:class:`AnthropicSelector` makes exactly the agent's selection request through the ``anthropic``
+SDK (imported only when a request is made); on any failure memdir falls back to the offline
+:class:`LexicalSelector` and records why, so the caller never sees an exception. The key never
+appears in reprs, messages or logs.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """What path B injects for a selected memory, and the per-session state that limits it.
 
-Each selected file is read up to 200 lines or 4096 bytes, whichever comes first, cut at a line
-end (or, for one giant line, at a character boundary: never inside a UTF-8 sequence); a truncated
-file ends with a note telling the model to read the whole file. Each block starts with
-``Memory (saved today|yesterday|N days ago): <path>:`` and a memory older than a day carries a
-staleness warning. A session surfaces at most 5 files a turn and about 60 KB in all, never the
-same file twice and never a file the agent already read or wrote; compaction resets the budget.
+A file is read up to the injection caps and cut at a line end (never inside a UTF-8 sequence),
+with the agent's header, staleness warning and truncation note; a session surfaces a few files a
+turn within its byte budget, never the same file twice nor one the agent already read or wrote.
+The numbers are in :mod:`memdir.constants`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """When path B prefetches: the agent's single-word rule, and memdir's multilingual fix.
 
-The agent skips any message whose trimmed text has no whitespace, meant to skip "yes" or
-"continue". Chinese, Japanese and Thai questions contain no spaces, so that rule skips almost
-all of them (spec section 6.1). The ``multilingual`` rule also triggers on text with enough
-characters of a script written without spaces, while acknowledgements stay skipped in every
-language.
+The agent skips messages without whitespace, and so almost every Chinese, Japanese or Thai
+question; the ``multilingual`` rule also triggers on enough characters of such scripts, while
+acknowledgements stay skipped in every language.
 """
 
 from __future__ import annotations
