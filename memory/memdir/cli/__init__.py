@@ -17,9 +17,13 @@ from memdir.cli.common import CliError, OneLineParser
 
 #: Subcommand modules, in the order ``--help`` lists them, with the commands each registers.
 _MODULES = {
-    "core": ("where", "index", "manifest", "show"),
+    "where": ("where",),
+    "index": ("index",),
+    "manifest": ("manifest",),
+    "show": ("show",),
     "recall": ("recall",),
-    "write": ("tool", "extract"),
+    "tool": ("tool",),
+    "extract": ("extract",),
     "lint": ("lint",),
     "rule": ("rule",),
 }

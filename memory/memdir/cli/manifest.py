@@ -1,0 +1,53 @@
+"""``memdir manifest``: the manifest the relevance selector (path B) sees."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memdir import constants as C
+from memdir.cli.common import (
+    add_dir_argument,
+    add_json_argument,
+    print_json,
+    resolve_dir,
+)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    manifest = subparsers.add_parser("manifest", help="print the manifest the selector sees")
+    add_dir_argument(manifest)
+    add_json_argument(manifest)
+    manifest.set_defaults(func=cmd_manifest)
+
+
+def cmd_manifest(args: argparse.Namespace) -> int:
+    from memdir.manifest import format_manifest, header_json
+    from memdir.scan import scan
+
+    directory = resolve_dir(args.dir)
+    result = scan(directory)
+    if args.json:
+        print_json(
+            {
+                "candidates": [header_json(h) for h in result.candidates],
+                "manifest": format_manifest(result.candidates),
+                "cut_off": [h.rel_path for h in result.cut_off],
+                "skipped": [{"path": s.rel_path, "reason": s.reason} for s in result.skipped],
+            }
+        )
+        return 0
+    text = format_manifest(result.candidates)
+    if text:
+        print(text)
+    if result.cut_off:
+        print(
+            f"-- {len(result.cut_off)} older files are past the {C.SCAN_MAX_FILES}-file window "
+            "and never candidates:",
+            file=sys.stderr,
+        )
+        for header in result.cut_off:
+            print(f"--   {header.rel_path}", file=sys.stderr)
+    for skipped in result.skipped:
+        print(f"-- skipped {skipped.rel_path}: {skipped.reason}", file=sys.stderr)
+    return 0

@@ -1,0 +1,45 @@
+"""``memdir show``: exactly what path B injects for one topic file."""
+
+from __future__ import annotations
+
+import argparse
+
+from memdir import constants as C
+from memdir.cli.common import (
+    CliError,
+    add_dir_argument,
+    add_json_argument,
+    print_json,
+    resolve_dir,
+    resolve_inside,
+)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    show = subparsers.add_parser("show", help="print exactly what path B injects for one file")
+    show.add_argument("file", help="topic file, relative to the memory dir or absolute")
+    add_dir_argument(show)
+    add_json_argument(show)
+    show.set_defaults(func=cmd_show)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from memdir.surface import surface_file
+
+    directory = resolve_dir(args.dir)
+    path = resolve_inside(directory, args.file)
+    if path.name == C.INDEX_FILENAME:
+        raise CliError(
+            "MEMORY.md is the index (path A, see `memdir index`), never surfaced on path B"
+        )
+    try:
+        memory = surface_file(path, directory)
+    except OSError as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        data = memory.to_json()
+        data["lines"] = memory.lines
+        print_json(data)
+        return 0
+    print(memory.text)
+    return 0
