@@ -33,7 +33,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import difflib
-import fnmatch
 import inspect
 import json
 import logging
@@ -52,6 +51,7 @@ from memdir.config import Settings, load_settings
 from memdir.manifest import format_manifest
 from memdir.paths import is_within
 from memdir.scan import scan
+from memdir.search import InvalidPatternError, compile_pattern, glob_matcher, glob_regex, grep_lines
 from memdir.transcript import (
     MemoryWrite,
     Transcript,
@@ -315,45 +315,10 @@ class ProjectToolError(Exception):
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """A glob (``**``, ``*``, ``?``, ``[...]``, ``{a,b}``) over ``/``-separated paths."""
     try:
-        return re.compile("(?s:" + _glob_body(pattern) + r")\Z")
-    except re.error as exc:
-        raise ProjectToolError(f"invalid glob {pattern!r}: {exc}") from None
-
-
-def _glob_body(pattern: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        char = pattern[i]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end]
-            body = "^" + body[1:] if body.startswith("!") else body
-            out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
-            i = end
-        elif char == "{" and "}" in pattern[i:]:
-            end = pattern.index("}", i)
-            options = pattern[i + 1 : end].split(",")
-            out.append("(?:" + "|".join(_glob_body(o) for o in options) + ")")
-            i = end
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
+        return glob_regex(pattern)
+    except InvalidPatternError as exc:
+        raise ProjectToolError(str(exc)) from None
 
 
 class ProjectTools:
@@ -547,18 +512,19 @@ class ProjectTools:
         self, pattern: str, path: str = ".", glob: str | None = None, ignore_case: bool = False
     ) -> str:
         try:
-            regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-        except re.error as exc:
+            regex = compile_pattern(pattern, ignore_case=ignore_case)
+        except InvalidPatternError as exc:
             raise ProjectToolError(f"invalid regular expression: {exc}") from None
+        try:
+            wanted = glob_matcher(glob) if glob else None
+        except InvalidPatternError as exc:
+            raise ProjectToolError(str(exc)) from None
         base = self.resolve(path)
-        matcher = _glob_regex(glob) if glob and "/" in glob else None
         matches: list[str] = []
         files = 0
         for file in self._walk(base):
             rel = self._shown(file)
-            if glob and not (
-                matcher.match(rel) if matcher else fnmatch.fnmatchcase(file.name, glob)
-            ):
+            if wanted is not None and not wanted(rel):
                 continue
             files += 1
             if files > GREP_MAX_FILES:
@@ -572,16 +538,12 @@ class ProjectTools:
                 continue
             if b"\x00" in data[:8192]:
                 continue
-            for number, line in enumerate(
-                data.decode("utf-8", errors="replace").splitlines(), start=1
-            ):
-                if regex.search(line[:LINE_MAX_CHARS]):
-                    matches.append(f"{rel}:{number}: {line[:300]}")
-                    if len(matches) >= GREP_MAX_MATCHES:
-                        matches.append(
-                            f"… [more than {GREP_MAX_MATCHES} matches; narrow the search]"
-                        )
-                        return "\n".join(matches)
+            text = data.decode("utf-8", errors="replace")
+            for number, _column, line in grep_lines(text, regex, max_line_chars=LINE_MAX_CHARS):
+                matches.append(f"{rel}:{number + 1}: {line[:300]}")
+                if len(matches) >= GREP_MAX_MATCHES:
+                    matches.append(f"… [more than {GREP_MAX_MATCHES} matches; narrow the search]")
+                    return "\n".join(matches)
         return "\n".join(matches) if matches else "No matches."
 
     def glob(self, pattern: str, path: str = ".") -> str:

@@ -22,7 +22,7 @@ from memdir.edits import entries_linking, plan_rename
 from memdir.index import Index
 from memdir.manifest import iso_mtime
 from memdir.model import IndexEntry, Span, TopicFile, WikiLink
-from memdir.surface import cut_for_injection
+from memdir.visibility import Visibility, prefetch_ranks, visibility
 
 from memdir_lsp.convert import changes_edit, location, whole_line
 from memdir_lsp.protocol import CMD_SHOW_INDEX_BUDGET
@@ -116,66 +116,12 @@ def _cursor(
 # --- visibility ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Visibility:
-    exists: bool
-    entries: tuple[IndexEntry, ...]
-    #: Whether path A loads at least one entry linking the file.
-    index_loaded: bool
-    #: 1-based rank among prefetch candidates (newest first), or None when outside the window.
-    window_rank: int | None
-    window_size: int
-    truncated_reason: str | None
-    bytes: int
-
-    @property
-    def index_state(self) -> str:
-        if not self.entries:
-            return "missing"
-        return "loaded" if self.index_loaded else "cut"
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "inIndex": bool(self.entries),
-            "index": self.index_state,
-            "indexLines": [e.line for e in self.entries],
-            "inWindow": self.window_rank is not None,
-            "windowRank": self.window_rank,
-            "injection": "truncated" if self.truncated_reason else "whole",
-            "truncatedReason": self.truncated_reason,
-            "bytes": self.bytes,
-        }
-
-
-def visibility(
-    directory: MemoryDirectory,
-    rel_path: str,
-    index: Index | None = None,
-    ranks: dict[str, int] | None = None,
-    window: int | None = None,
-) -> Visibility:
-    index = index or directory.index()
-    entries = tuple(entries_linking(index, rel_path))
-    cut_lines = {e.line for e in index.cut_entries}
-    loaded = any(e.line not in cut_lines for e in entries)
-    if ranks is None or window is None:
-        result = directory.scan()
-        ranks = {h.rel_path: n for n, h in enumerate(result.candidates, 1)}
-        window = len(result.candidates)
+def visibility_of(directory: MemoryDirectory, rel_path: str) -> Visibility:
+    """Will the agent see ``rel_path``, as the editor shows the directory now."""
+    result = directory.scan()
     text = directory.text(directory.root / rel_path)
-    reason: str | None = None
-    size = 0
-    if text is not None:
-        _content, reason = cut_for_injection(text)
-        size = len(text.encode("utf-8"))
-    return Visibility(
-        exists=text is not None,
-        entries=entries,
-        index_loaded=loaded,
-        window_rank=ranks.get(rel_path),
-        window_size=window,
-        truncated_reason=reason,
-        bytes=size,
+    return visibility(
+        directory.index(), rel_path, text, prefetch_ranks(result), len(result.candidates)
     )
 
 
@@ -185,7 +131,7 @@ def describe(directory: MemoryDirectory, rel_path: str) -> str:
     topic = directory.topic(path) if path.is_file() or directory.text(path) is not None else None
     if topic is None:
         return f"**{rel_path}** does not exist yet."
-    vis = visibility(directory, rel_path)
+    vis = visibility_of(directory, rel_path)
     title = topic.name or Path(rel_path).stem
     head = f"**{title}**" + (f" · `{topic.type}`" if topic.type else "") + f" · `{rel_path}`"
     parts = [head]
@@ -201,10 +147,10 @@ def describe(directory: MemoryDirectory, rel_path: str) -> str:
 
 
 def _visibility_lines(vis: Visibility, topic: TopicFile) -> str:
-    if vis.index_state == "loaded":
-        lines_text = ", ".join(str(e.line + 1) for e in vis.entries)
+    if vis.index == "loaded":
+        lines_text = ", ".join(str(line + 1) for line in vis.index_lines)
         index = f"in MEMORY.md (line {lines_text}), loaded by path A"
-    elif vis.index_state == "cut":
+    elif vis.index == "cut":
         index = "in MEMORY.md but **past the load cap**: path A never shows it"
     else:
         index = "**not in MEMORY.md**: invisible to path A (index injection)"

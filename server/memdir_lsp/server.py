@@ -344,10 +344,10 @@ def create_server() -> MemoryServer:
     from memdir_lsp import (
         code_actions,
         completion,
-        custom,
         diagnostics,
         discovery,
         lifecycle,
+        memory_protocol,
         navigation,
         settings,
         symbols,
@@ -362,5 +362,5 @@ def create_server() -> MemoryServer:
     navigation.register(server)
     completion.register(server)
     symbols.register(server)
-    custom.register(server)
+    memory_protocol.register(server)
     return server

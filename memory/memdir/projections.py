@@ -1,0 +1,264 @@
+"""What a caller is shown of an index, a scan, a surfaced memory or a recall: plain dataclasses.
+
+The engine's own types carry paths, floats and internals; these are the flat, serialisable
+views the ``memory/*`` protocol (and anything else that reports them) sends. Field names are
+snake_case; a wire format renames them once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memdir import constants as C
+from memdir.index import Index
+from memdir.manifest import format_manifest, iso_mtime
+from memdir.model import MemoryHeader
+from memdir.scan import ScanResult
+from memdir.surface import SurfacedMemory
+
+if TYPE_CHECKING:
+    from memdir.recall import RecallResult
+
+# --- the index (path A) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CutEntry:
+    """An index entry past the load cap: path A never shows it."""
+
+    #: 0-based line in MEMORY.md.
+    line: int
+    title: str
+    #: The linked file, relative to the memory dir.
+    path: str | None
+    #: The whole line.
+    raw: str
+
+
+@dataclass(frozen=True)
+class IndexSummary:
+    """What path A injects of MEMORY.md, and how much of the load cap it uses."""
+
+    #: The memory dir.
+    directory: str
+    #: MEMORY.md's path.
+    path: str
+    exists: bool
+    #: Exactly the injected text (the warning line included when the cap was hit).
+    text: str
+    #: Lines and characters (UTF-16 units) of the content, before the cap.
+    lines: int
+    chars: int
+    #: Lines and characters loaded.
+    loaded_lines: int
+    loaded_chars: int
+    #: The caps: 200 lines, 25,000 characters.
+    max_lines: int
+    max_chars: int
+    truncated: bool
+    #: Why it was cut, as the warning line says; None when nothing was.
+    reason: str | None
+    #: Number of index entries.
+    entries: int
+    cut_entries: tuple[CutEntry, ...]
+
+
+def index_summary(root: Path, index: Index, *, exists: bool) -> IndexSummary:
+    load = index.load
+    return IndexSummary(
+        directory=str(root),
+        path=str(index.path),
+        exists=exists,
+        text=load.text,
+        lines=load.line_count,
+        chars=load.char_count,
+        loaded_lines=load.loaded_lines,
+        loaded_chars=load.loaded_chars,
+        max_lines=C.INDEX_MAX_LINES,
+        max_chars=C.INDEX_MAX_CHARS,
+        truncated=load.truncated,
+        reason=load.reason,
+        entries=len(index.entries),
+        cut_entries=tuple(CutEntry(e.line, e.title, e.path, e.raw) for e in index.cut_entries),
+    )
+
+
+# --- the scan (path B) -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file the scan refused or could not read."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ManifestCandidate:
+    """One manifest line: a topic file the selector is shown."""
+
+    path: str
+    type: str | None
+    #: Last modified, ISO 8601 UTC with milliseconds.
+    mtime: str
+    name: str | None = None
+    description: str | None = None
+
+    @classmethod
+    def of(cls, header: MemoryHeader) -> ManifestCandidate:
+        return cls(
+            header.rel_path, header.type, iso_mtime(header.mtime), header.name, header.description
+        )
+
+
+@dataclass(frozen=True)
+class ManifestView:
+    """Exactly what the selector is shown: the newest topic files' headers."""
+
+    directory: str
+    #: The manifest text, one line per candidate.
+    manifest: str
+    candidates: tuple[ManifestCandidate, ...]
+    #: Topic files past the 200-file window: never candidates.
+    cut_off: tuple[str, ...]
+    skipped: tuple[SkippedFile, ...]
+
+
+def skipped_files(result: ScanResult) -> tuple[SkippedFile, ...]:
+    return tuple(SkippedFile(s.rel_path, s.reason) for s in result.skipped)
+
+
+def manifest_view(result: ScanResult) -> ManifestView:
+    return ManifestView(
+        directory=str(result.root),
+        manifest=format_manifest(result.candidates),
+        candidates=tuple(ManifestCandidate.of(h) for h in result.candidates),
+        cut_off=tuple(h.rel_path for h in result.cut_off),
+        skipped=skipped_files(result),
+    )
+
+
+# --- one memory as injected ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemoryText:
+    """One topic file exactly as path B injects it."""
+
+    path: str
+    #: The injected block: header, staleness warning, content, truncation note.
+    text: str
+    #: The file content included, before header and notes.
+    content: str
+    #: UTF-8 bytes of ``content``: what counts against the session budget.
+    bytes: int
+    truncated: bool
+    lines: int
+    mtime: str
+
+
+def memory_text(memory: SurfacedMemory) -> MemoryText:
+    return MemoryText(
+        path=memory.rel_path,
+        text=memory.text,
+        content=memory.content,
+        bytes=memory.bytes,
+        truncated=memory.truncated,
+        lines=memory.lines,
+        mtime=iso_mtime(memory.mtime),
+    )
+
+
+# --- recall ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SurfacedView:
+    """One memory injected by a recall."""
+
+    path: str
+    #: The block exactly as the model sees it (header, body, truncation note).
+    text: str
+    bytes: int
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class RecallBudget:
+    """The session's surfacing budget after this recall, in bytes."""
+
+    used: int
+    left: int
+    limit: int
+    #: Bytes this recall surfaced.
+    surfaced_now: int
+
+
+@dataclass(frozen=True)
+class DroppedFile:
+    """A file left out on the way, at which stage and why."""
+
+    path: str
+    #: ``before-select``, ``after-select``, ``read`` or ``budget``.
+    stage: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RecallView:
+    """Everything one recall (path B) did, and exactly what it injects."""
+
+    query: str
+    triggered: bool
+    #: Why it ran, or why not (single word, acknowledgement, budget spent).
+    reason: str
+    #: The selector's choice, relative paths in its order.
+    selected_memories: tuple[str, ...]
+    surfaced: tuple[SurfacedView, ...]
+    #: The ``relevant_memories`` attachment (empty when nothing surfaced).
+    attachment: str
+    budget: RecallBudget
+    #: The selector that chose (``lexical`` after a fallback), the one asked, and why it fell back.
+    selector: str | None
+    requested_selector: str | None
+    model: str | None
+    degraded: str | None
+    #: Why each selected file was chosen, when the selector says.
+    why: dict[str, str]
+    dropped: tuple[DroppedFile, ...]
+    #: The files the selector was shown, newest first.
+    candidates: tuple[ManifestCandidate, ...]
+    #: The manifest text the selector saw.
+    manifest: str
+    elapsed_ms: float
+
+
+def recall_view(result: RecallResult) -> RecallView:
+    return RecallView(
+        query=result.query,
+        triggered=result.triggered,
+        reason=result.reason,
+        selected_memories=tuple(result.selected),
+        surfaced=tuple(
+            SurfacedView(m.rel_path, m.text, m.bytes, m.truncated) for m in result.surfaced
+        ),
+        attachment=result.attachment,
+        budget=RecallBudget(
+            result.budget_used, result.budget_left, result.budget_limit, result.surfaced_bytes
+        ),
+        selector=result.selector,
+        requested_selector=result.requested_selector,
+        model=result.model,
+        degraded=result.degraded,
+        why=dict(result.why),
+        dropped=tuple(DroppedFile(d.rel_path, d.stage, d.reason) for d in result.dropped),
+        candidates=tuple(
+            ManifestCandidate(c.rel_path, c.type, iso_mtime(c.mtime), None, c.description)
+            for c in result.candidates
+        ),
+        manifest=result.manifest,
+        elapsed_ms=result.timings.total_ms,
+    )

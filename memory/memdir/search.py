@@ -1,0 +1,148 @@
+"""Glob and grep over ``/``-separated relative paths: the one engine behind every search.
+
+``memory/search`` (the editor's search of a memory dir) and the extraction agent's read-only
+``grep`` / ``glob`` project tools both match paths and lines here, so a glob means the same thing
+wherever a user or a model types it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+#: ``search_files`` stops after this many matches (and says so).
+MAX_SEARCH_MATCHES = 500
+#: Longest line text a match carries.
+MAX_MATCH_TEXT = 400
+
+
+class InvalidPatternError(ValueError):
+    """A glob or regular expression that does not compile; the message says why."""
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob as a regex over a whole relative path.
+
+    ``**/`` spans any number of folders, ``*`` and ``?`` stay inside one name, ``[...]`` (``!``
+    negates) and ``{a,b}`` work as in shells.
+    """
+    try:
+        return re.compile("(?s:" + _glob_body(pattern) + r")\Z")
+    except re.error as exc:
+        raise InvalidPatternError(f"invalid glob {pattern!r}: {exc}") from None
+
+
+def _glob_body(pattern: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        char = pattern[i]
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1 : end]
+            body = "^" + body[1:] if body.startswith("!") else body
+            out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
+            i = end
+        elif char == "{" and "}" in pattern[i:]:
+            end = pattern.index("}", i)
+            options = pattern[i + 1 : end].split(",")
+            out.append("(?:" + "|".join(_glob_body(o) for o in options) + ")")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+def glob_matcher(glob: str) -> Callable[[str], bool]:
+    """A test of relative paths; a glob without ``/`` matches the file name in any folder."""
+    regex = glob_regex(glob)
+    if "/" in glob:
+        return lambda rel: regex.match(rel) is not None
+    return lambda rel: regex.match(rel.rsplit("/", 1)[-1]) is not None
+
+
+def compile_pattern(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
+    """A user's regular expression (Python syntax)."""
+    try:
+        return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+    except re.error as exc:
+        raise InvalidPatternError(str(exc)) from None
+
+
+def grep_lines(
+    text: str, regex: re.Pattern[str], *, max_line_chars: int | None = None
+) -> Iterator[tuple[int, int, str]]:
+    """``(line, column, line text)`` of every line with a match.
+
+    Lines are 0-based and split at ``\n`` only, as editors count them (a ``\r`` before it is
+    dropped from the text).
+    """
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the end of the last line, not a line of its own
+    for number, raw in enumerate(lines):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        found = regex.search(line if max_line_chars is None else line[:max_line_chars])
+        if found is not None:
+            yield number, found.start(), line
+
+
+@dataclass(frozen=True)
+class SearchMatch:
+    """One matching line."""
+
+    #: Relative to the memory dir, ``/``-separated.
+    path: str
+    #: 0-based line.
+    line: int
+    #: 0-based column (in characters) where the first match starts.
+    character: int
+    #: The line, cut at 400 characters.
+    text: str
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The matches of one search, in file order."""
+
+    matches: tuple[SearchMatch, ...]
+    #: The search stopped at 500 matches.
+    truncated: bool
+
+
+def search_files(
+    paths: Iterable[str],
+    read: Callable[[str], str | None],
+    regex: re.Pattern[str],
+    glob: str = "**/*.md",
+    *,
+    limit: int = MAX_SEARCH_MATCHES,
+) -> SearchResult:
+    """Grep the files among ``paths`` that match ``glob``; ``read`` gives a file's text or None."""
+    matches: list[SearchMatch] = []
+    wanted = glob_matcher(glob)
+    for rel in paths:
+        if not wanted(rel):
+            continue
+        text = read(rel)
+        if text is None:
+            continue
+        for line, character, line_text in grep_lines(text, regex):
+            if len(matches) >= limit:
+                return SearchResult(tuple(matches), truncated=True)
+            matches.append(SearchMatch(rel, line, character, line_text[:MAX_MATCH_TEXT]))
+    return SearchResult(tuple(matches), truncated=False)

@@ -1,0 +1,455 @@
+"""The params and payloads of every ``memory/*`` message, and the table of methods.
+
+Results that are the engine's own views (``memdir.projections``, ``memdir.visibility``,
+``memdir.search``) are sent as they are; the classes here carry what only the server knows
+(URIs, request ids, sessions). Field names are snake_case; the converter camelCases them on the
+wire. ``schema.json``, the TypeScript interfaces and ``docs/protocol.md`` are generated from
+this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import attrs
+from memdir.projections import (
+    DroppedFile,
+    IndexSummary,
+    ManifestView,
+    MemoryText,
+    RecallBudget,
+    RecallView,
+    SurfacedView,
+)
+from memdir.search import SearchMatch
+from memdir.visibility import MemoryListing
+
+from memdir_lsp import protocol as P
+
+# --- params ----------------------------------------------------------------------------------
+
+
+@attrs.define
+class DirectoryParams:
+    """Params of a request about one memory directory."""
+
+    #: File URI of a known memory dir; default: the workspace's first.
+    directory: str | None = None
+
+
+@attrs.define
+class ReadParams(DirectoryParams):
+    """Params of ``memory/read``."""
+
+    #: The topic file: relative to the memory dir, absolute, or a file URI.
+    path: str = attrs.field(kw_only=True)
+
+
+@attrs.define
+class SearchParams(DirectoryParams):
+    """Params of ``memory/search``."""
+
+    #: A regular expression (Python syntax), searched line by line.
+    pattern: str = attrs.field(kw_only=True)
+    #: Only files matching this glob; one without ``/`` matches file names in any folder.
+    glob: str = attrs.field(default="**/*.md", kw_only=True)
+    ignore_case: bool = attrs.field(default=False, kw_only=True)
+
+
+@attrs.define
+class RecallParams(DirectoryParams):
+    """Params of ``memory/recall``."""
+
+    #: The user's message.
+    query: str = attrs.field(kw_only=True)
+    #: An agent session: files it was shown or read do not surface again.
+    session_id: str | None = attrs.field(default=None, kw_only=True)
+    #: Tools the agent used recently; the selector skips their reference docs.
+    recent_tools: list[str] = attrs.field(factory=list, kw_only=True)
+
+
+@attrs.define
+class PrefetchParams(DirectoryParams):
+    """Params of ``memory/prefetch``."""
+
+    query: str = attrs.field(kw_only=True)
+    session_id: str = attrs.field(kw_only=True)
+    recent_tools: list[str] = attrs.field(factory=list, kw_only=True)
+
+
+@attrs.define
+class SessionParams(DirectoryParams):
+    """Params of ``memory/compacted``: the agent's context was compacted."""
+
+    session_id: str = attrs.field(kw_only=True)
+
+
+@attrs.define
+class DidReadParams(SessionParams):
+    """Params of ``memory/didRead``: the agent read these files itself."""
+
+    #: Relative to the memory dir, absolute, or file URIs.
+    paths: list[str] = attrs.field(factory=list, kw_only=True)
+
+
+@attrs.define
+class StatusParams:
+    """Params of ``memdir/status``."""
+
+    #: Also report this agent session of every directory.
+    session_id: str | None = None
+
+
+ToolCommand = Literal["view", "create", "str_replace", "insert", "delete", "rename"]
+
+
+@attrs.define
+class MemoryToolParams(DirectoryParams):
+    """The API memory tool's input, snake_case as a model sends it (camelCase also accepted)."""
+
+    __wire_case__ = "snake"
+
+    command: ToolCommand = attrs.field(kw_only=True)
+    path: str | None = attrs.field(default=None, kw_only=True)
+    file_text: str | None = attrs.field(default=None, kw_only=True)
+    old_str: str | None = attrs.field(default=None, kw_only=True)
+    new_str: str | None = attrs.field(default=None, kw_only=True)
+    insert_line: int | None = attrs.field(default=None, kw_only=True)
+    insert_text: str | None = attrs.field(default=None, kw_only=True)
+    old_path: str | None = attrs.field(default=None, kw_only=True)
+    new_path: str | None = attrs.field(default=None, kw_only=True)
+    #: First and last line to show (1-based; ``-1``: to the end).
+    view_range: list[int] | None = attrs.field(default=None, kw_only=True)
+
+    def command_input(self) -> dict[str, Any]:
+        """The tool input as the memory tool takes it: the given fields, snake_case."""
+        fields = attrs.asdict(self, recurse=False)
+        del fields["directory"]
+        return {k: v for k, v in fields.items() if v is not None}
+
+
+@attrs.define
+class ExtractParams(DirectoryParams):
+    """Params of ``memory/extract``."""
+
+    #: A ``file://`` URI or an absolute path of the session transcript (JSONL).
+    transcript: str = attrs.field(kw_only=True)
+    #: The model to run; default: the directory's setting.
+    model: str | None = attrs.field(default=None, kw_only=True)
+    #: Plan the writes and report their diffs; write nothing.
+    dry_run: bool = attrs.field(default=False, kw_only=True)
+    #: The client's work-done progress token for the run.
+    work_done_token: str | int | None = attrs.field(default=None, kw_only=True)
+
+
+# --- results and notifications ---------------------------------------------------------------
+
+
+@attrs.define
+class MemorySearchResult:
+    """The matching lines of a memory dir's files, MEMORY.md first."""
+
+    directory: str
+    matches: tuple[SearchMatch, ...]
+    #: The search stopped at 500 matches.
+    truncated: bool
+
+
+@attrs.define
+class PrefetchStarted:
+    """``memory/prefetch`` answers at once; the selection arrives as ``memory/relevantMemories``."""
+
+    #: Repeated in the notification.
+    id: str
+    #: False: no notification follows.
+    triggered: bool
+    #: Why it did not run (single word, budget spent, ...).
+    reason: str | None
+
+
+@attrs.define
+class RelevantMemories:
+    """The selection of a ``memory/prefetch``, once it is made."""
+
+    id: str
+    session_id: str
+    #: File URI of the memory dir.
+    directory: str
+    selected_memories: tuple[str, ...]
+    surfaced: tuple[SurfacedView, ...]
+    attachment: str
+    budget: RecallBudget
+    triggered: bool
+    reason: str
+    selector: str | None
+    degraded: str | None
+    why: dict[str, str]
+    dropped: tuple[DroppedFile, ...]
+
+
+ChangeKind = Literal["created", "changed", "deleted", "renamed"]
+
+
+@attrs.define
+class MemoryChange:
+    """One file (or folder) a write created, changed, deleted or renamed."""
+
+    kind: ChangeKind
+    #: Relative to the memory dir (the old path of a rename).
+    path: str
+    uri: str
+    #: The new path and URI of a rename.
+    new_path: str | None = None
+    new_uri: str | None = None
+    is_dir: bool = False
+    #: Dry-run extractions: the unified diff of the change.
+    diff: str = ""
+
+
+@attrs.define
+class MemoryToolResult:
+    """What the memory tool returned (the API's exact text) and what it wrote."""
+
+    text: str
+    #: The tool refused or failed; ``text`` says why, as the model would read it.
+    is_error: bool
+    changes: list[MemoryChange]
+    warnings: list[str]
+
+
+@attrs.define
+class ExtractStarted:
+    """``memory/extract`` answers at once; the outcome arrives as ``memory/extractResult``."""
+
+    id: str
+
+
+@attrs.define
+class RenamedFile:
+    from_: str
+    to: str | None
+
+
+ExtractStatus = Literal["completed", "skipped", "busy", "error", "cancelled"]
+
+
+@attrs.define
+class ExtractOutcome:
+    """What a ``memory/extract`` run did (with ``dryRun``: would do)."""
+
+    id: str
+    #: File URI of the memory dir.
+    directory: str
+    status: ExtractStatus
+    #: Why it was skipped, busy, cancelled or failed.
+    reason: str | None
+    dry_run: bool
+    created: list[str] = attrs.Factory(list)
+    changed: list[str] = attrs.Factory(list)
+    deleted: list[str] = attrs.Factory(list)
+    renamed: list[RenamedFile] = attrs.Factory(list)
+    changes: list[MemoryChange] = attrs.Factory(list)
+    #: The agent's own summary of what it saved.
+    summary: str = ""
+    turns: int = 0
+    #: How the loop ended: the model's last ``stop_reason``, or ``max_turns``.
+    stop_reason: str | None = None
+    model: str | None = None
+    warnings: list[str] = attrs.Factory(list)
+
+
+@attrs.define
+class SessionState:
+    """An agent session of one directory."""
+
+    #: Bytes surfaced so far, and the session's limit.
+    budget_used: int
+    budget_limit: int
+    #: Absolute paths surfaced, and read by the agent itself.
+    surfaced: list[str]
+    read: list[str]
+    compactions: int
+
+
+@attrs.define
+class StatusDirectory:
+    """A memory directory the server knows."""
+
+    path: str
+    uri: str
+    #: Why it is known: ``workspace``, ``agent``, ``setting``, ``opened``.
+    origins: list[str]
+    #: Where its settings came from, and what was wrong with them.
+    settings_source: str | None
+    settings_errors: list[str]
+    index_line_limit: int
+    #: The session asked for by ``sessionId`` (null: no such session yet).
+    session: SessionState | None = None
+
+
+@attrs.define
+class EditorSettingsView:
+    """The editor's memdir settings as the server understood them."""
+
+    directories: list[str]
+    #: memdir.toml keys set in the editor.
+    overrides: dict[str, Any]
+
+
+@attrs.define
+class StatusResult:
+    """What the server knows, for debugging and tests."""
+
+    version: str
+    directories: list[StatusDirectory]
+    #: The anthropic SDK is imported (startup never imports it).
+    anthropic_loaded: bool
+    position_encoding: str
+    editor_settings: EditorSettingsView
+
+
+# --- the methods -----------------------------------------------------------------------------
+
+Direction = Literal["request", "notification", "server notification"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One ``memory/*`` message: its name, direction, params, result and what it does."""
+
+    name: str
+    kind: Direction
+    params: type
+    result: type | None
+    doc: str
+    #: When it answers with a JSON-RPC error (InvalidParams) instead of a result.
+    errors: tuple[str, ...] = ()
+
+
+#: Errors every request about a directory can answer.
+DIRECTORY_ERRORS = (
+    "`directory` is not a file URI, or not a known memory directory; no memory directory is "
+    "known in the workspace",
+    "a param has the wrong type or a required one is missing (the message names it)",
+)
+
+METHODS: tuple[Method, ...] = (
+    Method(
+        P.MEMORY_INDEX,
+        "request",
+        DirectoryParams,
+        IndexSummary,
+        "MEMORY.md as path A loads it: the injected text and how much of the load cap it uses.",
+        DIRECTORY_ERRORS,
+    ),
+    Method(
+        P.MEMORY_MANIFEST,
+        "request",
+        DirectoryParams,
+        ManifestView,
+        "The manifest the selector is shown: the newest topic files' headers.",
+        DIRECTORY_ERRORS,
+    ),
+    Method(
+        P.MEMORY_LIST,
+        "request",
+        DirectoryParams,
+        MemoryListing,
+        "Every topic file with its visibility: will the agent see it, and how.",
+        DIRECTORY_ERRORS,
+    ),
+    Method(
+        P.MEMORY_READ,
+        "request",
+        ReadParams,
+        MemoryText,
+        "One topic file exactly as path B injects it.",
+        (
+            *DIRECTORY_ERRORS,
+            "the path is outside the memory directory, is MEMORY.md, or does not exist",
+        ),
+    ),
+    Method(
+        P.MEMORY_SEARCH,
+        "request",
+        SearchParams,
+        MemorySearchResult,
+        "Lines of MEMORY.md and the topic files matching a regular expression.",
+        (*DIRECTORY_ERRORS, "`pattern` or `glob` does not compile"),
+    ),
+    Method(
+        P.MEMORY_RECALL,
+        "request",
+        RecallParams,
+        RecallView,
+        "Run path B now and answer with what it surfaced (and why).",
+        DIRECTORY_ERRORS,
+    ),
+    Method(
+        P.MEMORY_PREFETCH,
+        "request",
+        PrefetchParams,
+        PrefetchStarted,
+        "Start path B in the background, as the agent does; when it triggers, the selection "
+        "arrives later as `memory/relevantMemories` with the same `id`.",
+        DIRECTORY_ERRORS,
+    ),
+    Method(
+        P.MEMORY_TOOL,
+        "request",
+        MemoryToolParams,
+        MemoryToolResult,
+        "Run one command of the API memory tool (`memory_20250818`) over the memory dir; it "
+        "writes on disk. The tool's own failures are results with `isError`, in the API's words.",
+        (*DIRECTORY_ERRORS, "the input is not a memory tool command"),
+    ),
+    Method(
+        P.MEMORY_EXTRACT,
+        "request",
+        ExtractParams,
+        ExtractStarted,
+        "Start the extraction agent on a transcript; answers `{id}` at once, reports work-done "
+        "progress (cancelling it cancels the run) and ends with `memory/extractResult`.",
+        (*DIRECTORY_ERRORS, "no such transcript, or the work done token is already in use"),
+    ),
+    Method(
+        P.MEMDIR_STATUS,
+        "request",
+        StatusParams,
+        StatusResult,
+        "What the server knows: directories, settings, sessions, loaded modules.",
+    ),
+    Method(
+        P.MEMORY_DID_READ,
+        "notification",
+        DidReadParams,
+        None,
+        "The agent read these files itself: they never surface in this session. Bad params are "
+        "logged (a notification has no response).",
+    ),
+    Method(
+        P.MEMORY_COMPACTED,
+        "notification",
+        SessionParams,
+        None,
+        "The agent's context was compacted: surfaced files may surface again.",
+    ),
+    Method(
+        P.MEMORY_RELEVANT_MEMORIES,
+        "server notification",
+        RelevantMemories,
+        None,
+        "The selection of a `memory/prefetch` that triggered.",
+    ),
+    Method(
+        P.MEMORY_EXTRACT_RESULT,
+        "server notification",
+        ExtractOutcome,
+        None,
+        "The outcome of a `memory/extract` run, with its `id`.",
+    ),
+)
+
+METHODS_BY_NAME: Mapping[str, Method] = {m.name: m for m in METHODS}
