@@ -245,3 +245,28 @@ def is_within(path: Path, root: Path) -> bool:
     except ValueError:
         return False
     return True
+
+
+def relative_inside(root: Path, path: Path | str, *, follow_links: bool = True) -> str | None:
+    """``path`` as a ``/``-separated path inside the memory dir ``root`` ("" for ``root``
+    itself), or None when it is outside: the one answer to "is this inside the memory dir".
+
+    A relative ``path`` is relative to ``root``. With ``follow_links`` (the default, for anything
+    that reads or writes) symlinks are resolved, so a link leading out of the dir is outside.
+    Without it the path is taken as written, under either spelling of ``root`` (as given or
+    resolved): that names an editor's or a scan's path without touching the disk for it.
+    """
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    absolute = Path(os.path.abspath(candidate))
+    real_root = Path(os.path.realpath(root))
+    if follow_links:
+        bases = [(Path(os.path.realpath(absolute)), real_root)]
+    else:
+        bases = [(absolute, Path(os.path.abspath(root))), (absolute, real_root)]
+    for location, base in bases:
+        if is_within(location, base):
+            rel = location.relative_to(base).as_posix()
+            return "" if rel == "." else rel
+    return None

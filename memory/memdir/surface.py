@@ -232,7 +232,7 @@ class Session:
         return cls(dict(surfaced), set(read), used, limit, compactions)
 
     def save(self, path: Path) -> None:
-        from memdir.atomic import write_atomic
+        from memdir.write import write_atomic
 
         write_atomic(path, json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n")
 

@@ -12,7 +12,7 @@ hold for all of them:
   long for a temp file to sit beside them, and symlinks that resolve outside the dir. The memory
   dir itself can never be deleted or renamed.
 * **Atomic.** New content is written to a temp file in the same directory, fsynced and moved into
-  place (:func:`memdir.atomic.write_atomic`), so a reader or a crash sees the old file or the new
+  place (:func:`write_atomic`), so a reader or a crash sees the old file or the new
   one, never half of either. ``create`` and ``rename`` never replace an existing file: they
   publish with ``link(2)``, which fails with ``EEXIST`` atomically (see :func:`_publish_noreplace`
   for why this and not a check followed by ``os.replace``).
@@ -47,19 +47,18 @@ from pathlib import Path
 from typing import Final, Literal
 
 from memdir import constants as C
-from memdir.atomic import write_atomic
 from memdir.config import Settings, load_settings
 from memdir.index import Index, encode_target, fit_entry, parse_index
 from memdir.model import IndexEntry
-from memdir.paths import is_within
+from memdir.paths import is_within, relative_inside
 from memdir.topic import parse_frontmatter, parse_topic_text
 
 #: The per-directory write lock. Hidden and not ``*.md``, so no reader of the dir ever sees it.
 LOCK_FILENAME: Final = ".memdir.lock"
 #: How long a writer waits for another writer before giving up with :class:`LockTimeoutError`.
 WRITE_LOCK_TIMEOUT_SECONDS: Final = 10.0
-#: ``write_atomic`` puts its temp file beside the target as ``.<name>.<8 random>.tmp``; names
-#: longer than this would push that temp name past the file systems' 255-byte limit.
+#: Names longer than this are refused, so that every file system's 255-byte limit leaves room
+#: for the other names memdir puts beside a file.
 MAX_NAME_BYTES: Final = 240
 #: Whole relative paths longer than this are refused (PATH_MAX is 4096 with the dir in front).
 MAX_PATH_BYTES: Final = 1024
@@ -290,13 +289,10 @@ def resolve_path(root: Path, path: str, *, follow_leaf: bool = True) -> MemoryPa
     if path.startswith("/"):
         # Absolute paths are fine when they name something in this memory dir, whichever
         # spelling (as given, or with symlinks resolved) of the dir they start with.
-        normal = posixpath.normpath(path)
-        for base in dict.fromkeys((os.path.abspath(root), str(real_root))):
-            if is_within(Path(normal), Path(base)):
-                relative = os.path.relpath(normal, base)
-                break
-        else:
+        inside = relative_inside(root, posixpath.normpath(path), follow_links=False)
+        if inside is None:
             raise _unsafe(path, "absolute", f"it is outside the memory dir {root}")
+        relative = inside or "."
         if ".." in path.split("/"):
             raise _unsafe(path, "traversal", "`..` is not allowed in memory paths")
     parts = split_path(relative)
@@ -338,6 +334,30 @@ def _fsync_dir(directory: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
+    """Replace ``path`` with ``text`` so a reader or a crash sees the old file or the new one.
+
+    A temp file beside it (same file system, so the rename is atomic), fsynced, moved into place
+    with ``os.replace``, then the directory fsynced so the rename itself survives a crash. The
+    file keeps its permissions unless ``mode`` is given. No lock and no path checks: inside a
+    memory dir, write through :class:`MemoryWriter`.
+    """
+    data = text.encode("utf-8")
+    temp = _temp_beside(path)
+    try:
+        _write_temp(temp, data)
+        if mode is not None:
+            os.chmod(temp, mode)
+        elif path.exists():
+            os.chmod(temp, path.stat().st_mode & 0o7777)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    _fsync_dir(path.parent)
 
 
 def _read_bytes(target: MemoryPath, shown: str) -> bytes:
@@ -604,8 +624,11 @@ class MemoryWriter:
         finally:
             lock.release()
 
-    def create(self, path: str, text: str) -> WriteResult:
-        """Create a new file with ``text``; an existing file is never overwritten."""
+    def create(self, path: str, text: str, *, maintain: bool = True) -> WriteResult:
+        """Create a new file with ``text``; an existing file is never overwritten.
+
+        ``maintain=False`` leaves MEMORY.md alone: for fixes, which carry their own index edits.
+        """
         with self.locked():
             target = self._resolve(path)
             self._require_writable_name(target, path)
@@ -625,6 +648,8 @@ class MemoryWriter:
                     os.unlink(temp)
             _fsync_dir(target.path.parent)
             change = FileChange("created", target.rel, after=text)
+            if not maintain:
+                return WriteResult(target.rel, (change,), text)
             extra, warnings = self._index_after_write(target.rel, None, text, created=True)
             return WriteResult(target.rel, (change, *extra), text, warnings=warnings)
 
@@ -633,6 +658,18 @@ class MemoryWriter:
         with self.locked():
             target, before = self._load(path)
             return self._commit(target, path, before, text)
+
+    def rewrite(
+        self, path: str, change: Callable[[str], str], *, maintain: bool = True
+    ) -> WriteResult:
+        """Read-modify-write under one lock: ``change`` maps the file's text to its new text.
+
+        ``maintain=False`` writes exactly what ``change`` returns (no ``modified`` stamp, no
+        index upkeep): for fixes, which are planned edits of that very text.
+        """
+        with self.locked():
+            target, before = self._load(path)
+            return self._commit(target, path, before, change(before), maintain=maintain)
 
     def str_replace(self, path: str, old_str: str, new_str: str) -> WriteResult:
         """Replace the one occurrence of ``old_str``; zero or several occurrences are errors."""
@@ -809,9 +846,11 @@ class MemoryWriter:
         before: str,
         after: str,
         changed_line: int | None = None,
+        *,
+        maintain: bool = True,
     ) -> WriteResult:
         _encode(after, shown)
-        if is_topic_path(target.rel) and has_frontmatter(before):
+        if maintain and is_topic_path(target.rel) and has_frontmatter(before):
             after, inserted = stamp_modified(after, format_modified(self.clock()))
             if inserted is not None and changed_line is not None and inserted <= changed_line:
                 changed_line += 1
@@ -820,6 +859,8 @@ class MemoryWriter:
         except OSError as exc:
             raise WriteError(f"cannot write {shown}: {exc.strerror or exc}", path=shown) from exc
         change = FileChange("changed", target.rel, before=before, after=after)
+        if not maintain:
+            return WriteResult(target.rel, (change,), after, changed_line)
         extra, warnings = self._index_after_write(target.rel, before, after, created=False)
         return WriteResult(target.rel, (change, *extra), after, changed_line, warnings)
 

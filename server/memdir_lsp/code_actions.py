@@ -1,16 +1,15 @@
 """Code actions: every fix is a WorkspaceEdit the client applies; the server writes nothing.
 
 * **Move to a topic file** (MEMORY.md): a selection, the block of non-index content under the
-  cursor, or an over-long entry. A new topic file (unique kebab-case name from the title;
-  frontmatter with name, description, type; the moved text verbatim as its body) and one index
-  line under the limit in place of the original. Offered as ``refactor.extract`` everywhere and as
-  a quick fix on the diagnostics that call for it.
-* **Quick fixes** attached to lint diagnostics: the lint engine's structured fix when it has one.
-* **Fix all** (``source.fixAll.memdir``): every safe fix of the file at once.
+  cursor, or an over-long entry (:func:`memdir.fixes.plan.move_fixes`). Offered as
+  ``refactor.extract`` everywhere and as a quick fix on the diagnostics that call for it.
+* **Quick fixes** for lint diagnostics and **fix all** (``source.fixAll.memdir``, every safe fix
+  of the file at once): see :mod:`memdir_lsp.diagnostics`.
 
+Every fix is planned by :mod:`memdir.fixes.plan`; this module only asks for them and converts.
 New files are CreateFile operations when the client lists ``create`` among its resource
 operations; otherwise the action's edit holds the text changes and its ``memdir.createFile``
-command creates the new file, which refuses to overwrite anything.
+command creates the new file through :class:`memdir.write.MemoryWriter`, which never overwrites.
 """
 
 from __future__ import annotations
@@ -23,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from memdir.edits import EditPlan, content_block, plan_move_to_topic
-from memdir.textio import utf16_len
+from memdir.fixes.model import Fix
+from memdir.fixes.plan import MOVE_CODES, move_fixes
+from memdir.paths import relative_inside
+from memdir.write import MemoryWriter, WriteError
 
 from memdir_lsp.convert import workspace_edit
 from memdir_lsp.protocol import CMD_CREATE_FILE, DIAGNOSTIC_SOURCE
@@ -51,49 +52,34 @@ def _existing_files(directory: MemoryDirectory) -> list[str]:
     return found
 
 
-def move_plans(directory: MemoryDirectory, start: int, end: int, selection: bool) -> list[EditPlan]:
+def move_actions(directory: MemoryDirectory, start: int, end: int, selection: bool) -> list[Fix]:
     """What "move to a topic file" would do at a cursor or a selection in MEMORY.md."""
-    index = directory.index()
-    taken = _existing_files(directory)
-    limit = directory.settings.index_line_limit
 
     def read_topic(rel: str) -> str | None:
         path = directory.root / rel
         return directory.text(path) if path.is_file() else None
 
-    plans: list[EditPlan] = []
-    kinds = {item.line: item.kind for item in index.other}
-    # Only selections that hold content move as they are: a selected entry or heading is no
-    # memory body (and the range of a diagnostic sent with a quick-fix request is no
-    # selection); otherwise the cursor's line decides, as for an empty range.
-    if selection and any(kinds.get(n) in ("text", "bullet", "code") for n in range(start, end + 1)):
-        moved = plan_move_to_topic(index, start, end, taken, limit, read_topic=read_topic)
-        if moved is not None:
-            plans.append(moved.plan)
-        return plans
-    block = content_block(index, start)
-    if block is not None:
-        moved = plan_move_to_topic(index, block[0], block[1], taken, limit, read_topic=read_topic)
-        if moved is not None:
-            plans.append(moved.plan)
-    entry = next((e for e in index.entries if e.line == start), None)
-    if entry is not None and utf16_len(entry.raw.rstrip()) > limit:
-        moved = plan_move_to_topic(index, start, start, taken, limit, read_topic=read_topic)
-        if moved is not None:
-            plans.append(moved.plan)
-    return plans
+    return move_fixes(
+        directory.index(),
+        start,
+        end,
+        selection=selection,
+        taken=_existing_files(directory),
+        limit=directory.settings.index_line_limit,
+        read_topic=read_topic,
+    )
 
 
 def to_action(
     ls: MemoryServer,
-    plan: EditPlan,
+    fix: Fix,
     kind: str,
     diagnostics: Sequence[types.Diagnostic] | None = None,
     preferred: bool = False,
 ) -> types.CodeAction:
-    edit, command = workspace_edit(ls, plan)
+    edit, command = workspace_edit(ls, fix)
     return types.CodeAction(
-        title=plan.title,
+        title=fix.title,
         kind=kind,
         diagnostics=list(diagnostics) if diagnostics else None,
         edit=edit,
@@ -129,16 +115,18 @@ async def code_action(
     if directory.is_index(path) and not moved_by_fix:
         kind = types.CodeActionKind.RefactorExtract.value
         if _wanted(kind, only) or _wanted(types.CodeActionKind.QuickFix.value, only):
-            plans = await asyncio.to_thread(move_plans, directory, start_line, end_line, selection)
+            fixes = await asyncio.to_thread(
+                move_actions, directory, start_line, end_line, selection
+            )
             related = [
                 d
                 for d in params.context.diagnostics
-                if d.source == DIAGNOSTIC_SOURCE and str(d.code) in diag_feature.MOVE_CODES
+                if d.source == DIAGNOSTIC_SOURCE and str(d.code) in MOVE_CODES
             ]
-            for plan in plans:
+            for fix in fixes:
                 action_kind = types.CodeActionKind.QuickFix.value if related else kind
                 if _wanted(action_kind, only):
-                    actions.append(to_action(ls, plan, action_kind, related, bool(related)))
+                    actions.append(to_action(ls, fix, action_kind, related, bool(related)))
     if _wanted(FIX_ALL_KIND, only) and only:
         fix_all = diag_feature.fix_all_action(ls, directory, path)
         if fix_all is not None:
@@ -167,20 +155,25 @@ async def create_file(ls: MemoryServer, *files: Any) -> dict[str, Any]:
         if path is None or directory is None:
             skipped.append(uri)
             continue
-        if await asyncio.to_thread(_create_new, path, text):
+        if await asyncio.to_thread(_create_new, directory, path, text):
             created.append(uri)
         else:
             skipped.append(uri)
     return {"created": created, "skipped": skipped}
 
 
-def _create_new(path: Path, text: str) -> bool:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _create_new(directory: MemoryDirectory, path: Path, text: str) -> bool:
+    """Create ``path`` through the one writer: confined, locked, never over an existing file.
+
+    The index is left alone: the action's own edit already changed it.
+    """
+    rel = relative_inside(directory.root, path, follow_links=False)
+    if rel is None:
+        return False
     try:
-        # "x": fails if the file exists, atomically, so a racing writer is never clobbered.
-        with path.open("x", encoding="utf-8") as handle:
-            handle.write(text)
-    except FileExistsError:
+        MemoryWriter(directory.root, directory.settings).create(rel, text, maintain=False)
+    except WriteError as exc:
+        logger.info("memdir.createFile: %s", exc.message)
         return False
     return True
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lsprotocol import types
 from memdir import constants as C
-from memdir.edits import entries_linking
+from memdir.fixes.plan import entries_linking
 from memdir.index import encode_target
 from memdir.model import Span, TopicFile
 from memdir.topic import parse_frontmatter

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lsprotocol import types
-from memdir.edits import EditPlan, FileCreation, TextEdit
+from memdir.fixes.model import CreateFile, Fix, TextEdit
 from memdir.model import Span
 
 from memdir_lsp.protocol import CMD_CREATE_FILE
@@ -47,9 +47,9 @@ def _text_edits(
 
 
 def workspace_edit(
-    server: MemoryServer, plan: EditPlan
+    server: MemoryServer, fix: Fix
 ) -> tuple[types.WorkspaceEdit | None, types.Command | None]:
-    """The plan as a WorkspaceEdit, plus a command for what the client cannot do in an edit.
+    """The fix as a WorkspaceEdit, plus a command for what the client cannot do in an edit.
 
     With ``create`` among the client's resource operations, new files are CreateFile operations
     (``ignoreIfExists``: never overwrite) followed by an edit inserting their text. Without it the
@@ -57,8 +57,8 @@ def workspace_edit(
     afterwards (a code action's edit runs before its command); that command too refuses to
     overwrite.
     """
-    text_edits = _text_edits(server, plan.edits)
-    creates = [c for c in plan.creations if not c.path.exists()]
+    text_edits = _text_edits(server, fix.edits)
+    creates = [c for c in fix.creates if not c.path.exists()]
     if "create" in server.resource_operations():
         changes: list[
             types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile
@@ -105,7 +105,7 @@ def workspace_edit(
     return edit, create_command(server, creates)
 
 
-def create_command(server: MemoryServer, creates: list[FileCreation]) -> types.Command | None:
+def create_command(server: MemoryServer, creates: list[CreateFile]) -> types.Command | None:
     if not creates:
         return None
     return types.Command(

@@ -13,14 +13,13 @@ deliver the results:
   refreshed for *every* file of the directory.
 * Changes outside the editor (watched files, file operations) re-read the files concerned.
 
-Quick fixes are the lint engine's structured fixes, turned into WorkspaceEdits; for the codes
-where the engine offers none, ``memdir.edits`` plans one.
+Quick fixes and "fix all" are the fixes :mod:`memdir.fixes.plan` plans for a finding (lint
+attaches the first), turned into WorkspaceEdits; the server plans none itself.
 """
 
 from __future__ import annotations
 
 import asyncio
-import difflib
 import hashlib
 import logging
 import uuid
@@ -29,17 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from memdir import constants as C
-from memdir.edits import (
-    EditPlan,
-    FileCreation,
-    TextEdit,
-    plan_add_to_index,
-    plan_create_missing,
-    plan_frontmatter_skeleton,
-    plan_remove_entry,
-    plan_set_type,
-)
+from memdir.fixes.apply import combine
+from memdir.fixes.plan import MOVE_CODES, quick_fixes, safe_fixes
 
 from memdir_lsp.protocol import DIAGNOSTIC_IDENTIFIER, DIAGNOSTIC_SOURCE
 from memdir_lsp.server import FileEvent, MemoryServer
@@ -56,8 +46,6 @@ SEVERITIES = {
     "info": types.DiagnosticSeverity.Information,
     "hint": types.DiagnosticSeverity.Hint,
 }
-#: Codes whose fix is "move to a topic file" (planned by code_actions, from the cursor).
-MOVE_CODES = frozenset({"MEM001", "MEM004"})
 
 
 class DiagnosticsState:
@@ -384,15 +372,6 @@ def _workspace_report(
 # --- fixes -----------------------------------------------------------------------------------
 
 
-def _lint_fix_plan(fix: Any) -> EditPlan:
-    """A lint ``Fix`` as an edit plan (same shape, the lint engine's own types)."""
-    return EditPlan(
-        fix.title,
-        tuple(TextEdit(e.path, e.span, e.new_text) for e in fix.edits),
-        tuple(FileCreation(c.path, c.text) for c in fix.creates),
-    )
-
-
 def _matching(
     ls: MemoryServer, directory: MemoryDirectory, path: Path, diagnostic: types.Diagnostic
 ) -> Any | None:
@@ -411,41 +390,6 @@ def _matching(
     return None
 
 
-def fallback_plans(directory: MemoryDirectory, path: Path, found: Any) -> list[EditPlan]:
-    """Fixes ``memdir.edits`` plans for codes where the engine offers one fix or none."""
-    code = found.code
-    plans: list[EditPlan] = []
-    if code in ("MEM005", "MEM006"):
-        index = directory.index()
-        entry = next((e for e in index.entries if e.line == found.span.start_line), None)
-        if entry is None:
-            return plans
-        if code == "MEM005":
-            taken = [directory.rel(p) for p in directory.topic_paths()]
-            created = plan_create_missing(directory.root, entry, taken)
-            if created is not None:
-                plans.append(created)
-            plans.append(plan_remove_entry(index, entry, "dangling entry"))
-        else:
-            plans.append(plan_remove_entry(index, entry, "duplicate entry"))
-    elif code in ("MEM101", "MEM104", "MEM107"):
-        topic = directory.topic(path)
-        if topic is None:
-            return plans
-        if code == "MEM101" and topic.frontmatter is None:
-            plans.append(plan_frontmatter_skeleton(topic))
-        elif code == "MEM104" and topic.raw_type:
-            guess = difflib.get_close_matches(topic.raw_type.casefold(), C.MEMORY_TYPES, n=1)
-            set_type = plan_set_type(topic, guess[0] if guess else "project")
-            if set_type is not None:
-                plans.append(set_type)
-        elif code == "MEM107":
-            plans.append(
-                plan_add_to_index(directory.index(), topic, directory.settings.index_line_limit)
-            )
-    return plans
-
-
 def fix_actions(
     ls: MemoryServer,
     directory: MemoryDirectory,
@@ -460,52 +404,27 @@ def fix_actions(
         found = _matching(ls, directory, path, diagnostic)
         if found is None or found.code in MOVE_CODES:
             continue
-        plans: list[EditPlan] = []
-        if found.fix is not None:
-            plans.append(_lint_fix_plan(found.fix))
-        titles = {p.title for p in plans}
-        plans += [p for p in fallback_plans(directory, path, found) if p.title not in titles]
-        for number, plan in enumerate(plans):
-            actions.append(
-                to_action(ls, plan, types.CodeActionKind.QuickFix.value, [diagnostic], number == 0)
-            )
+        # What the editor knows and lint keeps for no finding: the parsed files, the names taken.
+        fixes = quick_fixes(
+            found,
+            index=directory.index(),
+            topic=None if directory.is_index(path) else directory.topic(path),
+            taken=[directory.rel(p) for p in directory.topic_paths()],
+        )
+        for number, fix in enumerate(fixes):
+            kind = types.CodeActionKind.QuickFix.value
+            actions.append(to_action(ls, fix, kind, [diagnostic], number == 0))
     return actions
 
 
 def fix_all_action(
     ls: MemoryServer, directory: MemoryDirectory, path: Path
 ) -> types.CodeAction | None:
-    """Every *safe* fix of the file in one edit (``source.fixAll.memdir``).
-
-    Safe fixes only add text or remove exact duplicates; edits that would overlap are left for
-    the next run rather than risking a garbled file.
-    """
+    """Every *safe* fix of the file in one edit (``source.fixAll.memdir``)."""
     from memdir_lsp.code_actions import FIX_ALL_KIND, to_action
 
-    edits: list[TextEdit] = []
-    creations: list[FileCreation] = []
-    taken: list[tuple[Path, Any]] = []
-    for found in results_for(ls, directory, path):
-        fix = found.fix
-        if fix is None or not fix.safe:
-            continue
-        plan = _lint_fix_plan(fix)
-        spans = [(e.path, e.span) for e in plan.edits]
-        if any(
-            p == q
-            and not (s.end_line, s.end_col) <= (t.start_line, t.start_col)
-            and not (t.end_line, t.end_col) <= (s.start_line, s.start_col)
-            for p, s in spans
-            for q, t in taken
-        ):
-            continue
-        taken += spans
-        edits += plan.edits
-        creations += plan.creations
-    if not edits and not creations:
-        return None
-    plan = EditPlan("Fix all safe memdir problems", tuple(edits), tuple(creations))
-    return to_action(ls, plan, FIX_ALL_KIND)
+    fix = combine("Fix all safe memdir problems", safe_fixes(results_for(ls, directory, path)))
+    return to_action(ls, fix, FIX_ALL_KIND) if fix is not None else None
 
 
 def register(server: MemoryServer) -> None:

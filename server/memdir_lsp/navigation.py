@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lsprotocol import types
 from memdir import constants as C
-from memdir.edits import entries_linking, plan_rename
+from memdir.fixes.plan import entries_linking, rename_edits
 from memdir.index import Index
 from memdir.manifest import iso_mtime
 from memdir.model import IndexEntry, Span, TopicFile, WikiLink
@@ -328,7 +328,7 @@ async def will_rename_files(
             continue
         index = directory.index()
         topics = await asyncio.to_thread(directory.topics)
-        edits += plan_rename(index, topics, directory.rel(old), directory.rel(new))
+        edits += rename_edits(index, topics, directory.rel(old), directory.rel(new))
     return changes_edit(ls, edits)
 
 

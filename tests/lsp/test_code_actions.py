@@ -56,7 +56,7 @@ async def test_move_block_to_topic_file(client: LanguageClient, workspace: Works
     assert post.content == "\n".join(moved)
     assert post["name"] == "deploys-go-through-the-blue-green-pipeline"
     assert post["description"] == (
-        "Deploys go through the blue/green pipeline; never deploy on Fridays."
+        "Deploys go through the blue/green pipeline; never deploy on Fridays"
     )
     assert post["type"] in ("project", "feedback")
     index_lines = workspace.text("MEMORY.md").split("\n")

@@ -55,16 +55,16 @@ def resolve_inside(directory: Path, name: str) -> Path:
     """A file named relative to the memory dir (or absolute), refusing anything outside it."""
     if "\x00" in name:
         raise CliError("file name contains a NUL byte")
+    from memdir.paths import relative_inside
+
     candidate = Path(name).expanduser()
     if not candidate.is_absolute():
         candidate = directory / candidate
-    real_dir = Path(os.path.realpath(directory))
-    real = Path(os.path.realpath(candidate))
-    if not real.is_relative_to(real_dir):
+    if relative_inside(directory, candidate) is None:
         raise CliError(f"{name} is outside the memory dir {directory}")
-    if not real.exists():
+    if not candidate.exists():
         raise CliError(f"no such file: {candidate}")
-    if not real.is_file():
+    if not candidate.is_file():
         raise CliError(f"not a file: {candidate}")
     return candidate
 

@@ -1,21 +1,27 @@
-"""Applying fixes: the safe ones for ``memdir lint --fix``, any chosen one for other callers.
+"""``memdir lint --fix``: the safe fixes of a lint run, written through the one writer.
 
-Fixes are data (text edits and file creations against the text lint read), so this module is the
-only place that writes. It groups the edits by file, skips a fix whose edits overlap one already
-taken (the next run offers it again), and writes each file once with
-:func:`memdir.atomic.write_atomic`. What a file had is kept: its byte-order mark, its line endings
-(inserted text follows them), every byte outside the edited ranges. A file that is not valid
-UTF-8 is never rewritten: decoding it would replace bytes the user may still want.
+Fixes are data (text edits and file creations against the text lint read). Which fixes go
+together is :func:`memdir.fixes.apply.compatible`'s call (a fix overlapping one already taken
+waits for the next run); every file is then read and written once, under the memory dir's lock,
+through :class:`memdir.write.MemoryWriter` (confined, atomic, creations never overwrite). What a
+file had is kept: its byte-order mark, its line endings (inserted text follows them), every byte
+outside the edited ranges. A file that is not valid UTF-8 is never rewritten: decoding it would
+replace bytes the user may still want.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from memdir.lint.diagnostic import Diagnostic, Fix, TextEdit
+from memdir.fixes.apply import FixError, apply_text_edits, overlaps, take
+from memdir.fixes.model import TextEdit
+from memdir.lint.diagnostic import Diagnostic
+
+__all__ = ["FixError", "FixReport", "apply_fixes", "apply_text_edits"]
 
 _BOM = "\ufeff"
 
@@ -32,81 +38,21 @@ class FixReport:
     written: tuple[Path, ...]
 
 
-class FixError(ValueError):
-    """An edit that does not fit the text it is meant for."""
+def _root_of(path: Path, rel_path: str) -> Path:
+    """The memory dir ``path`` lies in, given its path ``rel_path`` relative to it."""
+    return path.parents[len(PurePosixPath(rel_path).parts) - 1]
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    at = text.find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = text.find("\n", at + 1)
-    return starts
-
-
-def _offset(text: str, starts: Sequence[int], line: int, col: int) -> int:
-    if not 0 <= line < len(starts):
-        raise FixError(f"line {line + 1} is past the end of the text")
-    end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
-    if not 0 <= col <= end - starts[line]:
-        raise FixError(f"column {col + 1} is past the end of line {line + 1}")
-    return starts[line] + col
-
-
-def apply_text_edits(text: str, edits: Sequence[TextEdit]) -> str:
-    """``text`` with non-overlapping ``edits`` applied; inserts at one position keep their order.
-
-    Raises :class:`FixError` when an edit lies outside the text or edits overlap.
-    """
-    starts = _line_starts(text)
-    ranges = []
-    for order, edit in enumerate(edits):
-        span = edit.span
-        start = _offset(text, starts, span.start_line, span.start_col)
-        end = _offset(text, starts, span.end_line, span.end_col)
-        if end < start:
-            raise FixError("an edit ends before it starts")
-        ranges.append((start, end, order, edit.new_text))
-    ranges.sort()
-    out: list[str] = []
-    position = 0
-    for start, end, _order, new_text in ranges:
-        if start < position:
-            raise FixError("edits overlap")
-        out.append(text[position:start])
-        out.append(new_text)
-        position = end
-    out.append(text[position:])
-    return "".join(out)
-
-
-def _overlaps(fix: Fix, taken: dict[Path, list[tuple[int, int, int, int]]]) -> bool:
-    for edit in fix.edits:
-        s = edit.span
-        mine = (s.start_line, s.start_col, s.end_line, s.end_col)
-        for other in taken.get(edit.path, ()):
-            # Strict overlap of half-open ranges; inserts at one point never overlap.
-            if mine[:2] < other[2:] and other[:2] < mine[2:]:
-                return True
-    return False
-
-
-def _read_for_edit(path: Path) -> tuple[str, str, str] | None:
-    """(text without BOM, BOM, newline) of an existing file, or None if it must not be edited."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+def _edited(text: str, edits: list[TextEdit]) -> str:
+    """``text`` (as read, BOM and CRLF included) with ``edits`` applied in its own style."""
     bom = ""
     if text.startswith(_BOM):
         bom, text = _BOM, text[1:]
-    newline = "\r\n" if "\r\n" in text else "\n"
-    return text, bom, newline
+    if "\r\n" in text:
+        edits = [
+            TextEdit(e.path, e.rel_path, e.span, e.new_text.replace("\n", "\r\n")) for e in edits
+        ]
+    return bom + apply_text_edits(text, edits)
 
 
 def apply_fixes(diagnostics: Iterable[Diagnostic], *, safe_only: bool = True) -> FixReport:
@@ -121,60 +67,60 @@ def apply_fixes(diagnostics: Iterable[Diagnostic], *, safe_only: bool = True) ->
         if safe_only and not fix.safe:
             skipped.append((diagnostic, "not a safe fix: apply it in an editor"))
             continue
-        if _overlaps(fix, taken):
+        if overlaps(fix, taken):
             skipped.append((diagnostic, "overlaps another fix: run --fix again"))
             continue
+        take(fix, taken)
         chosen.append(diagnostic)
-        for edit in fix.edits:
-            s = edit.span
-            taken.setdefault(edit.path, []).append(
-                (s.start_line, s.start_col, s.end_line, s.end_col)
-            )
 
-    # Per file: the text to start from (existing file, or a creation) and the edits.
+    # Per file: its creation text (when it is new), its edits, and the fixes that touch it.
     creations: dict[Path, str] = {}
     edits: dict[Path, list[TextEdit]] = {}
+    names: dict[Path, tuple[Path, str]] = {}
     owners: dict[Path, list[Diagnostic]] = {}
     for diagnostic in chosen:
         assert diagnostic.fix is not None
         for create in diagnostic.fix.creates:
             if not os.path.lexists(create.path):
                 creations.setdefault(create.path, create.text)
+            names[create.path] = (_root_of(create.path, create.rel_path), create.rel_path)
             owners.setdefault(create.path, []).append(diagnostic)
         for edit in diagnostic.fix.edits:
             edits.setdefault(edit.path, []).append(edit)
+            names[edit.path] = (_root_of(edit.path, edit.rel_path), edit.rel_path)
             owners.setdefault(edit.path, []).append(diagnostic)
 
-    from memdir.atomic import write_atomic  # tempfile and friends: only when fixing
+    from memdir.config import Settings  # the writer and its lock: only when fixing
+    from memdir.write import MemoryWriter, NotUTF8Error, WriteError
 
+    writers: dict[Path, MemoryWriter] = {}
     failed: dict[int, str] = {}
     written: list[Path] = []
-    for path in sorted(set(creations) | set(edits)):
-        if path in creations:
-            base: tuple[str, str, str] | None = (creations[path], "", "\n")
-        else:
-            base = _read_for_edit(path)
-        if base is None:
-            for diagnostic in owners[path]:
-                failed[id(diagnostic)] = f"{path.name} is unreadable or not UTF-8: left alone"
-            continue
-        text, bom, newline = base
+    for path in sorted(names):
+        root, rel = names[path]
+        writer = writers.get(root)
+        if writer is None:
+            # Settings only steer index upkeep, which fixes (with their own edits) never ask for.
+            writer = writers[root] = MemoryWriter(root, settings=Settings())
         file_edits = edits.get(path, [])
-        if newline != "\n":
-            file_edits = [
-                TextEdit(e.path, e.rel_path, e.span, e.new_text.replace("\n", newline))
-                for e in file_edits
-            ]
+        if path not in creations and not file_edits:
+            continue  # created meanwhile by someone else: nothing of ours to write
         try:
-            new_text = apply_text_edits(text, file_edits)
+            if path in creations:
+                writer.create(rel, apply_text_edits(creations[path], file_edits), maintain=False)
+            else:
+                writer.rewrite(rel, functools.partial(_edited, edits=file_edits), maintain=False)
+        except NotUTF8Error:
+            reason = f"{path.name} is unreadable or not UTF-8: left alone"
         except FixError as exc:
-            for diagnostic in owners[path]:
-                failed[id(diagnostic)] = f"{path.name} changed since it was linted ({exc})"
+            reason = f"{path.name} changed since it was linted ({exc})"
+        except WriteError as exc:
+            reason = f"{path.name} left alone: {exc.message}"
+        else:
+            written.append(path)
             continue
-        if path in creations:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, bom + new_text)
-        written.append(path)
+        for diagnostic in owners[path]:
+            failed[id(diagnostic)] = reason
 
     applied = tuple(d for d in chosen if id(d) not in failed)
     skipped.extend((d, failed[id(d)]) for d in chosen if id(d) in failed)

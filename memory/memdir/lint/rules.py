@@ -29,14 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdir import constants as C
-from memdir.index import Index, fit_entry
-from memdir.lint.diagnostic import CreateFile, Diagnostic, Fix, TextEdit
+from memdir.fixes import plan
+from memdir.index import Index
+from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.engine import LintContext
 from memdir.lint.secrets import SecretMatch, find_secrets
 from memdir.model import IndexEntry, Problem, Span, TopicFile
 from memdir.scan import Skipped, window_order
 from memdir.textio import MAX_PARSE_BYTES, utf16_len, utf16_prefix_index
-from memdir.topic import load_simple_yaml
 
 #: A description wider than this (East Asian wide characters count twice) crowds the manifest.
 DESCRIPTION_MAX_WIDTH = 200
@@ -229,15 +229,6 @@ def check_content_in_index(index: Index, ctx: LintContext) -> Iterator[Diagnosti
         yield ctx.diag("MEM004", ctx.index_path, C.INDEX_FILENAME, span, message)
 
 
-def _delete_line(lines: Sequence[str], number: int) -> Span:
-    if number + 1 < len(lines):
-        return Span(number, 0, number + 1, 0)
-    if number > 0:
-        # The last line has no newline after it: take the one before it instead.
-        return Span(number - 1, len(lines[number - 1]), number, len(lines[number]))
-    return Span(number, 0, number, len(lines[number]))
-
-
 def check_index_links(
     index: Index, ctx: LintContext, links: Sequence[tuple[IndexEntry, str | None]] | None = None
 ) -> Iterator[Diagnostic]:
@@ -263,21 +254,6 @@ def check_index_links(
             continue
         if not ctx.on("MEM006"):
             continue
-        # Dropping the line loses nothing only when it says nothing the first one does not.
-        same = entry.title == first.title and entry.hook in ("", first.hook)
-        fix = Fix(
-            f"Remove the duplicate entry for {key} (line {entry.line + 1})"
-            + ("" if same else f" and its hook: {entry.hook!r}"),
-            edits=(
-                TextEdit(
-                    ctx.index_path,
-                    C.INDEX_FILENAME,
-                    _delete_line(index.lines, entry.line),
-                    "",
-                ),
-            ),
-            safe=same,
-        )
         yield ctx.diag(
             "MEM006",
             ctx.index_path,
@@ -285,7 +261,7 @@ def check_index_links(
             Span(entry.line, 0, entry.line, len(entry.raw.rstrip("\r"))),
             f"duplicate entry: {key} is already linked on line {first.line + 1}; each copy "
             "spends load budget, and two hooks for one file read like two memories",
-            fix,
+            plan.remove_duplicate(index, entry, first, key),
         )
 
 
@@ -345,56 +321,6 @@ def _problem_diagnostics(
             problem.span,
             f"{problem.message}: the agent cannot read this memory either",
         )
-
-
-def _first_sentence(lines: Iterable[str]) -> str:
-    """The opening prose of a body, as a draft description: its first sentence or line."""
-    for line in lines:
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "```", "~~~", "<!--", "---", "|")):
-            continue
-        text = stripped.lstrip("-*> ").strip()
-        sentence = re.split(r"(?<=[.!?。！？])\s", text, maxsplit=1)[0].rstrip(".")
-        if len(sentence) > DESCRIPTION_MAX_WIDTH // 2:
-            sentence = sentence[: DESCRIPTION_MAX_WIDTH // 2].rsplit(" ", 1)[0]
-        return sentence
-    return ""
-
-
-def skeleton_fix(topic: TopicFile) -> Fix:
-    """MEM101's safe fix: a frontmatter block above the untouched text.
-
-    ``name`` is the file name; ``description`` a draft from the body's first sentence (else its
-    heading); ``type`` only when the file name or folder says it (``user-…``, ``reference/``).
-    """
-    stem = posixpath.splitext(posixpath.basename(topic.rel_path))[0]
-    lines = topic.text.split("\n", 40)[:40]
-    heading = next((ln.strip().lstrip("#").strip() for ln in lines if ln.startswith("#")), "")
-    draft = _first_sentence(lines) or heading
-    guessed = next(
-        (t for t in C.MEMORY_TYPES if stem.startswith(t) or f"{t}/" in topic.rel_path), ""
-    )
-    block = [
-        "---",
-        f"name: {stem}",
-        f"description: {_yaml_text(draft)}" if draft else "description: ",
-        f"type: {guessed}",
-        "---",
-        "",
-    ]
-    return Fix(
-        "Add a frontmatter skeleton (name, description, type)",
-        edits=(TextEdit(topic.path, topic.rel_path, Span(0, 0, 0, 0), "\n".join(block)),),
-        safe=True,
-    )
-
-
-def _yaml_text(text: str) -> str:
-    """A one-line string as a YAML value: plain when YAML reads it back unchanged, else quoted."""
-    if load_simple_yaml([f"k: {text}"]) == {"k": text}:
-        return text
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t")
-    return f'"{escaped}"'
 
 
 _TYPE_SYNONYMS: dict[str, str] = {
@@ -593,7 +519,7 @@ def check_topic(topic: TopicFile, ctx: LintContext) -> list[Diagnostic]:
                 "no frontmatter: the prefetch manifest shows this file without type or "
                 "description, and the selector (which never sees bodies) has no reason to pick "
                 "it; add name, description and type",
-                skeleton_fix(topic),
+                plan.frontmatter_skeleton(topic),
             )
         )
 
@@ -777,12 +703,7 @@ def _unknown_type(topic: TopicFile, ctx: LintContext) -> Diagnostic:
     span = fm.value_spans.get(key, _field_span(topic, "type"))
     suggestion = suggest_type(raw)
     hint = f"; did you mean `{suggestion}`?" if suggestion else ""
-    fix = None
-    if suggestion is not None:
-        fix = Fix(
-            f"Change the type to `{suggestion}`",
-            edits=(TextEdit(topic.path, topic.rel_path, span, suggestion),),
-        )
+    fix = plan.set_type(topic, suggestion) if suggestion is not None else None
     return ctx.diag(
         "MEM104",
         topic.path,
@@ -822,38 +743,6 @@ class TopicSummary:
     @property
     def path(self) -> Path:
         return self.root / self.rel_path
-
-
-def _orphan_fix(
-    summary: TopicSummary, index: Index, ctx: LintContext, insert_at: tuple[int, int, str]
-) -> Fix:
-    line, col, prefix = insert_at
-    entry = fit_entry(summary.title, summary.rel_path, summary.description or "", ctx.line_limit)
-    text = f"{prefix}{entry}\n" if not prefix else f"{prefix}{entry}"
-    creates: tuple[CreateFile, ...] = ()
-    if not index.exists:
-        creates = (CreateFile(ctx.index_path, C.INDEX_FILENAME, ""),)
-    return Fix(
-        f"Add {summary.rel_path} to MEMORY.md",
-        edits=(TextEdit(ctx.index_path, C.INDEX_FILENAME, Span(line, col, line, col), text),),
-        creates=creates,
-        safe=True,
-    )
-
-
-def _insert_point(index: Index) -> tuple[int, int, str]:
-    """Where new entries go: after the last entry, else at the end. (line, col, text prefix)."""
-    lines = index.lines
-    if index.entries:
-        last = index.entries[-1].line
-        if last + 1 < len(lines):
-            return last + 1, 0, ""
-        return last, len(lines[last]), "\n"
-    if not index.exists or index.text == "":
-        return 0, 0, ""
-    if index.text.endswith("\n"):
-        return len(lines) - 1, 0, ""
-    return len(lines) - 1, len(lines[-1]), "\n"
 
 
 def _tokens(words: Iterable[str], ascii_only: bool = False) -> frozenset[str]:
@@ -1078,10 +967,11 @@ def check_directory(
             continue
         linked.add(key)
         if ctx.on("MEM005") and key not in summaries and not (ctx.root / key).is_file():
-            found.append(_dangling(entry, key, ctx))
+            found.append(_dangling(index, entry, key, ctx))
 
     if ctx.on("MEM107"):
-        insert_at = _insert_point(index)
+        # Where the fixes insert entries: every orphan's fix depends on it.
+        insert_at = (plan.entry_insertion(index, "").span, index.exists)
         for summary in usable:
             if summary.rel_path in linked:
                 continue
@@ -1111,7 +1001,13 @@ def check_directory(
                         summary.rel_path,
                         summary.head_span,
                         f"orphan: {why}; add an entry for it",
-                        _orphan_fix(summary, index, ctx, insert_at),
+                        plan.add_to_index(
+                            index,
+                            summary.rel_path,
+                            summary.title,
+                            summary.description or "",
+                            ctx.line_limit,
+                        ),
                     ),
                 )
             found.append(diagnostic)
@@ -1168,13 +1064,7 @@ def check_directory(
     return found
 
 
-def _dangling(entry: IndexEntry, key: str, ctx: LintContext) -> Diagnostic:
-    name = posixpath.splitext(posixpath.basename(key))[0]
-    guessed = next((t for t in C.MEMORY_TYPES if name.startswith(t)), "")
-    text = (
-        f"---\nname: {name}\ndescription: {_yaml_text(entry.hook) if entry.hook else ''}\n"
-        f"type: {guessed}\n---\n# {entry.title}\n"
-    )
+def _dangling(index: Index, entry: IndexEntry, key: str, ctx: LintContext) -> Diagnostic:
     return ctx.diag(
         "MEM005",
         ctx.index_path,
@@ -1182,7 +1072,7 @@ def _dangling(entry: IndexEntry, key: str, ctx: LintContext) -> Diagnostic:
         entry.target_span,
         f"dangling link: {key} does not exist; the agent sees this hook every session, but "
         "reading the memory fails. Write the file, fix the link or remove the entry",
-        Fix(f"Create {key}", creates=(CreateFile(ctx.root / key, key, text),)),
+        plan.create_missing(index, entry, key),
     )
 
 

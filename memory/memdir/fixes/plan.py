@@ -1,0 +1,437 @@
+"""Every fix memdir offers, planned in one place: pure functions from parsed files to :class:`Fix`.
+
+Lint attaches these fixes to its diagnostics; the editor's quick fixes, "fix all", "move to a
+topic file" and rename support come from here too, so one problem never gets two different
+fixes. Nothing here writes, and nothing here reads the disk except through the ``read_topic``
+callback a caller passes. The rules the fixes follow are the memory system's (spec sections 3
+and 4): one index line per topic file, ``- [Title](file.md) — hook`` under the line limit; topic
+files open with ``name``/``description``/``type`` frontmatter; moved text lands verbatim in its
+new file so nothing is ever lost.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memdir import constants as C
+from memdir.fixes.model import CreateFile, Fix, TextEdit
+from memdir.fixes.text import (
+    file_stem,
+    first_heading,
+    first_sentence,
+    guess_title,
+    guess_type,
+    hook_after_title,
+    kebab_slug,
+    render_frontmatter,
+    render_topic,
+    type_from_path,
+    unique_file_name,
+)
+from memdir.index import Index, encode_target, fit_entry, normalize_target
+from memdir.model import IndexEntry, Span, TopicFile
+from memdir.textio import utf16_len
+
+if TYPE_CHECKING:
+    from memdir.lint.diagnostic import Diagnostic
+
+#: Codes whose fix is "move to a topic file", planned from the cursor (:func:`move_fixes`).
+MOVE_CODES = frozenset({"MEM001", "MEM004"})
+
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^()\s]+)\)")
+
+
+# --- spans -----------------------------------------------------------------------------------
+
+
+def line_span(lines: Sequence[str], start: int, end: int | None = None) -> Span:
+    """Whole lines ``start..end`` (inclusive) without the final newline."""
+    last = start if end is None else end
+    return Span(start, 0, last, len(lines[last]))
+
+
+def delete_lines_span(lines: Sequence[str], start: int, end: int | None = None) -> Span:
+    """Lines ``start..end`` including their newline, so deleting leaves no blank line behind."""
+    last = start if end is None else end
+    if last + 1 < len(lines):
+        return Span(start, 0, last + 1, 0)
+    if start > 0:
+        # The last line of the file: take the newline before it instead.
+        return Span(start - 1, len(lines[start - 1]), last, len(lines[last]))
+    return Span(start, 0, last, len(lines[last]))
+
+
+def _index_edit(index: Index, span: Span, new_text: str) -> TextEdit:
+    return TextEdit(index.path, C.INDEX_FILENAME, span, new_text)
+
+
+# --- topic files -----------------------------------------------------------------------------
+
+
+def frontmatter_skeleton(topic: TopicFile) -> Fix:
+    """MEM101's safe fix: a frontmatter block above the untouched text.
+
+    ``name`` is the file name; ``description`` a draft from the first sentence (else the first
+    heading); ``type`` only when the file name or folder says it, since an unattended fix must not
+    guess: lint keeps reporting the empty type until a person fills it in.
+    """
+    head = "\n".join(topic.text.split("\n", 40)[:40])
+    description = first_sentence(head) or first_heading(head)
+    block = render_frontmatter(
+        kebab_slug(file_stem(topic.rel_path)), description, type_from_path(topic.rel_path)
+    )
+    edit = TextEdit(topic.path, topic.rel_path, Span(0, 0, 0, 0), block)
+    return Fix("Add a frontmatter skeleton (name, description, type)", (edit,), safe=True)
+
+
+def set_type(topic: TopicFile, new_type: str) -> Fix | None:
+    """Replace a topic's (unknown) type value; None when there is no type value to replace."""
+    fm = topic.frontmatter
+    if fm is None:
+        return None
+    key = "type" if fm.data.get("type") is not None else "metadata.type"
+    span = fm.value_spans.get(key) or fm.value_spans.get("type")
+    if span is None:
+        return None
+    edit = TextEdit(topic.path, topic.rel_path, span, new_type)
+    return Fix(f"Change the type to `{new_type}`", (edit,))
+
+
+def type_choices(topic: TopicFile, suggested: str | None = None) -> list[Fix]:
+    """One :func:`set_type` fix per memory type, ``suggested`` first: the editor's MEM104 menu."""
+    order = [suggested] if suggested in C.MEMORY_TYPES else []
+    order += [t for t in C.MEMORY_TYPES if t != suggested]
+    fixes = [set_type(topic, t) for t in order if t != topic.raw_type]
+    return [f for f in fixes if f is not None]
+
+
+# --- the index -------------------------------------------------------------------------------
+
+
+def entries_linking(index: Index, rel_path: str) -> list[IndexEntry]:
+    """Index entries whose link resolves to ``rel_path`` (a path relative to the memory dir)."""
+    want = posixpath.normpath(rel_path)
+    return [e for e in index.entries if e.path and posixpath.normpath(e.path) == want]
+
+
+def entry_insertion(index: Index, line: str) -> TextEdit:
+    """Insert an index line after the last entry, else after the last non-blank line."""
+    lines = index.lines
+    if index.entries:
+        last = max(e.line for e in index.entries)
+    else:
+        last = len(lines) - 1
+        while last >= 0 and not lines[last].strip():
+            last -= 1
+    if last < 0:
+        return _index_edit(index, Span(0, 0, 0, 0), line + "\n")
+    if last + 1 < len(lines):
+        # Before the next line, so the new line takes the newline that follows it.
+        return _index_edit(index, Span(last + 1, 0, last + 1, 0), line + "\n")
+    end = len(lines[last])
+    return _index_edit(index, Span(last, end, last, end), "\n" + line)
+
+
+def add_to_index(
+    index: Index, rel_path: str, title: str, description: str, limit: int = C.INDEX_LINE_LIMIT
+) -> Fix:
+    """MEM107's safe fix: an entry for an orphan topic file (and MEMORY.md when there is none)."""
+    entry = fit_entry(title, rel_path, description, limit)
+    creates = () if index.exists else (CreateFile(index.path, C.INDEX_FILENAME, ""),)
+    return Fix(f"Add {rel_path} to MEMORY.md", (entry_insertion(index, entry),), creates, safe=True)
+
+
+def remove_entry(index: Index, entry: IndexEntry, title: str, safe: bool = False) -> Fix:
+    """Delete an entry's whole line, leaving no blank line behind."""
+    edit = _index_edit(index, delete_lines_span(index.lines, entry.line), "")
+    return Fix(title, (edit,), safe=safe)
+
+
+def remove_duplicate(index: Index, entry: IndexEntry, first: IndexEntry, key: str) -> Fix:
+    """MEM006: drop a second entry for ``key``; safe when it says nothing ``first`` does not."""
+    same = entry.title == first.title and entry.hook in ("", first.hook)
+    title = f"Remove the duplicate entry for {key} (line {entry.line + 1})"
+    if not same:
+        title += f" and its hook: {entry.hook!r}"
+    return remove_entry(index, entry, title, safe=same)
+
+
+def create_missing(
+    index: Index, entry: IndexEntry, key: str, taken: Collection[str] = ()
+) -> Fix | None:
+    """MEM005: write the file a dangling entry links, from its title and hook.
+
+    None when the link leaves the dir or names a file in ``taken`` (compared case-insensitively:
+    a file differing only in case is the same file on macOS and Windows).
+    """
+    rel = posixpath.normpath(key)
+    if not rel or rel == ".." or rel.startswith("../") or posixpath.isabs(rel):
+        return None
+    if rel.casefold() in {t.casefold() for t in taken}:
+        return None
+    body = f"# {entry.title}\n" if entry.title else ""
+    type_ = type_from_path(rel) or (guess_type(entry.hook) if entry.hook else "")
+    text = render_topic(kebab_slug(file_stem(rel)), entry.hook, type_, body)
+    return Fix(f"Create {rel}", creates=(CreateFile(index.path.parent / rel, rel, text),))
+
+
+def dangling_fixes(
+    index: Index, entry: IndexEntry, key: str, taken: Collection[str] = ()
+) -> list[Fix]:
+    """MEM005's choices: write the missing file, or drop the entry."""
+    created = create_missing(index, entry, key, taken)
+    removed = remove_entry(index, entry, f"Remove the dangling entry for {key}")
+    return [created, removed] if created is not None else [removed]
+
+
+# --- moving content out of the index ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MovePlan:
+    fix: Fix
+    rel_path: str
+    index_line: str
+    topic_text: str
+
+
+def move_to_topic(
+    index: Index,
+    start_line: int,
+    end_line: int,
+    taken: Collection[str],
+    limit: int = C.INDEX_LINE_LIMIT,
+    title: str | None = None,
+    read_topic: Callable[[str], str | None] | None = None,
+) -> MovePlan | None:
+    """Move lines ``start_line..end_line`` of MEMORY.md into a new topic file.
+
+    The new file gets frontmatter (name from the title, description from the first sentence,
+    a guessed type) and the moved text verbatim as its body; the lines are replaced by one index
+    entry under ``limit`` that links the new file. A single over-long entry moves its hook: the
+    hook becomes the body (verbatim) and the entry keeps its title with a shortened hook; when
+    the entry's file already exists (``read_topic`` returns its text) the hook is appended to it
+    instead of starting a second file. Returns None for a block with nothing to move.
+    """
+    lines = index.lines
+    if not (0 <= start_line <= end_line < len(lines)):
+        return None
+    while start_line < end_line and not lines[start_line].strip():
+        start_line += 1
+    while end_line > start_line and not lines[end_line].strip():
+        end_line -= 1
+    block = "\n".join(lines[start_line : end_line + 1])
+    if not block.strip():
+        return None
+    entry = next((e for e in index.entries if e.line == start_line), None)
+    if entry is not None and start_line == end_line:
+        entry_title = title or entry.title or guess_title(entry.hook)
+        body = entry.hook or entry.raw.strip()
+        target_rel = posixpath.normpath(entry.path) if entry.path else ""
+        existing = read_topic(target_rel) if read_topic and target_rel else None
+        if existing is not None:
+            return _append_hook(index, entry, target_rel, existing, limit)
+        if target_rel and target_rel.casefold() not in {t.casefold() for t in taken}:
+            # The entry links a file that does not exist yet: create exactly that file.
+            rel = target_rel
+        else:
+            rel = unique_file_name(kebab_slug(entry_title), taken)
+    else:
+        entry_title = title or guess_title(block)
+        body = block
+        # Names that entries already point at are taken too, even when the file is missing.
+        linked = [posixpath.normpath(e.path) for e in index.entries if e.path]
+        rel = unique_file_name(kebab_slug(entry_title), [*taken, *linked])
+    description = first_sentence(body, limit)
+    topic_text = render_topic(kebab_slug(file_stem(rel)), description, guess_type(body), body)
+    bullet = entry.bullet if entry is not None else "-"
+    new_line = fit_entry(
+        entry_title, rel, hook_after_title(entry_title, description), limit, bullet
+    )
+    fix = Fix(
+        f"Move to topic file {rel}",
+        (_index_edit(index, line_span(lines, start_line, end_line), new_line),),
+        (CreateFile(index.path.parent / rel, rel, topic_text),),
+    )
+    return MovePlan(fix, rel, new_line, topic_text)
+
+
+def _append_hook(index: Index, entry: IndexEntry, rel: str, existing: str, limit: int) -> MovePlan:
+    file_lines = existing.split("\n")
+    last = len(file_lines) - 1
+    # Keep one blank line between the file's text and the moved hook.
+    lead = "\n" if existing.endswith("\n") else "\n\n"
+    appended = TextEdit(
+        index.path.parent / rel,
+        rel,
+        Span.on_line(last, len(file_lines[last]), len(file_lines[last])),
+        lead + entry.hook + "\n",
+    )
+    new_line = fit_entry(
+        entry.title, entry.target and rel, first_sentence(entry.hook, limit), limit, entry.bullet
+    )
+    fix = Fix(
+        f"Move detail to topic file {rel}",
+        (_index_edit(index, line_span(index.lines, entry.line), new_line), appended),
+    )
+    return MovePlan(fix, rel, new_line, existing + lead + entry.hook + "\n")
+
+
+def content_block(index: Index, line: int) -> tuple[int, int] | None:
+    """The run of non-index content (text, bullets without links) around ``line``, if any.
+
+    Headings, blank lines and entries bound a block: content written straight into MEMORY.md
+    is what the agent is told never to do, and it is what "move to a topic file" is for.
+    """
+    kinds = {item.line: item.kind for item in index.other}
+    movable = {"text", "bullet"}
+    if kinds.get(line) not in movable:
+        return None
+    start = line
+    while start - 1 >= 0 and kinds.get(start - 1) in movable:
+        start -= 1
+    end = line
+    while end + 1 < len(index.lines) and kinds.get(end + 1) in movable:
+        end += 1
+    return start, end
+
+
+def move_fixes(
+    index: Index,
+    start: int,
+    end: int,
+    *,
+    selection: bool,
+    taken: Collection[str],
+    limit: int = C.INDEX_LINE_LIMIT,
+    read_topic: Callable[[str], str | None] | None = None,
+) -> list[Fix]:
+    """What "move to a topic file" does at a cursor (``start``) or a selection in MEMORY.md.
+
+    A selection that holds content moves as it is; a selected entry or heading is no memory
+    body (and the range of a diagnostic sent with a quick-fix request is no selection), so
+    otherwise the cursor's line decides: the block of content around it, or an over-long entry.
+    """
+    kinds = {item.line: item.kind for item in index.other}
+    if selection and any(kinds.get(n) in ("text", "bullet", "code") for n in range(start, end + 1)):
+        moved = move_to_topic(index, start, end, taken, limit, read_topic=read_topic)
+        return [moved.fix] if moved is not None else []
+    plans: list[MovePlan | None] = []
+    block = content_block(index, start)
+    if block is not None:
+        plans.append(move_to_topic(index, *block, taken, limit, read_topic=read_topic))
+    entry = next((e for e in index.entries if e.line == start), None)
+    if entry is not None and utf16_len(entry.raw.rstrip()) > limit:
+        plans.append(move_to_topic(index, start, start, taken, limit, read_topic=read_topic))
+    return distinct(p.fix for p in plans if p is not None)
+
+
+# --- what the editor offers for one finding ----------------------------------------------------
+
+
+def distinct(fixes: Iterable[Fix]) -> list[Fix]:
+    """``fixes`` without repeats: a fix with the same effect as an earlier one is dropped."""
+    seen: set[object] = set()
+    kept: list[Fix] = []
+    for fix in fixes:
+        effect = fix.effect()
+        if effect not in seen:
+            seen.add(effect)
+            kept.append(fix)
+    return kept
+
+
+def quick_fixes(
+    diagnostic: Diagnostic,
+    index: Index | None = None,
+    topic: TopicFile | None = None,
+    taken: Collection[str] = (),
+) -> list[Fix]:
+    """Every fix for one lint finding, the one lint attached first.
+
+    The editor has what lint does not keep for every finding: the parsed ``index`` (for
+    MEM005's "remove the entry"), the parsed ``topic`` (for MEM104's other types) and the names
+    ``taken`` in the dir (so a created file never lands on one differing only in case).
+    """
+    attached = diagnostic.fix
+    fixes: list[Fix] = []
+    code = diagnostic.code
+    if code == "MEM005" and index is not None:
+        entry = next((e for e in index.entries if e.line == diagnostic.span.start_line), None)
+        if entry is not None and entry.path:
+            key = posixpath.normpath(entry.path)
+            return distinct(dangling_fixes(index, entry, key, taken))
+    if attached is not None:
+        fixes.append(attached)
+    if code == "MEM104" and topic is not None:
+        suggested = attached.edits[0].new_text if attached is not None and attached.edits else None
+        fixes += type_choices(topic, suggested)
+    return distinct(fixes)
+
+
+def safe_fixes(diagnostics: Iterable[Diagnostic]) -> list[Fix]:
+    """The fixes ``memdir lint --fix`` and the editor's "fix all" apply unattended."""
+    return [d.fix for d in diagnostics if d.fix is not None and d.fix.safe]
+
+
+# --- renaming ---------------------------------------------------------------------------------
+
+
+def _rename_target(path: str, old_rel: str, new_rel: str) -> str | None:
+    path = posixpath.normpath(path)
+    if path == old_rel:
+        return new_rel
+    if path.startswith(old_rel + "/"):
+        return new_rel + path[len(old_rel) :]
+    return None
+
+
+def _keep_fragment(target: str, new_path: str) -> str:
+    raw = target[1:-1] if target.startswith("<") and target.endswith(">") else target
+    fragment = "#" + raw.split("#", 1)[1] if "#" in raw else ""
+    return encode_target(new_path) + fragment
+
+
+def rename_edits(
+    index: Index | None, topics: Iterable[TopicFile], old_rel: str, new_rel: str
+) -> list[TextEdit]:
+    """Edits that keep every link valid when ``old_rel`` (a file or folder) becomes ``new_rel``.
+
+    Covers index entries and relative Markdown links in topic files, whose targets resolve from
+    the linking file's folder. ``[[name]]`` links use the frontmatter name, which a rename does
+    not change.
+    """
+    old_rel = posixpath.normpath(old_rel)
+    new_rel = posixpath.normpath(new_rel)
+    edits: list[TextEdit] = []
+    if index is not None:
+        for entry in index.entries:
+            renamed = _rename_target(entry.path, old_rel, new_rel) if entry.path else None
+            if renamed is not None:
+                new_target = _keep_fragment(entry.target, renamed)
+                edits.append(_index_edit(index, entry.target_span, new_target))
+    for topic in topics:
+        # A moved topic's own relative links are resolved from where it now lives.
+        topic_dir = posixpath.dirname(topic.rel_path)
+        renamed_self = _rename_target(topic.rel_path, old_rel, new_rel)
+        new_dir = posixpath.dirname(renamed_self) if renamed_self is not None else topic_dir
+        for number, line in enumerate(topic.text.split("\n")):
+            for match in _MD_LINK.finditer(line):
+                target = match.group(2)
+                if "://" in target or target.startswith(("#", "/", "mailto:")):
+                    continue
+                resolved = posixpath.normpath(posixpath.join(topic_dir, normalize_target(target)))
+                moved_to = _rename_target(resolved, old_rel, new_rel) or (
+                    resolved if new_dir != topic_dir else None
+                )
+                if moved_to is None:
+                    continue
+                replacement = _keep_fragment(target, posixpath.relpath(moved_to, new_dir or "."))
+                if replacement != target:
+                    span = Span.on_line(number, match.start(2), match.end(2))
+                    edits.append(TextEdit(topic.path, topic.rel_path, span, replacement))
+    return edits
