@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { IndexResult } from '../src/common/protocol';
+import type { IndexSummary } from '../src/common/protocol';
 import { budgetLevel, budgetPercent, budgetView, cutOffReport, fenceFor } from '../src/features/budget';
 
-function index(over: Partial<IndexResult>): IndexResult {
+function index(over: Partial<IndexSummary>): IndexSummary {
   return {
     directory: '/m',
     path: '/m/MEMORY.md',
+    exists: true,
     text: '- [A](a.md)',
     lines: 142,
     chars: 18_310,
@@ -14,6 +15,8 @@ function index(over: Partial<IndexResult>): IndexResult {
     maxLines: 200,
     maxChars: 25_000,
     truncated: false,
+    reason: null,
+    entries: 1,
     cutEntries: [],
     ...over,
   };
@@ -40,7 +43,7 @@ describe('budgetView', () => {
         loadedLines: 200,
         truncated: true,
         reason: '230 lines (limit: 200)',
-        cutEntries: [{ line: 200, title: 'Late', path: 'late.md' }],
+        cutEntries: [{ line: 200, title: 'Late', path: 'late.md', raw: '- [Late](late.md)' }],
       }),
     );
     expect(view.level).toBe('error');
@@ -67,7 +70,7 @@ describe('cutOffReport', () => {
         truncated: true,
         reason: '230 lines',
         text: 'loaded ```code``` text\n> WARNING: MEMORY.md is 230 lines.',
-        cutEntries: [{ line: 200, title: 'Late entry', path: 'late.md' }],
+        cutEntries: [{ line: 200, title: 'Late entry', path: 'late.md', raw: '- [Late entry](late.md)' }],
       }),
     );
     expect(report).toContain('**Past the cap**: 230 lines');

@@ -91,6 +91,17 @@ describe.skipIf(!existsSync(protocolPy))('protocol.ts mirrors server/memdir_lsp/
   });
 });
 
+describe('protocol.ts and the generated protocolTypes.ts', () => {
+  it('names every method of the schema once, and no other memory/* method', () => {
+    const ts = protocol as unknown as Record<string, unknown>;
+    const names = Object.keys(ts)
+      .filter((key) => /^(MEMORY|MEMDIR)_[A-Z_]+$/.test(key) && key !== 'MEMORY_METHODS' && key !== 'MEMORY_TYPES')
+      .map((key) => ts[key]);
+    expect(new Set(names).size).toBe(names.length);
+    expect([...names].sort()).toEqual(Object.keys(protocol.MEMORY_METHODS).sort());
+  });
+});
+
 describe('parseWhere', () => {
   it('reads memdir where --json and rejects anything else', () => {
     expect(parseWhere('{"memory_dir": "/h/.claude/projects/-w/memory", "exists": false}')).toEqual({

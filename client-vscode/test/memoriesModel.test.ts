@@ -9,19 +9,32 @@ import {
   visibilityFlags,
 } from '../src/features/memoriesModel';
 
-const visible: Visibility = { inIndex: true, index: 'loaded', indexLines: [2], inWindow: true, windowRank: 1, injection: 'whole' };
+const visible: Visibility = {
+  inIndex: true,
+  index: 'loaded',
+  indexLines: [2],
+  inWindow: true,
+  windowRank: 1,
+  windowSize: 200,
+  injection: 'whole',
+  truncatedReason: null,
+  bytes: 120,
+  exists: true,
+};
+/** A listed memory with only the fields a test cares about (older servers send fewer). */
+const listed = (memory: Partial<ListedMemory> & { path: string }): ListedMemory => memory as ListedMemory;
 
 const memories: ListedMemory[] = [
-  { path: 'user-role.md', name: "Ana's role", type: 'user', description: 'backend engineer', visibility: visible },
-  { path: 'feedback-terse.md', name: 'feedback-terse', type: 'feedback', description: 'answer first', visibility: visible },
-  {
+  listed({ path: 'user-role.md', name: "Ana's role", type: 'user', description: 'backend engineer', visibility: visible }),
+  listed({ path: 'feedback-terse.md', name: 'feedback-terse', type: 'feedback', description: 'answer first', visibility: visible }),
+  listed({
     path: 'project-payments.md',
     name: null,
     type: 'project',
     description: 'Charges to PaymentIntents',
-    visibility: { inIndex: false, index: 'missing', indexLines: [], inWindow: true, windowRank: 2, injection: 'truncated' },
-  },
-  { path: 'notes/odd.md', name: 'odd', type: 'journal', description: null, visibility: { ...visible, index: 'cut', inWindow: false } },
+    visibility: { ...visible, inIndex: false, index: 'missing', indexLines: [], windowRank: 2, injection: 'truncated', truncatedReason: '4096 bytes' },
+  }),
+  listed({ path: 'notes/odd.md', name: 'odd', type: 'journal', description: null, visibility: { ...visible, index: 'cut', inWindow: false } }),
 ];
 
 function problems(map: Record<string, Partial<ProblemCounts>>) {
@@ -30,7 +43,7 @@ function problems(map: Record<string, Partial<ProblemCounts>>) {
 
 describe('buildTree', () => {
   const [dir] = buildTree(
-    [{ path: '/m', uri: 'file:///m', origins: ['workspace'], list: { directory: '/m', memories } }],
+    [{ path: '/m', uri: 'file:///m', origins: ['workspace'], list: { directory: '/m', memories, windowSize: 200, skipped: [] } }],
     problems({
       '/m/MEMORY.md': { warnings: 1, messages: ['MEM001: index line too long (line 3)'] },
       '/m/user-role.md': { errors: 1, messages: ['MEM101: no frontmatter (line 1)'] },
@@ -74,7 +87,7 @@ describe('buildTree', () => {
 
   it('escapes Markdown in tooltips', () => {
     const [d] = buildTree(
-      [{ path: '/m', uri: 'u', list: { directory: '/m', memories: [{ path: 'a.md', name: '[x](javascript:1)', type: 'user', description: '*b*' }] } }],
+      [{ path: '/m', uri: 'u', list: { directory: '/m', memories: [listed({ path: 'a.md', name: '[x](javascript:1)', type: 'user', description: '*b*' })], windowSize: 200, skipped: [] } }],
       problems({}),
     );
     expect(d!.children[0]!.children[0]!.tooltip).toContain('\\[x\\]\\(javascript:1\\)');
@@ -89,13 +102,13 @@ describe('buildTree', () => {
 
 describe('visibilityFlags', () => {
   it('is empty without visibility data (older servers)', () => {
-    expect(visibilityFlags({ path: 'a.md' })).toEqual([]);
+    expect(visibilityFlags(listed({ path: 'a.md' }))).toEqual([]);
   });
 });
 
 describe('memoryLabel', () => {
   it('falls back to the file stem', () => {
-    expect(memoryLabel({ path: 'reference/grafana.md', name: '  ' })).toBe('grafana');
+    expect(memoryLabel(listed({ path: 'reference/grafana.md', name: '  ' }))).toBe('grafana');
   });
 });
 

@@ -42,7 +42,7 @@ class FakeServer implements ToolServer {
 }
 
 const created = (): Promise<MemoryToolResult> =>
-  Promise.resolve({ text: 'File created successfully at: /memories/small-pull-requests.md', isError: false, changes: [] });
+  Promise.resolve({ text: 'File created successfully at: /memories/small-pull-requests.md', isError: false, changes: [], warnings: [] });
 
 function indexDocument(text: string) {
   return {
@@ -82,7 +82,7 @@ describe('createMemoryFile', () => {
 
   it("shows the tool's error and creates nothing else", async () => {
     const server = new FakeServer([MEMORY_TOOL], () =>
-      Promise.resolve({ text: 'File /memories/small-pull-requests.md already exists', isError: true }),
+      Promise.resolve({ text: 'File /memories/small-pull-requests.md already exists', isError: true, changes: [], warnings: [] }),
     );
     expect(await createMemoryFile(server, FILE)).toBeUndefined();
     expect(api.showErrorMessage).toHaveBeenCalledWith(

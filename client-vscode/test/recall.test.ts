@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { RelevantMemoriesParams } from '../src/common/protocol';
+import type { RelevantMemories } from '../src/common/protocol';
 import { contentSecurityPolicy, escapeHtml, makeNonce, markTruncation, renderResult, renderShell } from '../src/features/recallHtml';
 import { RelevantMemoriesWaiter } from '../src/features/recallPreview';
 
-const relevant: RelevantMemoriesParams = {
+const relevant: RelevantMemories = {
   id: 'abc',
   sessionId: 's1',
   selectedMemories: ['project-release-freeze.md', 'project-payments.md'],
@@ -18,6 +18,13 @@ const relevant: RelevantMemoriesParams = {
   ],
   budget: { used: 4396, left: 57044, limit: 61440, surfacedNow: 4396 },
   why: { 'project-release-freeze.md': 'mentions merging during a freeze' },
+  directory: 'file:///m',
+  attachment: '',
+  triggered: true,
+  reason: 'matched',
+  selector: 'lexical',
+  degraded: null,
+  dropped: [],
 };
 
 describe('renderResult', () => {
@@ -49,7 +56,7 @@ describe('renderResult', () => {
       query: 'thanks',
       triggered: false,
       reason: 'single word',
-      manifest: { directory: '/m', manifest: '- [project] a.md (2026-01-01T00:00:00.000Z): a', candidates: [{ path: 'a.md' }] },
+      manifest: { directory: '/m', manifest: '- [project] a.md (2026-01-01T00:00:00.000Z): a', candidates: [{ path: 'a.md', type: 'project', mtime: '2026-01-01T00:00:00.000Z', name: null, description: 'a' }], cutOff: [], skipped: [] },
     });
     expect(html).toContain('<strong>Not triggered.</strong> single word');
     expect(html).toContain('<details data-testid="manifest" open><summary>Manifest the selector sees (1 candidate)</summary>');
@@ -114,8 +121,8 @@ describe('RelevantMemoriesWaiter', () => {
 
   it('keeps a notification that arrived before anyone waited', async () => {
     const waiter = new RelevantMemoriesWaiter();
-    waiter.accept({ ...relevant, id: 7 });
-    await expect(waiter.wait(7, 1000)).resolves.toMatchObject({ id: 7 });
+    waiter.accept({ ...relevant, id: '7' });
+    await expect(waiter.wait('7', 1000)).resolves.toMatchObject({ id: '7' });
   });
 
   it('gives up after the timeout', async () => {

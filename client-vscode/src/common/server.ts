@@ -19,7 +19,7 @@ import {
   CLIENT_ID,
   CONFIG_SECTION,
   MEMORY_RELEVANT_MEMORIES,
-  type RelevantMemoriesParams,
+  type RelevantMemories,
   SERVER_MODULE,
   SERVER_NAME,
 } from './protocol';
@@ -41,7 +41,7 @@ export class MemdirServer implements vscode.Disposable {
   private _interpreter: Interpreter | undefined;
   private _version: string | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
-  private readonly relevantEmitter = new vscode.EventEmitter<RelevantMemoriesParams>();
+  private readonly relevantEmitter = new vscode.EventEmitter<RelevantMemories>();
 
   /** Fires on every state change; views refresh on `running`. */
   readonly onDidChangeState = this.stateEmitter.event;
@@ -193,7 +193,7 @@ export class MemdirServer implements vscode.Disposable {
 
     const client = new LanguageClient(CLIENT_ID, 'memdir', serverOptions, clientOptions);
     this.clientDisposables.push(
-      client.onNotification(MEMORY_RELEVANT_MEMORIES, (params: RelevantMemoriesParams) => {
+      client.onNotification(MEMORY_RELEVANT_MEMORIES, (params: RelevantMemories) => {
         this.relevantEmitter.fire(params);
       }),
       client.onDidChangeState((event) => {

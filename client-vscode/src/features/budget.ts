@@ -7,7 +7,7 @@
  * agent's own nudges: it is told to rewrite an index under 140 lines, and memdir treats 90% of
  * the character cap as near.
  */
-import { INDEX_FILENAME, type IndexResult } from '../common/protocol';
+import { INDEX_FILENAME, type IndexSummary } from '../common/protocol';
 
 export const REWRITE_TARGET_LINES = 140;
 export const NEAR_CAP_RATIO = 0.9;
@@ -23,13 +23,13 @@ export interface BudgetView {
 
 const number = (n: number) => n.toLocaleString('en-US');
 
-export function budgetPercent(index: IndexResult): number {
+export function budgetPercent(index: IndexSummary): number {
   const lineShare = index.maxLines > 0 ? index.lines / index.maxLines : 0;
   const charShare = index.maxChars > 0 ? index.chars / index.maxChars : 0;
   return Math.round(Math.max(lineShare, charShare) * 100);
 }
 
-export function budgetLevel(index: IndexResult): BudgetLevel {
+export function budgetLevel(index: IndexSummary): BudgetLevel {
   if (index.truncated || index.lines > index.maxLines || index.chars > index.maxChars) {
     return 'error';
   }
@@ -39,7 +39,7 @@ export function budgetLevel(index: IndexResult): BudgetLevel {
   return 'ok';
 }
 
-export function budgetView(index: IndexResult): BudgetView {
+export function budgetView(index: IndexSummary): BudgetView {
   const percent = budgetPercent(index);
   const level = budgetLevel(index);
   const icon = level === 'error' ? '$(error) ' : level === 'warning' ? '$(warning) ' : '$(book) ';
@@ -62,7 +62,7 @@ export function fenceFor(text: string): string {
 }
 
 /** The cut-off report: the numbers, the entries past the cap, and exactly what path A injects. */
-export function cutOffReport(index: IndexResult): string {
+export function cutOffReport(index: IndexSummary): string {
   const view = budgetView(index);
   const cut = index.cutEntries ?? [];
   const lines = [

@@ -7,7 +7,7 @@
  * shaping here means the view's wording and grouping are unit-tested; the TreeDataProvider only
  * turns these nodes into TreeItems.
  */
-import { INDEX_FILENAME, type ListedMemory, type ListResult, MEMORY_TYPES, type MemoryType } from '../common/protocol';
+import { INDEX_FILENAME, type ListedMemory, type MemoryListing, MEMORY_TYPES, type MemoryType, type Visibility } from '../common/protocol';
 
 export interface ProblemCounts {
   errors: number;
@@ -104,7 +104,8 @@ const TYPE_HINTS: Record<TypeGroup, string> = {
 };
 
 export function visibilityFlags(memory: ListedMemory): VisibilityFlag[] {
-  const v = memory.visibility;
+  // Older servers send less: every field may be missing.
+  const v: Partial<Visibility> | undefined = memory.visibility;
   if (!v) {
     return [];
   }
@@ -243,7 +244,7 @@ export interface DirectoryInput {
   path: string;
   uri: string;
   origins?: string[];
-  list?: ListResult;
+  list?: MemoryListing;
   error?: string;
 }
 

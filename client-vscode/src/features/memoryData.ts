@@ -9,7 +9,7 @@
  * on directories that may lie outside the workspace.
  */
 import * as vscode from 'vscode';
-import { DIAGNOSTIC_SOURCE, MEMDIR_STATUS, MEMORY_LIST, type ListResult, type StatusResult } from '../common/protocol';
+import { DIAGNOSTIC_SOURCE, MEMDIR_STATUS, MEMORY_LIST, type MemoryListing, type StatusResult } from '../common/protocol';
 import type { MemdirServer } from '../common/server';
 import { getDiagnostics, onDidChangeDiagnostics } from '../common/vscodeapi';
 import type { DirectoryInput, ProblemCounts } from './memoriesModel';
@@ -145,7 +145,7 @@ export class MemoryData implements vscode.Disposable {
         (status.directories ?? []).map(async (dir): Promise<DirectoryInput> => {
           const base = { path: dir.path, uri: dir.uri, origins: dir.origins ?? [] };
           try {
-            const list = await this.server.sendRequest<ListResult>(MEMORY_LIST, { directory: dir.uri });
+            const list = await this.server.sendRequest<MemoryListing>(MEMORY_LIST, { directory: dir.uri });
             return { ...base, list };
           } catch (error) {
             this.log.warn(`${MEMORY_LIST} ${dir.path}: ${String(error)}`);

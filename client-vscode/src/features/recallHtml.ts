@@ -7,7 +7,7 @@
  * never run in the webview. The fragment is built on the extension side, where it is unit-tested,
  * and the page script only swaps it in.
  */
-import type { ManifestResult, RecallBudget, RelevantMemoriesParams, SurfacedMemory } from '../common/protocol';
+import type { ManifestView, RecallBudget, RelevantMemories, SurfacedView } from '../common/protocol';
 
 export interface RecallView {
   query: string;
@@ -17,8 +17,8 @@ export interface RecallView {
   triggered?: boolean;
   /** Why the prefetch did not run, or a note from the server. */
   reason?: string | null;
-  manifest?: ManifestResult;
-  relevant?: RelevantMemoriesParams;
+  manifest?: ManifestView;
+  relevant?: RelevantMemories;
   error?: string;
 }
 
@@ -82,7 +82,7 @@ function budgetLine(budget: RecallBudget | number | undefined): string {
   return parts.length ? `Budget: ${parts.join(' · ')}` : '';
 }
 
-function surfacedBlock(memory: SurfacedMemory): string {
+function surfacedBlock(memory: SurfacedView): string {
   const badge = memory.truncated
     ? '<span class="badge warn" data-testid="truncated-badge">truncated</span>'
     : '<span class="badge">whole</span>';

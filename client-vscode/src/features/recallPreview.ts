@@ -14,10 +14,10 @@ import {
   MEMORY_COMPACTED,
   MEMORY_MANIFEST,
   MEMORY_PREFETCH,
-  type ManifestResult,
+  type ManifestView,
   type PrefetchParams,
-  type PrefetchResult,
-  type RelevantMemoriesParams,
+  type PrefetchStarted,
+  type RelevantMemories,
 } from '../common/protocol';
 import type { MemdirServer } from '../common/server';
 import { registerCommand, showInformationMessage } from '../common/vscodeapi';
@@ -40,11 +40,11 @@ function isWebviewMessage(value: unknown): value is WebviewMessage {
  * kept briefly, since a fast server may answer the prefetch and notify in one burst.
  */
 export class RelevantMemoriesWaiter {
-  private readonly early = new Map<string, RelevantMemoriesParams>();
-  private readonly waiting = new Map<string, (params: RelevantMemoriesParams) => void>();
+  private readonly early = new Map<string, RelevantMemories>();
+  private readonly waiting = new Map<string, (params: RelevantMemories) => void>();
 
-  accept(params: RelevantMemoriesParams): void {
-    const key = String(params.id);
+  accept(params: RelevantMemories): void {
+    const key = params.id;
     const resolve = this.waiting.get(key);
     if (resolve) {
       this.waiting.delete(key);
@@ -60,7 +60,7 @@ export class RelevantMemoriesWaiter {
     }
   }
 
-  wait(id: string | number, timeoutMs: number): Promise<RelevantMemoriesParams> {
+  wait(id: string | number, timeoutMs: number): Promise<RelevantMemories> {
     const key = String(id);
     const ready = this.early.get(key);
     if (ready) {
@@ -141,10 +141,10 @@ class RecallPreviewPanel {
     try {
       const dirParam = directory ? { directory } : {};
       const manifest = this.server
-        .sendRequest<ManifestResult>(MEMORY_MANIFEST, dirParam)
+        .sendRequest<ManifestView>(MEMORY_MANIFEST, dirParam)
         .catch(() => undefined);
       const params: PrefetchParams = { query: message.query, sessionId: this.sessionId, ...dirParam };
-      const started = await this.server.sendRequest<PrefetchResult>(MEMORY_PREFETCH, params);
+      const started = await this.server.sendRequest<PrefetchStarted>(MEMORY_PREFETCH, params);
       view.triggered = started.triggered;
       view.reason = started.reason ?? null;
       const fetchedManifest = await manifest;

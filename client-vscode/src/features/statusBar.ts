@@ -7,7 +7,7 @@
  * mistaken for, or saved over, the real index.
  */
 import * as vscode from 'vscode';
-import { INDEX_FILENAME, type IndexResult, MEMORY_INDEX } from '../common/protocol';
+import { INDEX_FILENAME, type IndexSummary, MEMORY_INDEX } from '../common/protocol';
 import type { MemdirServer } from '../common/server';
 import { getActiveTextEditor, onDidChangeActiveTextEditor, registerCommand, showInformationMessage } from '../common/vscodeapi';
 import { budgetView, cutOffReport } from './budget';
@@ -37,7 +37,7 @@ class CutOffReportProvider implements vscode.TextDocumentContentProvider {
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     try {
-      const index = await this.server.sendRequest<IndexResult>(MEMORY_INDEX, { directory: uri.query });
+      const index = await this.server.sendRequest<IndexSummary>(MEMORY_INDEX, { directory: uri.query });
       return cutOffReport(index);
     } catch (error) {
       return `# ${INDEX_FILENAME} cut-off report\n\nThe language server could not report on ${uri.query}: ${String(error)}\n`;
@@ -69,7 +69,7 @@ export function registerStatusBar(server: MemdirServer, data: MemoryData): vscod
     const current = ++generation;
     const directory = directoryUriOfIndex(document.uri);
     try {
-      const index = await server.sendRequest<IndexResult>(MEMORY_INDEX, { directory });
+      const index = await server.sendRequest<IndexSummary>(MEMORY_INDEX, { directory });
       if (current !== generation) {
         return; // a newer update is on its way
       }

@@ -228,7 +228,11 @@ class ExtractStarted:
 
 @attrs.define
 class RenamedFile:
+    """A file the run renamed."""
+
+    #: The old path, relative to the memory dir.
     from_: str
+    #: The new path.
     to: str | None
 
 
@@ -420,6 +424,7 @@ METHODS: tuple[Method, ...] = (
         StatusParams,
         StatusResult,
         "What the server knows: directories, settings, sessions, loaded modules.",
+        ("a param has the wrong type (the message names it)",),
     ),
     Method(
         P.MEMORY_DID_READ,
