@@ -7,8 +7,7 @@ from pathlib import Path
 
 from memdir.index import load_index
 from memdir.scan import scan
-from memdir.visibility import list_memories, prefetch_ranks, visibility
-
+from memdir.visibility import Visibility, list_memories, prefetch_ranks, visibility
 from memhelpers import topic
 
 MakeDir = Callable[[dict[str, str | bytes]], Path]
@@ -28,7 +27,7 @@ def test_index_states_window_and_injection(make_dir: MakeDir) -> None:
     result = scan(root)
     ranks = prefetch_ranks(result)
 
-    def of(rel: str) -> object:
+    def of(rel: str) -> Visibility:
         text = (root / rel).read_text(encoding="utf-8")
         return visibility(index, rel, text, ranks, len(result.candidates))
 
