@@ -48,6 +48,8 @@ from typing import Final, Literal
 
 from memdir import constants as C
 from memdir.config import Settings, load_settings
+from memdir.fixes.apply import apply_text_edits
+from memdir.fixes.plan import entry_insertion
 from memdir.index import Index, encode_target, fit_entry, parse_index
 from memdir.model import IndexEntry
 from memdir.paths import is_within, relative_inside
@@ -929,7 +931,7 @@ class MemoryWriter:
             lines[entry.line] = indent + line.replace("-", entry.bullet, 1)
             new_text = "\n".join(lines)
         else:
-            new_text = _append_line(index, lines, line)
+            new_text = _append_line(index, line)
         changes = self._write_index(index_path, original, new_text, warnings)
         if changes:
             cut = {e.path for e in parse_index(new_text).cut_entries}
@@ -987,21 +989,12 @@ class MemoryWriter:
             except WriteError as exc:
                 warnings.append(f"{new} not added to {C.INDEX_FILENAME}: {exc.message}")
                 return ()
-            new_text = _append_line(index, lines, self._line_for(new, content))
+            new_text = _append_line(index, self._line_for(new, content))
         else:
             return ()
         return self._write_index(index_path, original, new_text, warnings)
 
 
-def _append_line(index: Index, lines: list[str], line: str) -> str:
-    """``lines`` with ``line`` after the last entry, else after the last non-blank line."""
-    if index.entries:
-        after = max(e.line for e in index.entries)
-        return "\n".join([*lines[: after + 1], line, *lines[after + 1 :]])
-    last = len(lines) - 1
-    while last >= 0 and not lines[last].strip():
-        last -= 1
-    if last < 0:
-        return line + "\n"
-    tail = lines[last + 1 :] or [""]
-    return "\n".join([*lines[: last + 1], line, *tail])
+def _append_line(index: Index, line: str) -> str:
+    """The index text with ``line`` where every new entry goes (see :func:`entry_insertion`)."""
+    return apply_text_edits(index.text, [entry_insertion(index, line)])
