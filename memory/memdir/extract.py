@@ -139,27 +139,6 @@ class ToolCallRecord:
 
 
 @dataclass(frozen=True)
-class Change:
-    """A net change of the run to one file (several writes to a file merge into one)."""
-
-    kind: Literal["created", "changed", "deleted", "renamed"]
-    path: str
-    new_path: str | None = None
-    diff: str = ""
-    is_dir: bool = False
-
-    def to_json(self) -> dict[str, object]:
-        data: dict[str, object] = {"kind": self.kind, "path": self.path}
-        if self.new_path is not None:
-            data["new_path"] = self.new_path
-        if self.is_dir:
-            data["is_dir"] = True
-        if self.diff:
-            data["diff"] = self.diff
-        return data
-
-
-@dataclass(frozen=True)
 class ExtractionResult:
     """What an extraction did (or, with ``dry_run``, would do)."""
 
@@ -172,7 +151,7 @@ class ExtractionResult:
     stop_reason: str | None = None
     turns: int = 0
     model: str | None = None
-    changes: tuple[Change, ...] = ()
+    changes: tuple[FileChange, ...] = ()
     tool_calls: tuple[ToolCallRecord, ...] = ()
     #: The memory writes found in the recent turns (why a run was skipped).
     recent_writes: tuple[MemoryWrite, ...] = ()
@@ -229,7 +208,7 @@ class ExtractionResult:
         }
 
 
-def merge_changes(changes: list[FileChange]) -> tuple[Change, ...]:
+def merge_changes(changes: list[FileChange]) -> tuple[FileChange, ...]:
     """Fold a run's writes into one net change per file, with unified diffs.
 
     A file created and then edited is "created" with its final text; created and then deleted
@@ -283,7 +262,7 @@ def merge_changes(changes: list[FileChange]) -> tuple[Change, ...]:
                     before=previous.before,
                     after=previous.after,
                 )
-    merged: list[Change] = []
+    merged: list[FileChange] = []
     for key, change in state.items():
         old_name = change.path
         new_name = key
@@ -297,7 +276,7 @@ def merge_changes(changes: list[FileChange]) -> tuple[Change, ...]:
                     tofile="/dev/null" if change.kind == "deleted" else f"b/{new_name}",
                 )
             )
-        merged.append(Change(change.kind, change.path, change.new_path, diff, change.is_dir))
+        merged.append(replace(change, diff=diff))
     return tuple(merged)
 
 

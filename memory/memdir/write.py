@@ -177,6 +177,9 @@ class FileChange:
     before: str | None = None
     after: str | None = None
     is_dir: bool = False
+    #: A unified diff of ``before`` and ``after``, where a caller asked for one (an extraction's
+    #: net changes, see :func:`memdir.extract.merge_changes`); "" otherwise.
+    diff: str = ""
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {"kind": self.kind, "path": self.path}
@@ -184,6 +187,8 @@ class FileChange:
             data["new_path"] = self.new_path
         if self.is_dir:
             data["is_dir"] = True
+        if self.diff:
+            data["diff"] = self.diff
         return data
 
 
