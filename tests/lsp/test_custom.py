@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 from lsp_helpers import INDEX, Workspace
+from memdir_lsp.memory_protocol.schema import SCHEMA_PATH
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
+
+SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def check_schema(method: str, payload: Any, part: str = "result") -> None:
+    """``payload`` is exactly what the protocol's schema says ``method`` sends."""
+    (message,) = [m for m in SCHEMA["oneOf"] if m["title"] == method]
+    schema = {**message["properties"][part], "$defs": SCHEMA["$defs"]}
+    Draft202012Validator(schema).validate(payload)
 
 
 def plain(value: Any) -> Any:
@@ -18,8 +30,10 @@ def plain(value: Any) -> Any:
     return value
 
 
-async def request(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
-    return plain(await client.protocol.send_request_async(method, params))
+async def request(client: LanguageClient, method: str, params: Any) -> Any:
+    result = plain(await client.protocol.send_request_async(method, params))
+    check_schema(method, result)
+    return result
 
 
 async def test_index_is_the_path_a_text(client: LanguageClient, workspace: Workspace) -> None:
@@ -91,6 +105,9 @@ async def test_read_is_what_path_b_injects(client: LanguageClient, workspace: Wo
         ("memory/index", {"directory": "file:///nowhere"}, "not a known memory directory"),
         ("memory/index", {"directory": "https://x"}, "must be a file URI"),
         ("memory/list", [1, 2], "params must be an object"),
+        ("memory/search", {"pattern": "x", "glob": "[z-a]x]"}, "`glob`"),
+        ("memory/recall", {"query": "q", "recentTools": "Bash"}, "`recentTools` must be an array"),
+        ("memory/tool", {"command": "explode"}, "`command` must be one of"),
     ],
 )
 async def test_bad_params_are_invalid_params_errors(
@@ -101,6 +118,15 @@ async def test_bad_params_are_invalid_params_errors(
     assert message in raised.value.message
     # The server is still alive and answering.
     assert (await request(client, "memory/index", {}))["entries"] == 4
+
+
+@pytest.mark.parametrize("params", [None, []])
+async def test_requests_without_params_take_none_or_an_empty_array(
+    client: LanguageClient, workspace: Workspace, params: Any
+) -> None:
+    """Neovim sends ``[]`` for an empty table (``vim.empty_dict()`` aside)."""
+    assert (await request(client, "memory/index", params))["entries"] == 4
+    assert (await request(client, "memdir/status", params))["directories"]
 
 
 async def test_search(client: LanguageClient, workspace: Workspace) -> None:
@@ -145,6 +171,7 @@ async def test_prefetch_answers_at_once_then_notifies(
     )
     assert started["triggered"] is True and started["id"]
     payload = plain(await notified)
+    check_schema("memory/relevantMemories", payload, "params")
     assert payload["id"] == started["id"]
     assert payload["sessionId"] == "chat-1"
     assert "orphan.md" in payload["selectedMemories"]

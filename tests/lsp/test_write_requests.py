@@ -140,7 +140,7 @@ async def test_memory_tool_refuses_escapes_and_reports_errors(
     assert exists.isError is True and "already exists" in exists.text
 
     # Not a memory command at all: a JSON-RPC error, not a tool result.
-    assert "unknown memory command" in await invalid(client, "memory/tool", {"command": "nuke"})
+    assert "`command` must be one of" in await invalid(client, "memory/tool", {"command": "nuke"})
     assert "path" in await invalid(client, "memory/tool", {"command": "create", "file_text": "x"})
     message_text = await invalid(
         client, "memory/tool", {"command": "view", "path": "/memories", "directory": "/tmp"}

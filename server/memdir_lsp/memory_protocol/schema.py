@@ -98,7 +98,7 @@ class SchemaBuilder:
         #: Whether each record is sent by the server (all fields present) or by the client.
         self.sent_by_server: dict[str, bool] = {}
 
-    def type(self, tp: Any, *, server: bool) -> JsonSchema:
+    def of(self, tp: Any, *, server: bool) -> JsonSchema:
         if tp in _PRIMITIVES:
             return dict(_PRIMITIVES[tp])
         origin = get_origin(tp)
@@ -106,11 +106,11 @@ class SchemaBuilder:
         if origin is Literal:
             return {"enum": list(args)}
         if origin in (Union, pytypes.UnionType):
-            return {"anyOf": [self.type(a, server=server) for a in args]}
+            return {"anyOf": [self.of(a, server=server) for a in args]}
         if origin in (list, tuple, Sequence):
-            return {"type": "array", "items": self.type(args[0], server=server)}
+            return {"type": "array", "items": self.of(args[0], server=server)}
         if origin in (dict, Mapping):
-            return {"type": "object", "additionalProperties": self.type(args[1], server=server)}
+            return {"type": "object", "additionalProperties": self.of(args[1], server=server)}
         if _is_record(tp):
             return {"$ref": f"#/$defs/{self.record(tp, server=server)}"}
         raise TypeError(f"no JSON Schema for {tp!r}")
@@ -129,7 +129,7 @@ class SchemaBuilder:
         required: list[str] = []
         for field, has_default in _fields(cls):
             wire = wire_name(cls, field)
-            prop = self.type(hints[field], server=server)
+            prop = self.of(hints[field], server=server)
             if field in docs:
                 prop = {"description": docs[field], **prop}
             properties[wire] = prop
@@ -154,10 +154,10 @@ def schema() -> JsonSchema:
         from_server = method.kind == "server notification"
         properties: dict[str, JsonSchema] = {
             "method": {"const": method.name},
-            "params": builder.type(method.params, server=from_server),
+            "params": builder.of(method.params, server=from_server),
         }
         if method.result is not None:
-            properties["result"] = builder.type(method.result, server=True)
+            properties["result"] = builder.of(method.result, server=True)
         message: JsonSchema = {
             "title": method.name,
             "description": method.doc,
