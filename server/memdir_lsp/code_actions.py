@@ -3,8 +3,9 @@
 * **Move to a topic file** (MEMORY.md): a selection, the block of non-index content under the
   cursor, or an over-long entry (:func:`memdir.fixes.plan.move_fixes`). Offered as
   ``refactor.extract`` everywhere and as a quick fix on the diagnostics that call for it.
-* **Quick fixes** for lint diagnostics and **fix all** (``source.fixAll.memdir``, every safe fix
-  of the file at once): see :mod:`memdir_lsp.diagnostics`.
+* **Quick fixes** for the lint diagnostics a request names: every fix the planner has for each
+  (:func:`memdir.fixes.plan.quick_fixes`), the one lint attached preferred.
+* **Fix all** (``source.fixAll.memdir``): every safe fix of the file at once.
 
 Every fix is planned by :mod:`memdir.fixes.plan`; this module only asks for them and converts.
 New files are CreateFile operations when the client lists ``create`` among its resource
@@ -22,11 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from memdir.fixes.apply import combine
 from memdir.fixes.model import Fix
-from memdir.fixes.plan import MOVE_CODES, move_fixes
+from memdir.fixes.plan import MOVE_CODES, move_fixes, quick_fixes, safe_fixes
+from memdir.lint.diagnostic import Diagnostic
 from memdir.paths import relative_inside
 from memdir.write import MemoryWriter, WriteError
 
+from memdir_lsp import linting
 from memdir_lsp.convert import workspace_edit
 from memdir_lsp.protocol import CMD_CREATE_FILE, DIAGNOSTIC_SOURCE
 from memdir_lsp.server import MemoryServer
@@ -103,16 +107,9 @@ async def code_action(
         end_line -= 1  # a selection of whole lines ends at the start of the next one
     only = params.context.only
     actions: list[types.CodeAction] = []
-
-    from memdir_lsp import diagnostics as diag_feature
-
-    lint_actions = diag_feature.fix_actions(ls, directory, path, params.context.diagnostics)
-    moved_by_fix = False
-    for action in lint_actions:
-        if _wanted(str(action.kind), only):
-            actions.append(action)
-            moved_by_fix = moved_by_fix or action.title.startswith("Move")
-    if directory.is_index(path) and not moved_by_fix:
+    if _wanted(types.CodeActionKind.QuickFix.value, only):
+        actions += fix_actions(ls, directory, path, params.context.diagnostics)
+    if directory.is_index(path):
         kind = types.CodeActionKind.RefactorExtract.value
         if _wanted(kind, only) or _wanted(types.CodeActionKind.QuickFix.value, only):
             fixes = await asyncio.to_thread(
@@ -128,10 +125,61 @@ async def code_action(
                 if _wanted(action_kind, only):
                     actions.append(to_action(ls, fix, action_kind, related, bool(related)))
     if _wanted(FIX_ALL_KIND, only) and only:
-        fix_all = diag_feature.fix_all_action(ls, directory, path)
+        fix_all = fix_all_action(ls, directory, path)
         if fix_all is not None:
             actions.append(fix_all)
     return actions
+
+
+def _matching(
+    ls: MemoryServer, directory: MemoryDirectory, path: Path, diagnostic: types.Diagnostic
+) -> Diagnostic | None:
+    """The lint finding behind an LSP diagnostic the client sent back."""
+    if diagnostic.source != DIAGNOSTIC_SOURCE:
+        return None
+    line, col = ls.from_position(diagnostic.range.start, ls.lines_of(path))
+    for found in linting.latest(directory, path):
+        if (
+            found.code == diagnostic.code
+            and found.span.start_line == line
+            and found.span.start_col == col
+        ):
+            return found
+    return None
+
+
+def fix_actions(
+    ls: MemoryServer,
+    directory: MemoryDirectory,
+    path: Path,
+    diagnostics: Sequence[types.Diagnostic],
+) -> list[types.CodeAction]:
+    """Quick fixes for the diagnostics in a code-action request, attached to them."""
+    actions: list[types.CodeAction] = []
+    for diagnostic in diagnostics:
+        found = _matching(ls, directory, path, diagnostic)
+        if found is None or found.code in MOVE_CODES:
+            continue  # moves are planned from the cursor, in code_action
+        # What the editor has and lint keeps for no finding: the parsed files, the names taken.
+        fixes = quick_fixes(
+            found,
+            index=directory.index(),
+            topic=None if directory.is_index(path) else directory.topic(path),
+            taken=[directory.rel(p) for p in directory.topic_paths()],
+        )
+        for number, fix in enumerate(fixes):
+            kind = types.CodeActionKind.QuickFix.value
+            actions.append(to_action(ls, fix, kind, [diagnostic], number == 0))
+    return actions
+
+
+def fix_all_action(
+    ls: MemoryServer, directory: MemoryDirectory, path: Path
+) -> types.CodeAction | None:
+    """Every *safe* fix of the file in one edit (``source.fixAll.memdir``)."""
+    fixes = safe_fixes(linting.latest(directory, path))
+    fix = combine("Fix all safe memdir problems", fixes)
+    return to_action(ls, fix, FIX_ALL_KIND) if fix is not None else None
 
 
 async def create_file(ls: MemoryServer, *files: Any) -> dict[str, Any]:

@@ -13,8 +13,7 @@ deliver the results:
   refreshed for *every* file of the directory.
 * Changes outside the editor (watched files, file operations) re-read the files concerned.
 
-Quick fixes and "fix all" are the fixes :mod:`memdir.fixes.plan` plans for a finding (lint
-attaches the first), turned into WorkspaceEdits; the server plans none itself.
+Quick fixes for these findings are :mod:`memdir_lsp.code_actions`'.
 """
 
 from __future__ import annotations
@@ -28,8 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from memdir.fixes.apply import combine
-from memdir.fixes.plan import MOVE_CODES, quick_fixes, safe_fixes
 
 from memdir_lsp.protocol import DIAGNOSTIC_IDENTIFIER, DIAGNOSTIC_SOURCE
 from memdir_lsp.server import FileEvent, MemoryServer
@@ -367,64 +364,6 @@ def _workspace_report(
     return types.WorkspaceFullDocumentDiagnosticReport(
         uri=uri, items=items, result_id=result_id, version=version
     )
-
-
-# --- fixes -----------------------------------------------------------------------------------
-
-
-def _matching(
-    ls: MemoryServer, directory: MemoryDirectory, path: Path, diagnostic: types.Diagnostic
-) -> Any | None:
-    """The lint diagnostic behind an LSP diagnostic the client sent back."""
-    if diagnostic.source != DIAGNOSTIC_SOURCE:
-        return None
-    lines = ls.lines_of(path)
-    line, col = ls.from_position(diagnostic.range.start, lines)
-    for found in results_for(ls, directory, path):
-        if (
-            found.code == diagnostic.code
-            and found.span.start_line == line
-            and found.span.start_col == col
-        ):
-            return found
-    return None
-
-
-def fix_actions(
-    ls: MemoryServer,
-    directory: MemoryDirectory,
-    path: Path,
-    diagnostics: Sequence[types.Diagnostic],
-) -> list[types.CodeAction]:
-    """Quick fixes for the diagnostics in a code-action request, attached to them."""
-    from memdir_lsp.code_actions import to_action
-
-    actions: list[types.CodeAction] = []
-    for diagnostic in diagnostics:
-        found = _matching(ls, directory, path, diagnostic)
-        if found is None or found.code in MOVE_CODES:
-            continue
-        # What the editor knows and lint keeps for no finding: the parsed files, the names taken.
-        fixes = quick_fixes(
-            found,
-            index=directory.index(),
-            topic=None if directory.is_index(path) else directory.topic(path),
-            taken=[directory.rel(p) for p in directory.topic_paths()],
-        )
-        for number, fix in enumerate(fixes):
-            kind = types.CodeActionKind.QuickFix.value
-            actions.append(to_action(ls, fix, kind, [diagnostic], number == 0))
-    return actions
-
-
-def fix_all_action(
-    ls: MemoryServer, directory: MemoryDirectory, path: Path
-) -> types.CodeAction | None:
-    """Every *safe* fix of the file in one edit (``source.fixAll.memdir``)."""
-    from memdir_lsp.code_actions import FIX_ALL_KIND, to_action
-
-    fix = combine("Fix all safe memdir problems", safe_fixes(results_for(ls, directory, path)))
-    return to_action(ls, fix, FIX_ALL_KIND) if fix is not None else None
 
 
 def register(server: MemoryServer) -> None:

@@ -9,6 +9,7 @@ folders are noticed. Runs in a worker thread; callers serialise runs per server.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -16,6 +17,11 @@ from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.state import DirState
 
 from memdir_lsp.state import MemoryDirectory
+
+#: Each directory's findings of its latest run, by file: what code actions fix.
+_latest: weakref.WeakKeyDictionary[MemoryDirectory, dict[Path, list[Diagnostic]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _state(directory: MemoryDirectory, open_paths: Iterable[Path]) -> DirState:
@@ -58,4 +64,10 @@ def run(
     grouped: dict[Path, list[Diagnostic]] = {}
     for found in result.diagnostics:
         grouped.setdefault(found.path, []).append(found)
+    _latest[directory] = grouped
     return grouped
+
+
+def latest(directory: MemoryDirectory, path: Path) -> list[Diagnostic]:
+    """The findings for ``path`` of the directory's latest run (none before the first)."""
+    return _latest.get(directory, {}).get(path, [])
