@@ -16,10 +16,15 @@ from typing import Any, Literal
 
 from memdir import constants as C
 
-Severity = Literal["error", "warning", "info", "hint", "off"]
+#: How much a finding matters: LSP's four levels, most severe first.
+Severity = Literal["error", "warning", "info", "hint"]
+#: What a setting may make of a rule's severity: one of the four, or ``off``.
+SeveritySetting = Severity | Literal["off"]
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info", "hint", "off")
 RecallMode = Literal["index", "prefetch"]
+#: Which recall selector runs: ``auto`` is the model with a key, else the lexical one.
 SelectorName = Literal["auto", "anthropic", "lexical"]
+SELECTOR_NAMES: tuple[SelectorName, ...] = ("auto", "anthropic", "lexical")
 
 CONFIG_FILENAME = "memdir.toml"
 _CODE = re.compile(r"^MEM\d{3}$")
@@ -30,7 +35,7 @@ class Settings:
     #: Index lines longer than this are flagged (MEM001).
     index_line_limit: int = C.INDEX_LINE_LIMIT
     #: Per-code severity overrides, e.g. ``{"MEM107": "info", "MEM109": "off"}``.
-    severity: Mapping[str, Severity] = field(default_factory=dict)
+    severity: Mapping[str, SeveritySetting] = field(default_factory=dict)
     #: Only these codes (empty: all) ...
     select: tuple[str, ...] = ()
     #: ... minus these.
@@ -103,7 +108,7 @@ def settings_from_mapping(
             if not isinstance(value, Mapping):
                 errors.append(f"`{raw_key}` must be a table of CODE = severity")
                 continue
-            merged: dict[str, Severity] = dict(base.severity)
+            merged: dict[str, SeveritySetting] = dict(base.severity)
             for code, level in value.items():
                 code_text = str(code).upper()
                 if not _CODE.match(code_text):

@@ -15,9 +15,10 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from memdir import constants as C
+from memdir.config import SELECTOR_NAMES, SelectorName
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
 
@@ -26,9 +27,6 @@ if TYPE_CHECKING:
     from anthropic.types import Message
 
 log = logging.getLogger(__name__)
-
-SelectorName = Literal["auto", "anthropic", "lexical"]
-SELECTOR_NAMES: Final[tuple[SelectorName, ...]] = ("auto", "anthropic", "lexical")
 
 #: Retries inside the selector's time budget: one quick retry rides out a transient 529/connection
 #: reset, more would only burn the budget of a call whose answer is needed within seconds.

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
+from memdir.config import Severity
 from memdir.fixes.model import CreateFile, Fix, TextEdit, position_json
 from memdir.model import Span
 
 # The edit types live in memdir.fixes.model; these names stay importable from here.
 __all__ = ["FAILING", "SEVERITY_ORDER", "CreateFile", "Diagnostic", "Fix", "Severity", "TextEdit"]
 
-Severity = Literal["error", "warning", "info", "hint"]
 SEVERITY_ORDER: tuple[Severity, ...] = ("error", "warning", "info", "hint")
 #: Severities that make ``memdir lint`` exit 1.
 FAILING: frozenset[str] = frozenset(("error", "warning"))
