@@ -1,7 +1,7 @@
 """Names on the wire: custom methods, commands and settings, defined once.
 
-The VS Code extension (a later issue) mirrors these in TypeScript; keep both lists in step.
-Every custom payload is camelCase on the wire, like LSP itself.
+The VS Code extension mirrors these in ``client-vscode/src/common/protocol.ts`` (a test checks
+both); the payloads of the ``memory/*`` methods are typed in ``memory_protocol.types``.
 """
 
 from __future__ import annotations
