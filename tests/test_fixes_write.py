@@ -98,3 +98,17 @@ def test_cli_file_arguments_stay_inside(make_dir: MakeDir, name: str) -> None:
     root = make_dir({"MEMORY.md": "# Index\n"})
     with pytest.raises(CliError, match="outside the memory dir"):
         resolve_inside(root, name)
+
+
+def test_rel_path_names_either_spelling(tmp_path: Path) -> None:
+    from memdir.paths import rel_path
+
+    root = tmp_path / "mem"
+    root.mkdir()
+    alias = tmp_path / "alias"
+    alias.symlink_to(root, target_is_directory=True)
+    assert rel_path(root, root / "a.md") == "a.md"
+    assert rel_path(root, alias / "a.md") == "a.md"
+    assert rel_path(root, "sub/a.md") == "sub/a.md"
+    with pytest.raises(ValueError, match="not inside"):
+        rel_path(root, tmp_path / "x.md")

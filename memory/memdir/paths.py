@@ -270,3 +270,13 @@ def relative_inside(root: Path, path: Path | str, *, follow_links: bool = True) 
             rel = location.relative_to(base).as_posix()
             return "" if rel == "." else rel
     return None
+
+
+def rel_path(root: Path, path: Path | str) -> str:
+    """``path`` named relative to the memory dir ``root``: as written when it lies there, else
+    with symlinks followed (an editor's or a scan's other spelling); ValueError outside it."""
+    for follow_links in (False, True):
+        rel = relative_inside(root, path, follow_links=follow_links)
+        if rel is not None:
+            return rel
+    raise ValueError(f"{path} is not inside the memory dir {root}")

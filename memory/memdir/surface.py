@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdir import constants as C
+from memdir.paths import relative_inside
 from memdir.textio import read_text
 
 _DAY_SECONDS = 86_400
@@ -129,7 +130,7 @@ def surface_file(path: Path, root: Path, now: float | None = None) -> SurfacedMe
     if result.mtime == 0.0 and result.problems and result.problems[0].kind == "unreadable":
         raise OSError(result.problems[0].message)
     content, reason = cut_for_injection(result.text)
-    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    rel = relative_inside(root, path, follow_links=False) or str(path)
     block = render_block(str(path), content, result.mtime, reason, now)
     return SurfacedMemory(
         path=path,
