@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memdir.lint import DirState, secrets
-from memdir.lint.secrets import find_secrets, may_hold_secret
+from memdir.lint import DirState
+from memdir.lint.secrets import find_secrets
 from memdir.textio import MAX_PARSE_BYTES
 
 MakeDir = Callable[..., Path]
@@ -115,40 +115,17 @@ SECRETS = [
     "Credential=>Xk9mQ2vL8pZ3aB7qW4",
     "pwd:=Xk9mQ2vL8pZ3aB7qW4",
 ]
-SECRET_PIECES = st.sampled_from(
-    [
-        *SECRETS,
-        "KEY",
-        "é",
-        "数据",
-        " ",
-        "\n",
-    ]
-)
-
-
-@given(st.lists(st.one_of(SECRET_PIECES, FRAGMENTS, st.text(max_size=12)), max_size=12))
-def test_the_byte_prefilter_never_hides_a_secret(pieces: list[str]) -> None:
-    text = "".join(pieces)
-    data = text.encode("utf-8", "surrogatepass")
-    if find_secrets(text):
-        assert may_hold_secret(data)
-        assert secrets._may_hold_secret_scanning(data)  # the test without ahocorasick_rs
-
-
 @pytest.mark.parametrize("secret", SECRETS)
-def test_the_byte_prefilter_finds_each_kind_of_secret_alone(secret: str) -> None:
-    # Mixed lists rarely hold one kind without another's marker beside it: each kind alone.
-    text = f"---\nname: deploy\n---\nThe staging value is {secret} for now.\n"
+def test_lint_finds_each_kind_of_secret_alone(make_dir: MakeDir, secret: str) -> None:
+    # In a file lint reads from disk with the usual frontmatter: the path nearly every file takes.
+    text = (
+        "---\nname: deploy\ndescription: the staging deploy steps and who approves them\n"
+        f"type: project\n---\nThe staging value is {secret} for now.\n"
+    )
     assert find_secrets(text), secret
-    data = text.encode()
-    assert may_hold_secret(data) and secrets._may_hold_secret_scanning(data)
-
-
-def test_the_marker_automaton_is_used_when_installed() -> None:
-    assert secrets._marker_automaton() is not None
-    assert not may_hold_secret(b"---\nname: a\n---\nA key point: keep the tokens short.\n")
-    assert may_hold_secret(b"PRIVATE KEY") and may_hold_secret(b"the API_key = Xk9mQ2vL8pZ3")
+    root = make_dir({"MEMORY.md": "- [Deploy](deploy.md) — steps\n", "deploy.md": text})
+    codes = [d.code for d in lint_state(root).lint().diagnostics]
+    assert codes == ["MEM110"], (secret, codes)
 
 
 def test_huge_file_is_linted_from_its_first_2mb(make_dir: MakeDir) -> None:

@@ -8,7 +8,6 @@ never follows a symlink whose target lies outside the memory dir.
 
 from __future__ import annotations
 
-import operator
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,9 +16,6 @@ from pathlib import Path
 from memdir import constants as C
 from memdir.model import MemoryHeader
 from memdir.topic import load_header
-
-#: The sort key of a directory listing, as one C-level getter (it runs for every entry).
-_NAME = operator.attrgetter("name")
 
 
 @dataclass(frozen=True)
@@ -58,7 +54,7 @@ def iter_topic_entries(
         directory, prefix = stack.pop()
         try:
             with os.scandir(directory) as it:
-                entries = sorted(it, key=_NAME)
+                entries = sorted(it, key=lambda entry: entry.name)
         except OSError as exc:
             reason = f"cannot list directory: {exc.strerror or exc}"
             note(Skipped(prefix.rstrip("/") or ".", reason))

@@ -152,37 +152,12 @@ def load_simple_yaml(lines: list[str]) -> dict[str, Any] | None:
     return data
 
 
-class YamlDeferred(BaseException):
-    """Raised instead of importing PyYAML while :func:`defer_yaml` is on: a lint worker then
-    hands the file back to the parent, which imports the loader once while the workers read,
-    rather than every worker importing it (~20 ms each) for a handful of files. A
-    BaseException, so that the parser's ``except Exception`` does not take it for bad YAML."""
-
-
-_DEFER_YAML = False
-
-
-def defer_yaml(on: bool = True) -> None:
-    """In this process, raise :class:`YamlDeferred` where PyYAML would be imported."""
-    global _DEFER_YAML
-    _DEFER_YAML = on
-
-
-def load_yaml_handler() -> None:
-    """Import PyYAML now (python-frontmatter's handler), ahead of the first file that needs it."""
+def _load_yaml(text: str) -> Any:
     global _YAML
     if _YAML is None:
         from frontmatter.default_handlers import YAMLHandler
 
         _YAML = YAMLHandler()
-
-
-def _load_yaml(text: str) -> Any:
-    if _YAML is None:
-        if _DEFER_YAML:
-            raise YamlDeferred
-        load_yaml_handler()
-    assert _YAML is not None
     return _YAML.load(text)
 
 

@@ -56,25 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     lint.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when problems are found"
     )
-    lint.add_argument(
-        "-j",
-        "--jobs",
-        type=_jobs,
-        metavar="N",
-        help="processes that read and check files of large dirs (default: one per core, at "
-        "most 8; Linux only, 1 elsewhere)",
-    )
     lint.set_defaults(func=cmd_lint)
-
-
-def _jobs(value: str) -> int:
-    try:
-        jobs = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if jobs < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {jobs}")
-    return jobs
 
 
 def _codes(value: str | None, option: str) -> list[str]:
@@ -115,9 +97,9 @@ def _targets(dirs: list[Path]) -> list[tuple[Path, str, Path | None]]:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    # The run builds tens of thousands of small acyclic objects that live until it ends
-    # (rendering included): the cyclic collector would only re-walk them, a fifth of a run at
-    # 20,000 files. Restored afterwards for callers that run the CLI in process (tests).
+    # A run builds a few objects per file that live until it ends: the cyclic collector would
+    # only walk them again and again, to free nothing (docs/performance.md, "Lint speed").
+    # Restored for callers that run the command in process (tests).
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -132,10 +114,8 @@ def _run(args: argparse.Namespace) -> int:
     from memdir.lint.diagnostic import FAILING
     from memdir.lint.engine import with_cli_codes
     from memdir.lint.formats import Section, render
-    from memdir.lint.parallel import default_workers
     from memdir.lint.state import DirState
 
-    jobs: int = args.jobs if args.jobs is not None else default_workers()
     select = _codes(args.select, "--select")
     ignore = _codes(args.ignore, "--ignore")
     sections: list[Section] = []
@@ -146,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
         for error in settings.errors:
             print(f"memdir lint: warning: {settings.source}: {error}", file=sys.stderr)
         state = DirState(directory, with_cli_codes(settings, select, ignore))
-        state.refresh(workers=jobs)
+        state.refresh()
         result = state.lint()
         if args.fix:
             from memdir.lint.fix import apply_fixes

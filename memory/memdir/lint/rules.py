@@ -22,9 +22,8 @@ import itertools
 import math
 import posixpath
 import re
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -409,12 +408,9 @@ def _wide_count(text: str) -> int:
     return len(_wide().findall(text))
 
 
-@functools.lru_cache(maxsize=8)
 def description_words(text: str) -> tuple[str, ...]:
-    """The lowercased words of a description. Cached for the last few: MEM109 and MEM111
-    both split each description, one right after the other. Interned: the same few thousand
-    words recur across descriptions, and MEM111 hashes and compares them."""
-    return tuple(map(sys.intern, _WORD.findall(text.lower())))
+    """The lowercased words of a description (MEM109 and MEM111 read it in words)."""
+    return tuple(_WORD.findall(text.lower()))
 
 
 def description_problem(description: str, name: str | None, rel_path: str) -> str | None:
@@ -761,11 +757,7 @@ def _tokens(words: Iterable[str], ascii_only: bool = False) -> frozenset[str]:
 
 
 def prepare_description(text: str) -> tuple[str, frozenset[str]]:
-    """A description as :func:`near_duplicate_pairs` compares it: normalised text and tokens.
-
-    Per description and independent of the others, so a cold run prepares them where it reads
-    the files (on the workers) and hands them over in ``memo``.
-    """
+    """A description as :func:`near_duplicate_pairs` compares it: normalised text and tokens."""
     words = description_words(text)
     joined = " ".join(words)
     # (The words of "a — b" are ASCII though the text is not: test the words.)
@@ -801,11 +793,9 @@ def near_duplicate_pairs(
         memo.clear()
         memo.update(seen)
     frequency = Counter(itertools.chain.from_iterable(tokens.values()))
-    # One global order, rarest first (ties by text), as prefix filtering requires: by text,
-    # then (stable) by count, both with C-level keys. Tokens are replaced by their rank:
-    # sorting and hashing small ints is what the loop below does most.
-    order = sorted(frequency)
-    order.sort(key=frequency.__getitem__)
+    # One global order, rarest first (ties by text), as prefix filtering requires. Tokens are
+    # replaced by their rank, which also orders each description's tokens.
+    order = sorted(frequency, key=lambda token: (frequency[token], token))
     rank = {t: i for i, t in enumerate(order)}
     # Tokens of one description only (numbers, names) rank first and can pair it with nothing:
     # they are neither indexed nor probed.
@@ -838,11 +828,7 @@ def near_duplicate_pairs(
         for other in candidates:
             theirs = sizes[other]
             # Jaccard >= t needs the sizes within a factor t of each other: a free filter.
-            # (min/max spelled out: this runs for every candidate.)
-            if theirs < size:
-                if theirs < threshold * size:
-                    continue
-            elif size < threshold * theirs:
+            if min(size, theirs) < threshold * max(size, theirs):
                 continue
             shared = len(mine & tokens[other])
             if shared >= threshold * (size + theirs - shared):
@@ -863,8 +849,6 @@ def near_duplicate_pairs(
 
 
 Pairs = list[tuple[str, str, float]]
-#: Fewer descriptions than this are compared in process: forking would cost more.
-BACKGROUND_MIN_DESCRIPTIONS = 1000
 
 
 class DirectoryMemo:
@@ -884,37 +868,14 @@ class DirectoryMemo:
         self._links: list[tuple[IndexEntry, str | None]] = []
         self._pairs_of: dict[str, str] | None = None
         self._pairs: list[tuple[str, str, float]] = []
-        #: Runs a call elsewhere (a forked process) and returns how to wait for its value, for
-        #: a caller that may fork (the command line): MEM111's comparison of every description
-        #: then runs beside the other directory rules. None: everything runs here.
-        self.background: Callable[[Callable[[], Pairs]], Callable[[], Pairs]] | None = None
 
     def duplicate_pairs(self, descriptions: dict[str, str]) -> list[tuple[str, str, float]]:
         """:func:`near_duplicate_pairs`, reused while no description changed (an edit of a body,
         a touch, a new orphan without a description: the common incremental case)."""
-        return self.start_duplicate_pairs(descriptions)()
-
-    def start_duplicate_pairs(self, descriptions: dict[str, str]) -> Callable[[], Pairs]:
-        """:meth:`duplicate_pairs`, started now and returned by the function this returns: in
-        :attr:`background` when there is one and the work is large, else at once."""
-        if descriptions == self._pairs_of:
-            pairs = self._pairs
-            return lambda: pairs
-        if self.background is None or len(descriptions) < BACKGROUND_MIN_DESCRIPTIONS:
+        if descriptions != self._pairs_of:
             self._pairs = near_duplicate_pairs(descriptions, self.tokens)
             self._pairs_of = descriptions
-            pairs = self._pairs
-            return lambda: pairs
-        known = self.tokens
-        wait = self.background(lambda: near_duplicate_pairs(descriptions, dict(known)))
-
-        def finish() -> Pairs:
-            self._pairs, self._pairs_of = wait(), descriptions
-            # What near_duplicate_pairs keeps in its memo, as far as this process knew it.
-            self.tokens = {t: known[t] for t in descriptions.values() if t in known}
-            return self._pairs
-
-        return finish
+        return self._pairs
 
     def links(self, index: Index) -> list[tuple[IndexEntry, str | None]]:
         """Each entry with its link key (None for a link that is no topic file), per index."""
@@ -957,7 +918,7 @@ def check_directory(
     listed = [s for s in summaries.values() if s.listed]
     usable = [s for s in listed if s.usable]
     pairs = (
-        memo.start_duplicate_pairs({s.rel_path: s.description for s in usable if s.description})
+        memo.duplicate_pairs({s.rel_path: s.description for s in usable if s.description})
         if ctx.on("MEM111")
         else None
     )
@@ -1045,7 +1006,7 @@ def check_directory(
             found.append(diagnostic)
 
     if pairs is not None:
-        found.extend(_duplicates(usable, ctx, pairs()))
+        found.extend(_duplicates(usable, ctx, pairs))
 
     if ctx.on("MEM114"):
         for skip in skipped:

@@ -12,12 +12,9 @@ regular expression runs: linting 20,000 files must not cost 20,000 regex scans o
 
 from __future__ import annotations
 
-import functools
-import itertools
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,79 +215,6 @@ def _assignments(text: str, taken: list[SecretMatch]) -> list[SecretMatch]:
             name = text[name_start : match.start("value")].rstrip(" \t\"':=>")
             found.append(SecretMatch(f"`{name}` value", start, start + len(value), f"{name} = …"))
     return found
-
-
-#: What must follow a keyword for an assignment: :data:`_ASSIGNMENT_AT` on bytes, so the byte
-#: test can never accept less than the scan of the text finds.
-_ASSIGNMENT_TAIL = re.compile(_ASSIGNMENT_AT.pattern.encode())
-#: A keyword and that tail, on ASCII-lowercased bytes: one regex per keyword, so each search
-#: starts from its literal keyword at memchr speed (an alternation of keywords would try every
-#: position).
-_ASSIGNMENT_AFTER_KEYWORD = tuple(
-    re.compile(re.escape(keyword.encode()) + _ASSIGNMENT_TAIL.pattern) for keyword in _KEYWORDS
-)
-#: Every literal a finding starts from: the provider markers, the private-key and URL markers,
-#: then each keyword in every ASCII spelling (the search folds case that way).
-_MARKERS = (
-    *("sk-", "lpat-", "IA", "CCA", "xox", "AIza", "eyJ", "_live_", "github_pat_"),
-    *(f"gh{c}_" for c in "pousr"),
-    *("PRIVATE KEY", "://"),
-)
-_URL_MARKER = _MARKERS.index("://")
-#: The markers that alone make a file a candidate (all but the URL one), for the fallback.
-_MARKER_BYTES = tuple(m.encode() for i, m in enumerate(_MARKERS) if i != _URL_MARKER)
-
-
-def _spellings(word: str) -> list[bytes]:
-    return [
-        "".join(letters).encode()
-        for letters in itertools.product(*((c.lower(), c.upper()) for c in word))
-    ]
-
-
-@functools.cache
-def _marker_automaton() -> Any:
-    """All markers in one automaton (ahocorasick_rs, compiled): one pass over a file finds
-    them all, where one substring test per marker would read the file a dozen times. None
-    when the package is not installed; built on first use (a millisecond)."""
-    try:
-        import ahocorasick_rs
-    except ImportError:
-        return None
-    patterns = [m.encode() for m in _MARKERS]
-    patterns += [s for keyword in _KEYWORDS for s in _spellings(keyword)]
-    return ahocorasick_rs.BytesAhoCorasick(
-        patterns, implementation=ahocorasick_rs.Implementation.DFA
-    )
-
-
-def may_hold_secret(data: bytes) -> bool:
-    """False when :func:`find_secrets` of ``data`` decoded as UTF-8 finds nothing, for sure.
-
-    For callers that hold a file's bytes: the markers are ASCII, so they sit in the UTF-8 bytes
-    exactly where they sit in the text, and an assignment found on the text is found on the
-    bytes after the same keyword. Overlapping matches, so that no marker hides another.
-    """
-    automaton = _marker_automaton()
-    if automaton is None:
-        return _may_hold_secret_scanning(data)
-    for index, _start, end in automaton.find_matches_as_indexes(data, overlapping=True):
-        if index < _URL_MARKER:
-            return True
-        if index == _URL_MARKER:
-            if b"@" in data:
-                return True
-        elif index > _URL_MARKER and _ASSIGNMENT_TAIL.match(data, end) is not None:
-            return True
-    return False
-
-
-def _may_hold_secret_scanning(data: bytes) -> bool:
-    """:func:`may_hold_secret` with substring tests, where ahocorasick_rs is missing."""
-    if any(marker in data for marker in _MARKER_BYTES) or (b"://" in data and b"@" in data):
-        return True
-    folded = data.lower()
-    return any(pattern.search(folded) for pattern in _ASSIGNMENT_AFTER_KEYWORD)
 
 
 def find_secrets(text: str) -> list[SecretMatch]:

@@ -6,32 +6,25 @@ dangling links, duplicates, the prefetch window) are recomputed from cached per-
 so no other file is re-read. The CLI uses the same object once: a cold run is a refresh of an
 empty state.
 
-Reading is the cost that matters, so each file is read once, as bytes, with one ``os.read``.
-A file whose frontmatter is sound (the common case) is recognised from its first 30 lines
-through the core YAML subset and checked by the body rules' own functions, without building a full
-:class:`~memdir.model.TopicFile`; the usual frontmatter (name, description, type) is recognised
-by one regex before that. Anything unusual takes the full path through
-:func:`memdir.topic.parse_topic_text` and :func:`~memdir.lint.rules.check_topic`. All paths give
-identical results (tests/test_lint_state.py compares them).
+Every topic file, however it arrives, becomes a :class:`~memdir.model.TopicFile` and is checked
+by :func:`memdir.lint.rules.check_topic`. The one shortcut is in parsing: the frontmatter nearly
+every memory has is recognised by :func:`parse_usual_topic`, which builds exactly the TopicFile
+:func:`memdir.topic.parse_topic_text` would (tests/test_lint_state.py compares them), cheaper.
 """
 
 from __future__ import annotations
 
-import gc
-import operator
 import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from memdir import constants as C
 from memdir.config import Settings, load_settings
 from memdir.index import Index, parse_index
-from memdir.lint import parallel
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.engine import LintContext
 from memdir.lint.rules import (
@@ -40,51 +33,95 @@ from memdir.lint.rules import (
     check_directory,
     check_index,
     check_topic,
-    description_problem,
-    heading_title,
-    injection_cut,
-    not_injected,
-    secret_diagnostics,
     summarize,
-    vague_description,
 )
-from memdir.lint.secrets import SecretMatch, find_secrets, may_hold_secret
-from memdir.model import Span
+from memdir.model import Frontmatter, Problem, Span, TopicFile
 from memdir.scan import Skipped, iter_topic_entries
-from memdir.textio import BINARY_SNIFF_BYTES, MAX_PARSE_BYTES, decode_bytes, read_text
-from memdir.topic import (
-    _YAML_AWKWARD,
-    _YAML_WORDS,
-    YamlDeferred,
-    _simple_scalar,
-    defer_yaml,
-    load_simple_yaml,
-    load_topic,
-    load_yaml_handler,
-    parse_topic_text,
-)
+from memdir.textio import MAX_PARSE_BYTES, decode_bytes, read_text
+from memdir.topic import _YAML_AWKWARD, _simple_scalar, find_links, load_topic, parse_topic_text
 
 #: MEMORY.md is read whole, well past the topic-file cap: every entry counts for orphans.
 INDEX_MAX_BYTES = 64 * 1024 * 1024
-#: A frontmatter boundary line, as the core parser defines it.
-_BOUNDARY = re.compile(r"-{3,}\s*$")
-#: The frontmatter nearly every memory has, as the agent writes it: name, description and type
-#: (top-level or under ``metadata:``), an optional ``modified`` date, closed by ``---``. One
-#: match finds its lines, instead of the subset loader's regex per line and span per key; the
-#: values are then checked as the subset loader would check them (:func:`_plain`). The value
-#: groups are bare line runs: a class that excluded ": " or " #" would cost more than the
-#: whole match does.
-_CANONICAL = re.compile(
+#: The frontmatter the agent writes: name, description and type (top level, or under
+#: ``metadata:``), closed by ``---``, each on its own line.
+_USUAL = re.compile(
     r"---\nname: (?P<name>[^\n]+)\ndescription: (?P<description>[^\n]+)\n"
-    r"(?:type: (?:user|feedback|project|reference)"
-    r"|metadata:\n +type: (?:user|feedback|project|reference))\n"
-    r"(?:modified: (?P<modified>[^\n]+)\n)?"
+    r"(?:type: (?P<type>user|feedback|project|reference)"
+    r"|metadata:\n(?P<indent> +)type: (?P<nested>user|feedback|project|reference))\n"
     r"---(?:\n|\Z)"
 )
-_HEAD_SPAN = Span(0, 0, 0, 3)
-#: :meth:`Diagnostic.sort_key` as one C-level getter (the sort calls it for every diagnostic).
-_SORT_KEY = operator.attrgetter("rel_path", "span.start_line", "span.start_col", "code")
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def parse_usual_topic(
+    text: str,
+    path: Path,
+    rel_path: str,
+    mtime: float,
+    size: int,
+    problems: tuple[Problem, ...] = (),
+) -> TopicFile | None:
+    """:func:`memdir.topic.parse_topic_text` of a file with the usual frontmatter, else None.
+
+    One regex match instead of a regex per line and the YAML subset loader: the values are
+    accepted only when that loader would read them unchanged as plain strings, so the result is
+    the same TopicFile.
+    """
+    match = _USUAL.match(text)
+    if match is None or _YAML_AWKWARD.search(text, 0, match.end()) is not None:
+        return None
+    name, description = match.group("name", "description")
+    for value in (name, description):
+        if _simple_scalar(value) != (True, value):
+            return None  # quoted, a date, a keyword, a mapping...: the full parser decides
+    raw_type = match.group("type") or match.group("nested")
+    key_spans = {"name": Span(1, 0, 1, 4), "description": Span(2, 0, 2, 11)}
+    value_spans = {"name": _value_span(1, 6, name), "description": _value_span(2, 13, description)}
+    data: dict[str, object] = {"name": name, "description": description}
+    if match.group("type") is not None:
+        close = 4
+        key_spans["type"] = Span(3, 0, 3, 4)
+        value_spans["type"] = Span(3, 6, 3, 6 + len(raw_type))
+        data["type"] = raw_type
+    else:
+        close = 5
+        indent = len(match.group("indent"))
+        key_spans["metadata"] = Span(3, 0, 3, 8)
+        value_spans["metadata"] = Span(3, 9, 3, 9)
+        key_spans["metadata.type"] = Span(4, indent, 4, indent + 4)
+        start = indent + 6
+        value_spans["metadata.type"] = Span(4, start, 4, start + len(raw_type))
+        data["metadata"] = {"type": raw_type}
+    return TopicFile(
+        path=path,
+        rel_path=rel_path,
+        name=name.strip(),
+        description=description.strip(),
+        type=raw_type,
+        raw_type=raw_type,
+        modified=None,
+        frontmatter=Frontmatter(data, 0, close, value_spans, key_spans),
+        body=text[match.end() :],
+        body_line=close + 1,
+        links=find_links(text.split("\n"), close + 1) if "[[" in text else (),
+        mtime=mtime,
+        size=size,
+        problems=problems,
+        text=text,
+    )
+
+
+def _value_span(line: int, start: int, value: str) -> Span:
+    """Where the core parser puts a value: from its first character, trailing blanks left out
+    (the subset loader keeps a trailing no-break space, the span does not)."""
+    return Span(line, start, line, start + len(value.rstrip()))
+
+
+def _parse(
+    text: str, path: Path, rel: str, mtime: float, size: int, problems: tuple[Problem, ...] = ()
+) -> TopicFile:
+    usual = parse_usual_topic(text, path, rel, mtime, size, problems)
+    return usual if usual is not None else parse_topic_text(text, path, rel, mtime, size, problems)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,27 +163,12 @@ class _IndexResult:
     diagnostics: tuple[Diagnostic, ...]
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Hold off the cyclic garbage collector while a refresh or a lint runs.
-
-    Both allocate tens of thousands of small, acyclic, long-lived objects (summaries, spans,
-    diagnostics); every few hundred allocations the collector would walk the growing heap
-    again, a fifth of a cold run at 20,000 files, to free nothing. Reference counting still
-    frees what is dropped; whatever cycle turns up is collected once the collector is back on.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def _read_bytes(path: str) -> tuple[bytes, os.stat_result]:
-    """The file's first MAX_PARSE_BYTES + 1 bytes and its stat, in one open."""
+    """The file's first MAX_PARSE_BYTES + 1 bytes and the stat of the very file read.
+
+    ``os.read`` on a descriptor, not ``open()``: a buffered file object costs more than the
+    rest of reading a small file.
+    """
     fd = os.open(path, _OPEN_FLAGS)
     try:
         stat = os.fstat(fd)
@@ -163,212 +185,13 @@ def _read_bytes(path: str) -> tuple[bytes, os.stat_result]:
     return data, stat
 
 
-def _value_span(line: str, number: int, key_length: int) -> Span:
-    """Where a ``key: value`` line's value sits, exactly as the core parser records it."""
-    rest = line[key_length + 1 :]
-    start = key_length + 1 + len(rest) - len(rest.lstrip())
-    return Span(number, start, number, start + len(rest.strip()))
-
-
-def _plain(value: str) -> bool:
-    """Whether the subset loader reads ``value`` as a plain string, unchanged and unstripped
-    (it starts with a letter, cannot end early or turn into a mapping, is no YAML keyword)."""
-    return (
-        value[0].isalpha()
-        and not value[-1].isspace()
-        and value[-1] != ":"
-        and ": " not in value
-        and " #" not in value
-        and value not in _YAML_WORDS
-    )
-
-
-def _canonical_topic(
-    text: str,
-    path: str,
-    root: Path,
-    rel: str,
-    mtime: float,
-    size: int,
-    ctx: LintContext,
-    raw: bytes | None = None,
-) -> tuple[TopicSummary, tuple[Diagnostic, ...]] | None:
-    """:func:`fast_topic` for the canonical frontmatter, with the same result, or None."""
-    parts = _canonical_parts(text, path, rel, size, ctx, raw)
-    if parts is None:
-        return None
-    name, description, title, diagnostics = parts
-    return canonical_summary(root, rel, mtime, name, description, title), diagnostics
-
-
-def canonical_summary(
-    root: Path, rel: str, mtime: float, name: str, description: str, title: str
-) -> TopicSummary:
-    """The summary of a file with the canonical frontmatter: name and description on lines 1
-    and 2, right after their keys."""
-    return TopicSummary(
-        root,
-        rel,
-        mtime,
-        name,
-        description,
-        title,
-        Span(1, 6, 1, 6 + len(name)),
-        Span(2, 13, 2, 13 + len(description)),
-        _HEAD_SPAN,
-    )
-
-
-def _canonical_parts(
-    text: str, path: str, rel: str, size: int, ctx: LintContext, raw: bytes | None
-) -> tuple[str, str, str, tuple[Diagnostic, ...]] | None:
-    """Name, description, title and diagnostics of a file with the canonical frontmatter."""
-    match = _CANONICAL.match(text)
-    if match is None:
-        return None
-    name, description, modified = match.group("name", "description", "modified")
-    end = match.end()
-    if (
-        not (_plain(name) and _plain(description))
-        or _YAML_AWKWARD.search(text, 0, end) is not None
-        or (modified is not None and not _simple_scalar(modified)[0])
-    ):
-        return None  # the general path below decides, as the subset loader would
-    body = end if text.endswith("\n", 0, end) else len(text)
-    if text.startswith("# ", body):
-        line_end = text.find("\n", body)
-        title = text[body + 2 : line_end if line_end >= 0 else len(text)].strip()
-    else:
-        title = heading_title(text[body:].split("\n", 8)[:8], name)
-    vague = description_problem(description, name, rel) if ctx.on("MEM109") else None
-    cut = injection_cut(text, size) if ctx.on("MEM106") else None
-    secrets = _secrets(text, raw) if ctx.on("MEM110") else []
-    if vague is None and cut is None and not secrets:
-        return name, description, title, ()
-    span = Span(2, 13, 2, 13 + len(description))
-    diagnostics = _body_diagnostics(text, Path(path), rel, size, span, vague, cut, secrets, ctx)
-    return name, description, title, diagnostics
-
-
-def _secrets(text: str, raw: bytes | None) -> list[SecretMatch]:
-    return find_secrets(text) if raw is None or may_hold_secret(raw) else []
-
-
-def _body_diagnostics(
-    text: str,
-    path: Path,
-    rel: str,
-    size: int,
-    description_span: Span,
-    vague: str | None,
-    cut: tuple[int, int, str] | None,
-    secrets: list[SecretMatch],
-    ctx: LintContext,
-) -> tuple[Diagnostic, ...]:
-    diagnostics: list[Diagnostic] = []
-    if vague is not None:
-        diagnostics.append(vague_description(ctx, path, rel, description_span, vague))
-    if cut is not None:
-        diagnostics.append(not_injected(ctx, path, rel, text, size, cut))
-    if secrets:
-        diagnostics.extend(secret_diagnostics(text, secrets, ctx, path, rel))
-    return tuple(diagnostics)
-
-
-def fast_topic(
-    text: str,
-    path: str,
-    root: Path,
-    rel: str,
-    mtime: float,
-    size: int,
-    ctx: LintContext,
-    raw: bytes | None = None,
-) -> tuple[TopicSummary, tuple[Diagnostic, ...]] | None:
-    """The summary and diagnostics of a topic file whose frontmatter is sound, else None.
-
-    This is the fast path, and it decides nothing on its own: it recognises the common shape
-    (``---`` / ``key: value`` lines the core YAML subset reads / ``---`` within 30 lines, with
-    name, description and a valid type), on which no frontmatter rule can fire, and then runs
-    the body rules through the very functions the full path uses (a vague description, the
-    injection cut, secrets). Anything else returns None and the file takes the full path, which
-    is authoritative. ``raw``, the file's bytes when read from disk, lets the secret scan rule
-    out most files before it looks at the text.
-    """
-    if not text.startswith("---\n"):
-        return None
-    canonical = _canonical_topic(text, path, root, rel, mtime, size, ctx, raw)
-    if canonical is not None:
-        return canonical
-    close = text.find("\n---", 3)
-    if close < 0:
-        return None
-    after = text.find("\n", close + 1)
-    closing = text[close + 1 : after if after >= 0 else len(text)]
-    if closing != "---" and not _BOUNDARY.match(closing):
-        return None
-    block = text[4:close].split("\n") if close > 3 else []
-    if len(block) + 1 >= C.SCAN_MAX_LINES:
-        return None
-    data = load_simple_yaml(block)
-    if data is None:
-        return None
-    name, description, raw_type = data.get("name"), data.get("description"), data.get("type")
-    if raw_type is None:
-        metadata = data.get("metadata")
-        raw_type = metadata.get("type") if isinstance(metadata, dict) else None
-    if not (isinstance(name, str) and isinstance(description, str) and isinstance(raw_type, str)):
-        return None
-    if isinstance(data.get("modified"), dict):
-        return None
-    name, description = name.strip(), description.strip()
-    if not name or not description or raw_type.strip() not in C.MEMORY_TYPES:
-        return None
-    vague = description_problem(description, name, rel) if ctx.on("MEM109") else None
-    cut = injection_cut(text, size) if ctx.on("MEM106") else None
-    secrets = _secrets(text, raw) if ctx.on("MEM110") else []
-    head_span = Span(0, 0, 0, 3)
-    name_span = description_span = head_span
-    found = 0
-    for number, line in enumerate(block, 1):
-        if line.startswith("name:") and name_span is head_span:
-            name_span = _value_span(line, number, 4)
-            found += 1
-        elif line.startswith("description:") and description_span is head_span:
-            description_span = _value_span(line, number, 11)
-            found += 1
-        if found == 2:
-            break
-    body = text[after + 1 :] if after >= 0 else ""
-    summary = TopicSummary(
-        root=root,
-        rel_path=rel,
-        mtime=mtime,
-        name=name,
-        description=description,
-        title=heading_title(body.split("\n", 8)[:8], name),
-        name_span=name_span,
-        description_span=description_span,
-        head_span=head_span,
-    )
-    if vague is None and cut is None and not secrets:
-        return summary, ()
-    return summary, _body_diagnostics(
-        text, Path(path), rel, size, description_span, vague, cut, secrets, ctx
-    )
-
-
 class DirState:
     """Lint state of one memory directory, updated file by file."""
 
-    def __init__(
-        self, root: Path, settings: Settings | None = None, *, fast_path: bool = True
-    ) -> None:
+    def __init__(self, root: Path, settings: Settings | None = None) -> None:
         self.root = Path(os.path.abspath(root))
         self.settings = settings if settings is not None else Settings()
         self.context = LintContext.from_settings(self.root, self.settings)
-        #: Use the clean-file fast path (turned off only to compare both paths in tests).
-        self.fast_path = fast_path
         #: How often each file was read from disk: lets tests (and curious users) check that an
         #: incremental update read only what changed.
         self.reads: Counter[str] = Counter()
@@ -421,24 +244,15 @@ class DirState:
         self._files.clear()
         self._index = None
 
-    def refresh(self, workers: int = 1) -> set[str]:
+    def refresh(self) -> set[str]:
         """Bring the state up to date with the disk; returns the relative paths (re)read.
 
         Lists the directory and stats every file; only files that are new or whose
         (mtime, size) changed are read. Editor texts (see :meth:`update`) win over the disk.
-        ``workers`` > 1 lets a large read (a cold run) use forked worker processes where that is
-        safe (:mod:`memdir.lint.parallel`); the result is the same either way.
         """
-        with _gc_paused():
-            return self._refresh(workers)
-
-    def _refresh(self, workers: int = 1) -> set[str]:
-        # The caller may fork (the command line): so may the directory rules, at the next lint.
-        self._memo.background = parallel.in_child if workers > 1 and parallel.available() else None
         skipped: list[Skipped] = []
         seen: set[str] = set()
         reread: set[str] = set()
-        to_load: list[tuple[str, str]] = []
         for path, rel in iter_topic_entries(self.root, skipped):
             seen.add(rel)
             self._paths[rel] = path
@@ -452,44 +266,13 @@ class DirState:
                     stat = None
                 if stat is not None and (stat.st_mtime_ns, stat.st_size) == cached.key:
                     continue
-            to_load.append((path, rel))
-        index_changed = False
-
-        def refresh_index() -> None:
-            nonlocal index_changed
-            index_changed = self._refresh_index()
-
-        def while_workers_read() -> None:
-            refresh_index()
-            # The workers hand back the few files that need PyYAML (see topic.YamlDeferred):
-            # it is imported here, once, while they read.
-            load_yaml_handler()
-
-        if workers > 1 and len(to_load) >= parallel.PARALLEL_MIN_FILES and parallel.available():
-            # The index is parsed here while the workers read the topic files.
-            loaded = parallel.load_shares(
-                to_load, self._load_encoded, workers, while_workers_read, defer_yaml
-            )
-            # Counted here, once per file, wherever it was read (a worker's counter dies with it).
-            self.reads.update(rel for _path, rel in to_load)
-            spans: dict[tuple[int, int, int, int], Span] = {}
-            prepared_descriptions = self._memo.tokens
-            files, root, decode = self._files, self.root, parallel.decode
-            for (_path, rel), data in zip(to_load, loaded, strict=True):
-                key, summary, diagnostics, prepared = decode(data, root, spans)
-                files[rel] = FileResult(key, summary, diagnostics)
-                if prepared is not None and summary.description is not None:
-                    prepared_descriptions[summary.description] = prepared
-        else:
-            for path, rel in to_load:
-                self._files[rel] = self._load_disk(path, rel)
-            refresh_index()
-        reread.update(rel for _path, rel in to_load)
+            self._files[rel] = self._load_disk(path, rel)
+            reread.add(rel)
         for rel in set(self._files) - seen - set(self._overlays):
             del self._files[rel]
             self._paths.pop(rel, None)
         self._skipped = tuple(skipped)
-        if index_changed:
+        if self._refresh_index():
             reread.add(C.INDEX_FILENAME)
         return reread
 
@@ -537,75 +320,16 @@ class DirState:
 
     # --- loading -----------------------------------------------------------------------------
 
-    def _load_encoded(self, path: str, rel: str) -> parallel.Loaded:
-        """:meth:`_load_disk` as :func:`parallel.encode` would send it (the caller counts the
-        read). A file with the canonical frontmatter, most of them, goes straight to tuples."""
+    def _load_disk(self, path: str, rel: str) -> FileResult:
+        self.reads[rel] += 1
         try:
             data, stat = _read_bytes(path)
         except OSError:
-            data, stat = None, None
-        if data is not None and stat is not None and self.fast_path:
-            size = stat.st_size
-            if size <= MAX_PARSE_BYTES and data.find(b"\x00", 0, BINARY_SNIFF_BYTES) < 0:
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    text = ""
-                parts = (
-                    _canonical_parts(text, path, rel, size, self.context, data)
-                    if text.startswith("---\n")
-                    else None
-                )
-                if parts is not None:
-                    key = (stat.st_mtime_ns, size)
-                    return parallel.encode_canonical(key, rel, stat.st_mtime, *parts)
-        try:
-            result = self._read_and_check(path, rel, data, stat)
-        except YamlDeferred:
-            return parallel.DEFER
-        return parallel.encode(result.key, result.summary, result.diagnostics)
-
-    def _load_disk(self, path: str, rel: str) -> FileResult:
-        self.reads[rel] += 1
-        return self._read_and_check(path, rel)
-
-    def _read_and_check(
-        self,
-        path: str,
-        rel: str,
-        data: bytes | None = None,
-        stat: os.stat_result | None = None,
-    ) -> FileResult:
-        try:
-            if data is None or stat is None:
-                data, stat = _read_bytes(path)
-        except OSError:
             # Gone or unreadable: the core reader turns that into an `unreadable` problem.
-            topic = load_topic(Path(path), self.root)
-            return FileResult(
-                None, summarize(topic, self.root), tuple(check_topic(topic, self.context))
-            )
-        key = (stat.st_mtime_ns, stat.st_size)
-        mtime, size = stat.st_mtime, stat.st_size
-        if (
-            self.fast_path
-            and size <= MAX_PARSE_BYTES
-            and data.find(b"\x00", 0, BINARY_SNIFF_BYTES) < 0
-        ):
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                pass
-            else:
-                fast = fast_topic(text, path, self.root, rel, mtime, size, self.context, data)
-                if fast is not None:
-                    return FileResult(key, *fast)
-        result = decode_bytes(data, size, mtime)
-        if result.binary or (not result.text and result.problems):
-            topic = parse_topic_text("", Path(path), rel, mtime, size, result.problems)
-        else:
-            topic = parse_topic_text(result.text, Path(path), rel, mtime, size, result.problems)
-        return FileResult(key, summarize(topic, self.root), tuple(check_topic(topic, self.context)))
+            return self._check(None, load_topic(Path(path), self.root))
+        read = decode_bytes(data, stat.st_size, stat.st_mtime)
+        topic = _parse(read.text, Path(path), rel, read.mtime, read.size, read.problems)
+        return self._check((stat.st_mtime_ns, stat.st_size), topic)
 
     def _load_text(self, path: str, rel: str, text: str) -> FileResult:
         try:
@@ -613,17 +337,11 @@ class DirState:
         except OSError:
             mtime = time.time()  # a new file not saved yet: the newest of all
         size = len(text.encode("utf-8", "surrogatepass"))
-        fast = (
-            fast_topic(text, path, self.root, rel, mtime, size, self.context)
-            if self.fast_path
-            else None
-        )
-        if fast is not None:
-            return FileResult(None, *fast)
-        topic = parse_topic_text(text, Path(path), rel, mtime, size)
-        return FileResult(
-            None, summarize(topic, self.root), tuple(check_topic(topic, self.context))
-        )
+        return self._check(None, _parse(text, Path(path), rel, mtime, size))
+
+    def _check(self, key: tuple[int, int] | None, topic: TopicFile) -> FileResult:
+        """The one way a topic file is checked, whether it came from the disk or an editor."""
+        return FileResult(key, summarize(topic, self.root), tuple(check_topic(topic, self.context)))
 
     def _check_index(self, index: Index) -> tuple[Diagnostic, ...]:
         # The entries' link checks are made once, here, and reused by the directory rules.
@@ -668,10 +386,6 @@ class DirState:
 
     def lint(self) -> LintResult:
         """Diagnostics for the whole directory from the cached state (reads nothing new)."""
-        with _gc_paused():
-            return self._lint()
-
-    def _lint(self) -> LintResult:
         index = self.index
         assert self._index is not None
         collected: list[Diagnostic] = list(self._index.diagnostics)
@@ -680,7 +394,7 @@ class DirState:
         collected.extend(
             check_directory(index, self.summaries(), self._skipped, self.context, self._memo)
         )
-        collected.sort(key=_SORT_KEY)
+        collected.sort(key=Diagnostic.sort_key)
         current: dict[str, tuple[Diagnostic, ...]] = {}
         for rel, group in _group(collected):
             current[rel] = group
