@@ -20,16 +20,16 @@ median of ``--repeat`` runs (wall clock). The benchmark directories hold no bina
 file, because pymarkdown stops at the first one; lint's handling of those is covered by tests.
 The file the warm runs edit gets its bytes and its mtime back, so every run lints the same dir.
 
-Last measured (2-core shared VM, ``--repeat 7``; see README "Lint speed" for the whole table):
-cold ``memdir lint`` 100 ms / 210 ms / 1,611 ms at 200 / 2,000 / 20,000 files, 7.3× / 6.3× /
-7.9× the floor process (14 / 33 / 204 ms); rumdl 13 / 56 / 624 ms. The issue's target (within
-1.5× of the floor, faster than every peer) is not met: start-up and imports alone are ~80 ms,
-and each file costs ~30 µs of interpreter work against the floor's ~10 µs.
+``--baseline TREE`` also times the ``memdir lint`` of another checkout of memdir (its
+``memory`` and ``server`` directories on ``PYTHONPATH``, same interpreter) on the same data, in
+turn with this tree's run, so before/after ratios come from one run on a machine whose speed
+drifts. The figures and what they mean are in docs/performance.md, "Lint speed".
 
 Usage::
 
     .venv/bin/python benchmarks/lint_bench.py                 # 200, 2000, 20000
     .venv/bin/python benchmarks/lint_bench.py --sizes 2000 --repeat 7
+    .venv/bin/python benchmarks/lint_bench.py --no-peers --baseline ../baseline
 """
 
 from __future__ import annotations
@@ -92,15 +92,37 @@ def median_time(run: Callable[[], object], repeat: int) -> float:
 COMMAND_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def run_command(argv: Sequence[str], cwd: Path | None = None, timeout: float = 600) -> None:
+def run_command(
+    argv: Sequence[str],
+    cwd: Path | None = None,
+    timeout: float = 600,
+    env: dict[str, str] | None = None,
+) -> None:
     subprocess.run(
         list(argv),
         capture_output=True,
         cwd=cwd,
         timeout=timeout,
         check=False,
-        env=COMMAND_ENV,
+        env=env if env is not None else COMMAND_ENV,
     )
+
+
+def tree_env(tree: Path) -> dict[str, str]:
+    """The environment that runs ``python -m memdir`` from the checkout ``tree``."""
+    path = os.pathsep.join(str(tree / part) for part in ("memory", "server"))
+    return {**COMMAND_ENV, "PYTHONPATH": path}
+
+
+def alternating_medians(runs: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """The median time of each run, taken in turn (a, b, a, b, ...): drift hits both alike."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeat):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 @dataclass
@@ -174,7 +196,9 @@ def peer_commands(root: Path, scratch: Path) -> dict[str, list[str]]:
     return peers
 
 
-def bench_size(files: int, repeat: int, peer_timeout: float, skip_peers: bool) -> Row:
+def bench_size(
+    files: int, repeat: int, peer_timeout: float, skip_peers: bool, baseline: Path | None = None
+) -> Row:
     from memdir.lint import DirState
 
     root = HERE / "data" / f"bench-{files}"
@@ -189,7 +213,22 @@ def bench_size(files: int, repeat: int, peer_timeout: float, skip_peers: bool) -
     )
     lint_argv = [*memdir_command(), "lint", str(root)]
     run_command(lint_argv)  # untimed: writes the bytecode cache, as installing would
-    row.times["cli_cold"] = median_time(lambda: run_command(lint_argv), reps)
+    if baseline is None:
+        row.times["cli_cold"] = median_time(lambda: run_command(lint_argv), reps)
+    else:
+        # Both trees the same way (``python -m memdir`` with the tree on PYTHONPATH), in turn.
+        module_argv = [sys.executable, "-m", "memdir", "lint", str(root)]
+        here, there = tree_env(HERE.parent), tree_env(baseline)
+        run_command(module_argv, env=there)  # untimed: the baseline's bytecode cache
+        row.times.update(
+            alternating_medians(
+                {
+                    "cli_cold": lambda: run_command(module_argv, env=here),
+                    "base_cli_cold": lambda: run_command(module_argv, env=there),
+                },
+                reps,
+            )
+        )
 
     def cold_in_process() -> None:
         state = DirState(root)
@@ -261,6 +300,13 @@ def ratio(a: float | None, b: float | None) -> str:
 
 
 def print_table(rows: list[Row]) -> None:
+    if any("base_cli_cold" in row.times for row in rows):
+        print()
+        print("| files | lint CLI cold, baseline | lint CLI cold, this tree | this / baseline |")
+        print("|---:|---:|---:|---:|")
+        for row in rows:
+            base, now = row.times.get("base_cli_cold"), row.times["cli_cold"]
+            print(f"| {row.files:,} | {fmt(base)} | {fmt(now)} | {ratio(now, base)} |")
     print()
     print(
         "| files | floor (in-proc / process) | lint CLI cold | × floor process | "
@@ -278,6 +324,7 @@ def print_table(rows: list[Row]) -> None:
     peers = sorted(
         {k for row in rows for k in row.times}
         - {"floor", "floor_proc", "cli_cold", "lib_cold", "warm_update", "warm_refresh"}
+        - {"base_cli_cold"}
     )
     if peers:
         print()
@@ -300,11 +347,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (median)")
     parser.add_argument("--peer-timeout", type=float, default=300.0, help="seconds per peer run")
     parser.add_argument("--no-peers", action="store_true", help="skip the other linters")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="TREE",
+        help="also time the memdir lint of this checkout (e.g. a git worktree), in turn",
+    )
     args = parser.parse_args(argv)
+    baseline = args.baseline.resolve() if args.baseline is not None else None
+    if baseline is not None and not (baseline / "memory" / "memdir").is_dir():
+        parser.error(f"not a memdir checkout: {args.baseline}")
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         print(f"benchmarking {size:,} files ...", file=sys.stderr, flush=True)
-        rows.append(bench_size(size, args.repeat, args.peer_timeout, args.no_peers))
+        rows.append(bench_size(size, args.repeat, args.peer_timeout, args.no_peers, baseline))
     print_table(rows)
     return 0
 
