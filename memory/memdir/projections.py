@@ -58,7 +58,7 @@ class IndexSummary:
     max_lines: int
     max_chars: int
     truncated: bool
-    #: Why it was cut, as the warning line says; None when nothing was.
+    #: Why it was cut, as the warning line says; null when nothing was.
     reason: str | None
     #: Number of index entries.
     entries: int

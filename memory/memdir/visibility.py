@@ -35,7 +35,7 @@ class Visibility:
     index_lines: tuple[int, ...]
     #: Among the newest-first prefetch candidates (path B can choose it).
     in_window: bool
-    #: 1-based rank among the prefetch candidates, newest first; None outside the window.
+    #: 1-based rank among the prefetch candidates, newest first; null outside the window.
     window_rank: int | None
     #: How many candidates the window holds.
     window_size: int

@@ -106,7 +106,7 @@ export interface IndexSummary {
   maxLines: number;
   maxChars: number;
   truncated: boolean;
-  /** Why it was cut, as the warning line says; None when nothing was. */
+  /** Why it was cut, as the warning line says; null when nothing was. */
   reason: string | null;
   /** Number of index entries. */
   entries: number;
@@ -233,7 +233,7 @@ export interface PrefetchParams {
 export interface PrefetchStarted {
   /** Repeated in the notification. */
   id: string;
-  /** False: no notification follows. */
+  /** false: no notification follows. */
   triggered: boolean;
   /** Why it did not run (single word, budget spent, ...). */
   reason: string | null;
@@ -417,7 +417,7 @@ export interface Visibility {
   indexLines: number[];
   /** Among the newest-first prefetch candidates (path B can choose it). */
   inWindow: boolean;
-  /** 1-based rank among the prefetch candidates, newest first; None outside the window. */
+  /** 1-based rank among the prefetch candidates, newest first; null outside the window. */
   windowRank: number | null;
   /** How many candidates the window holds. */
   windowSize: number;

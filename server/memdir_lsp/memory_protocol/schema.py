@@ -267,10 +267,13 @@ def typescript(doc: JsonSchema) -> str:
 
 
 def _md_type(prop: JsonSchema) -> str:
-    text = ts_type(prop)
-    return re.sub(r"\b([A-Z]\w+)\b", lambda m: f"[{m[1]}](#{m[1].lower()})", text).replace(
-        "|", "\\|"
-    )
+    """The TypeScript spelling, each named type linked to its section."""
+    text = ts_type(prop).replace("|", "\\|")
+
+    def link(found: re.Match[str]) -> str:
+        return found[0] if found[0] == "Record" else f"[{found[0]}](#{found[0].lower()})"
+
+    return re.sub(r"\b[A-Z]\w+\b", link, text)
 
 
 def _md_fields(definition: JsonSchema) -> list[str]:

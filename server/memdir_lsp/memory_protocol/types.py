@@ -163,7 +163,7 @@ class PrefetchStarted:
 
     #: Repeated in the notification.
     id: str
-    #: False: no notification follows.
+    #: false: no notification follows.
     triggered: bool
     #: Why it did not run (single word, budget spent, ...).
     reason: str | None
