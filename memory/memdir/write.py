@@ -49,9 +49,8 @@ from typing import Final, Literal
 from memdir import constants as C
 from memdir.config import Settings, load_settings
 from memdir.fixes.apply import apply_text_edits
-from memdir.fixes.plan import entry_insertion
+from memdir.fixes.plan import entries_linking, entry_insertion
 from memdir.index import Index, encode_target, fit_entry, parse_index
-from memdir.model import IndexEntry
 from memdir.paths import is_within, relative_inside
 from memdir.topic import parse_frontmatter, parse_topic_text
 
@@ -564,16 +563,6 @@ def topic_title(name: str | None, rel: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def _entries_for(entries: tuple[IndexEntry, ...], rel: str, *, is_dir: bool) -> list[IndexEntry]:
-    prefix = rel + "/"
-    found = []
-    for entry in entries:
-        target = posixpath.normpath(entry.path) if entry.path else ""
-        if target == rel or (is_dir and target.startswith(prefix)):
-            found.append(entry)
-    return found
-
-
 # --- the writer ------------------------------------------------------------------------------
 
 
@@ -920,7 +909,7 @@ class MemoryWriter:
         index_path, original = loaded
         text = original or ""
         index = parse_index(text)
-        existing = _entries_for(index.entries, rel, is_dir=False)
+        existing = entries_linking(index, rel)
         line = self._line_for(rel, after)
         lines = text.split("\n")
         if existing:
@@ -958,7 +947,7 @@ class MemoryWriter:
         if text is None:
             return ()
         index = parse_index(text)
-        drop = {e.line for e in _entries_for(index.entries, rel, is_dir=is_dir)}
+        drop = {e.line for e in entries_linking(index, rel, folder=is_dir)}
         if not drop:
             return ()
         new_text = "\n".join(line for n, line in enumerate(text.split("\n")) if n not in drop)
@@ -977,7 +966,7 @@ class MemoryWriter:
         text = original or ""
         index = parse_index(text)
         lines = text.split("\n")
-        found = _entries_for(index.entries, old, is_dir=is_dir)
+        found = entries_linking(index, old, folder=is_dir)
         for entry in found:
             target_path = posixpath.normpath(entry.path)
             moved = new + target_path[len(old) :]

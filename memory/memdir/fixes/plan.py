@@ -112,10 +112,17 @@ def type_choices(topic: TopicFile, suggested: str | None = None) -> list[Fix]:
 # --- the index -------------------------------------------------------------------------------
 
 
-def entries_linking(index: Index, rel_path: str) -> list[IndexEntry]:
-    """Index entries whose link resolves to ``rel_path`` (a path relative to the memory dir)."""
+def entries_linking(index: Index, rel_path: str, *, folder: bool = False) -> list[IndexEntry]:
+    """Index entries whose link resolves to ``rel_path`` (relative to the memory dir), or with
+    ``folder`` to anything inside the folder ``rel_path``."""
     want = posixpath.normpath(rel_path)
-    return [e for e in index.entries if e.path and posixpath.normpath(e.path) == want]
+    prefix = want + "/"
+    found = []
+    for entry in index.entries:
+        target = posixpath.normpath(entry.path) if entry.path else ""
+        if target == want or (folder and target.startswith(prefix)):
+            found.append(entry)
+    return found
 
 
 def entry_insertion(index: Index, line: str) -> TextEdit:
