@@ -41,17 +41,21 @@ def messy(make_dir: MakeDir) -> Path:
 def test_text_format_and_exit_1(messy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run([str(messy)], capsys)
     assert code == 1
+    # The severity of each finding, and [*] where `--fix` fixes it (ruff style).
     assert out.splitlines() == [
-        "MEMORY.md:2:10: MEM005 dangling link: gone.md does not exist; the agent sees this hook "
-        "every session, but reading the memory fails. Write the file, fix the link or remove the "
-        "entry",
-        "b.md:1:1: MEM107 orphan: invisible in index mode: not linked from MEMORY.md, and on "
-        "path A the agent sees only the index; add an entry for it",
-        "b.md:4:7: MEM104 unknown type `Project`: the agent accepts only user, feedback, project "
-        "or reference (case matters) and treats anything else as no type, so the manifest shows no "
-        "[type] tag; did you mean `project`?",
+        "MEMORY.md:2:10: error MEM005 dangling link: gone.md does not exist; the agent sees this "
+        "hook every session, but reading the memory fails. Write the file, fix the link or remove "
+        "the entry",
+        "b.md:1:1: warning MEM107 [*] orphan: invisible in index mode: not linked from MEMORY.md, "
+        "and on path A the agent sees only the index; add an entry for it",
+        "b.md:4:7: warning MEM104 unknown type `Project`: the agent accepts only user, feedback, "
+        "project or reference (case matters) and treats anything else as no type, so the manifest "
+        "shows no [type] tag; did you mean `project`?",
     ]
-    assert "2 topic files, 1 error, 2 warnings" in err
+    assert err.splitlines() == [
+        "memdir lint: 2 topic files, 1 error, 2 warnings",
+        "[*] 1 fixable with `memdir lint --fix`",
+    ]
 
 
 def test_clean_dir_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,11 +85,11 @@ def test_exit_zero(messy: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_select_and_ignore(messy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run([str(messy), "--select", "MEM1"], capsys)
-    assert {line.split()[1] for line in out.splitlines()} == {"MEM104", "MEM107"}
+    assert {line.split()[2] for line in out.splitlines()} == {"MEM104", "MEM107"}
     _, out, _ = run([str(messy), "--select", "mem104,MEM005"], capsys)
-    assert {line.split()[1] for line in out.splitlines()} == {"MEM104", "MEM005"}
+    assert {line.split()[2] for line in out.splitlines()} == {"MEM104", "MEM005"}
     _, out, _ = run([str(messy), "--ignore", "MEM107,MEM005"], capsys)
-    assert {line.split()[1] for line in out.splitlines()} == {"MEM104"}
+    assert {line.split()[2] for line in out.splitlines()} == {"MEM104"}
 
 
 @pytest.mark.parametrize(
@@ -167,8 +171,8 @@ def test_several_dirs_prefix_paths(
     code, out, _ = run([str(messy), str(other)], capsys)
     assert code == 1
     lines = out.splitlines()
-    assert lines[0].startswith(f"{messy}/MEMORY.md:2:10: MEM005")
-    assert any(line.startswith(f"{other}/x.md:1:1: MEM101") for line in lines)
+    assert lines[0].startswith(f"{messy}/MEMORY.md:2:10: error MEM005")
+    assert any(line.startswith(f"{other}/x.md:1:1: error MEM101 [*]") for line in lines)
     _, out, _ = run([str(messy), str(other), "--format", "json"], capsys)
     roots = {item["root"] for item in json.loads(out)}
     assert roots == {str(messy), str(other)}
@@ -191,7 +195,7 @@ def test_default_dir_is_the_projects_memory_dir(
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(project)
     code, out, _ = run([], capsys)
-    assert code == 1 and out.startswith("a.md:1:1: MEM101")
+    assert code == 1 and out.startswith("a.md:1:1: error MEM101 [*] ")
 
 
 def test_no_memory_dir_yet_exits_2(

@@ -92,7 +92,7 @@ def test_fix_applies_safe_fixes_prints_them_and_loses_nothing(
     # and the type the skeleton could not guess.
     out = captured.out
     assert code == 1
-    assert [line.split(": ")[1].split()[0] for line in out.splitlines()] == [
+    assert [line.split(": ")[1].split()[1] for line in out.splitlines()] == [
         "MEM006",
         "MEM004",
         "MEM103",

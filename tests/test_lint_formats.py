@@ -142,5 +142,5 @@ def test_text_paths_are_relative_to_the_memory_dir(
     messy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = output([str(messy)], capsys).splitlines()
-    assert lines[0].startswith("MEMORY.md:2:1: MEM006 ")
-    assert any(line.startswith("sub/b.md:4:7: MEM104 ") for line in lines)
+    assert lines[0].startswith("MEMORY.md:2:1: warning MEM006 [*] ")
+    assert any(line.startswith("sub/b.md:4:7: warning MEM104 ") for line in lines)

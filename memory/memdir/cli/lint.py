@@ -163,6 +163,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
     from memdir.lint.diagnostic import SEVERITY_ORDER
+    from memdir.lint.formats import fixable
 
     if not diagnostics:
         return f"memdir lint: {files} topic files, no problems"
@@ -172,4 +173,8 @@ def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
         for s in SEVERITY_ORDER
         if counts[s]
     ]
-    return f"memdir lint: {files} topic files, " + ", ".join(parts)
+    summary = f"memdir lint: {files} topic files, " + ", ".join(parts)
+    fixes = sum(1 for d in diagnostics if fixable(d))
+    if fixes:
+        summary += f"\n[*] {fixes} fixable with `memdir lint --fix`"
+    return summary

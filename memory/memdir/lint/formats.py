@@ -40,11 +40,17 @@ def _display(section: Section, diagnostic: Diagnostic) -> str:
     return f"{section.label.rstrip('/')}/{diagnostic.rel_path}"
 
 
+def fixable(diagnostic: Diagnostic) -> bool:
+    """Whether ``memdir lint --fix`` fixes this finding (it applies safe fixes only)."""
+    return diagnostic.fix is not None and diagnostic.fix.safe
+
+
 def format_text(sections: Sequence[Section]) -> str:
-    """``path:line:col: CODE message``, one per line."""
+    """``path:line:col: severity CODE [*] message``, one per line, ruff style: ``[*]`` marks
+    what ``--fix`` fixes."""
     lines = [
         f"{_display(section, d)}:{d.span.start_line + 1}:{d.span.start_col + 1}: "
-        f"{d.code} {d.message}"
+        f"{d.severity} {d.code} {'[*] ' if fixable(d) else ''}{d.message}"
         for section in sections
         for d in section.result.diagnostics
     ]
