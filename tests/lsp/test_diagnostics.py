@@ -11,6 +11,7 @@ import frontmatter
 import pytest
 from lsp_helpers import FILES, INDEX, Workspace, apply_workspace_edit, encoding_of, open_doc, pos
 from lsprotocol import types
+from memdir import constants as C
 from pytest_lsp import LanguageClient
 
 #: How long a test waits for the server to settle on a result (never a fixed sleep).
@@ -225,9 +226,9 @@ async def test_fix_all_applies_safe_fixes(client: LanguageClient, workspace: Wor
         )
     )
     actions = [a for a in result or [] if isinstance(a, types.CodeAction)]
-    assert [a.kind for a in actions] == ["source.fixAll.memdir"]
-    assert actions[0].edit is not None
-    apply_workspace_edit(actions[0].edit, encoding_of(client))
+    [fix_all] = actions
+    assert fix_all.kind == "source.fixAll.memdir" and fix_all.edit is not None
+    apply_workspace_edit(fix_all.edit, encoding_of(client))
     text = workspace.text("MEMORY.md")
     assert text.count("(role.md)") == 1
 
@@ -237,9 +238,10 @@ async def test_frontmatter_skeleton_fix(client: LanguageClient, workspace: Works
     uri = open_doc(client, workspace, "role.md")
     found = await wait_until(client, uri, lambda f: "MEM101" in codes(f))
     skeleton = next(d for d in found if d.code == "MEM101")
-    actions = await _fixes(client, uri, skeleton)
-    assert actions and actions[0].edit is not None
-    apply_workspace_edit(actions[0].edit, encoding_of(client))
+    [action] = await _fixes(client, uri, skeleton)
+    assert action.title == "Add a frontmatter skeleton (name, description, type)"
+    assert action.edit is not None
+    apply_workspace_edit(action.edit, encoding_of(client))
     post = frontmatter.loads(workspace.text("role.md"))
     # The skeleton names the file; a person picks the type (the fix leaves it to them).
     assert post["name"] and "type" in post.metadata and "description" in post.metadata
@@ -258,8 +260,11 @@ async def test_unknown_type_fix(client: LanguageClient, workspace: Workspace) ->
     found = await wait_until(client, uri, lambda f: "MEM104" in codes(f))
     unknown = next(d for d in found if d.code == "MEM104")
     actions = await _fixes(client, uri, unknown)
-    assert actions and actions[0].edit is not None
-    apply_workspace_edit(actions[0].edit, encoding_of(client))
+    # Every type once; the one lint suggests is preferred.
+    assert {a.title for a in actions} == {f"Change the type to `{t}`" for t in C.MEMORY_TYPES}
+    [preferred] = [a for a in actions if a.is_preferred]
+    assert preferred.title == "Change the type to `user`" and preferred.edit is not None
+    apply_workspace_edit(preferred.edit, encoding_of(client))
     assert frontmatter.loads(workspace.text("role.md"))["type"] == "user"
 
 
@@ -362,10 +367,10 @@ async def test_orphan_quick_fix_adds_an_index_entry(
     uri = open_doc(client, workspace, "orphan.md")
     found = await wait_until(client, uri, lambda f: "MEM107" in codes(f))
     orphan = next(d for d in found if d.code == "MEM107")
-    actions = await _fixes(client, uri, orphan)
-    assert actions and actions[0].is_preferred
-    assert actions[0].edit is not None
-    apply_workspace_edit(actions[0].edit, encoding_of(client))
+    [action] = await _fixes(client, uri, orphan)
+    assert action.title == "Add orphan.md to MEMORY.md" and action.is_preferred
+    assert action.edit is not None
+    apply_workspace_edit(action.edit, encoding_of(client))
     index = workspace.text("MEMORY.md")
     assert index.count("(orphan.md)") == 1
     assert index.startswith(INDEX.split("\n")[0])
