@@ -167,9 +167,10 @@ def fix_actions(
             topic=None if directory.is_index(path) else directory.topic(path),
             taken=[directory.rel(p) for p in directory.topic_paths()],
         )
-        for number, fix in enumerate(fixes):
+        attached = found.fix.effect() if found.fix is not None else None
+        for fix in fixes:
             kind = types.CodeActionKind.QuickFix.value
-            actions.append(to_action(ls, fix, kind, [diagnostic], number == 0))
+            actions.append(to_action(ls, fix, kind, [diagnostic], fix.effect() == attached))
     return actions
 
 
