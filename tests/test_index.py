@@ -234,35 +234,3 @@ def test_load_index_missing_file(tmp_path: Path) -> None:
     assert not index.exists
     assert index.entries == ()
     assert index.load.text == ""
-
-
-def test_a_plain_index_is_parsed_in_one_scan_exactly_as_line_by_line() -> None:
-    import random
-
-    from memdir.index import _classify_plain, _plain_index, _strip_for_load, classify_lines
-
-    rng = random.Random(7)
-    pieces = ["a", " ", "\\]", "[x]", "\\", "—", "-", ":", "(", ")", "\t", "\u00a0", "\r"]
-    pieces += ["--", "–", "#", ' "t"', '"', "\n"]
-
-    def some(most: int) -> str:
-        return "".join(rng.choice(pieces) for _ in range(rng.randint(0, most)))
-
-    def line() -> str:
-        if rng.random() < 0.6:
-            bullet = rng.choice(["- ", "* ", "  + ", "-\t", "1. "])
-            target = rng.choice(["a.md", "<b c.md>", "x%20y.md", "./d.md", "e.md#f", some(2)])
-            return f"{bullet}[{some(3)}]({target}){some(5)}"
-        start = rng.choice(["", "# H", "  ## x", "text", "- bullet", "   ", "#no", "* [open"])
-        return start + rng.choice(["", "\r", '- [a](b.md) "t\nq" x']) + some(2)
-
-    plain = 0
-    for _ in range(3000):
-        text = "\n".join(line() for _ in range(rng.randint(0, 12)))
-        lines = text.split("\n")
-        if not _plain_index(text):
-            continue
-        plain += 1
-        assert _classify_plain(text, lines) == classify_lines(lines), text
-        assert list(enumerate(lines)) == _strip_for_load(lines), text
-    assert plain > 1000

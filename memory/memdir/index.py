@@ -17,10 +17,9 @@ from memdir.model import IndexEntry, IndexLine, Problem, Span
 from memdir.textio import read_text, utf16_len, utf16_prefix_index
 
 #: An entry line; ``lead`` is the separator before the hook with the blanks around it, when the
-#: rest of the line starts with one (matched here, not by a second regex on the rest: one
-#: match per index line is what parsing a large index costs). Title and target are runs of
-#: plain characters, escapes and bracketed (parenthesised) parts; each run is possessive
-#: because the first character decides which part comes next, so giving back never helps.
+#: rest of the line starts with one. Title and target are runs of plain characters, escapes and
+#: bracketed (parenthesised) parts; each run is possessive because the first character decides
+#: which part comes next, so giving back never helps.
 _ENTRY = re.compile(
     r"^(?P<indent>[ \t]*)(?P<bullet>[-*+])[ \t]+"
     r"\[(?P<title>(?:[^\\\[\]]++|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
@@ -29,20 +28,12 @@ _ENTRY = re.compile(
 )
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
-#: :data:`_ENTRY` over a whole index at once, each match one line: the same pattern with line
-#: anchors and with no class that could cross a newline.
-_ENTRY_LINES = re.compile(
-    _ENTRY.pattern.replace(r"[^\\\[\]]", r"[^\\\[\]\n]").replace(r"[^\"]*", r"[^\"\n]*"),
-    re.MULTILINE,
-)
 #: A list item marker (``-``, ``*``, ``+``, ``1.``, ``1)``) with its indent and spacing.
 BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _FM_BOUNDARY = re.compile(r"^-{3,}\s*$")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 _COMMENT_SPAN = re.compile(r"<!--.*?-->", re.DOTALL)
 _TITLE_ESCAPE = re.compile(r"\\(.)")
-#: How an index entry line usually starts (a bullet, a space, a link).
-_ENTRY_STARTS = frozenset(("- [", "* [", "+ ["))
 #: Characters that would break a Markdown link target; everything else (incl. CJK) stays readable.
 _TARGET_UNSAFE = re.compile(r"[%\s()<>\[\]\\]")
 
@@ -71,22 +62,15 @@ def parse_entry(line: str, number: int) -> IndexEntry | None:
     match = _ENTRY.match(line)
     if match is None:
         return None
-    return _entry(match, line, number, 0)
-
-
-def _entry(match: re.Match[str], line: str, number: int, offset: int) -> IndexEntry:
-    """The entry ``match`` found on ``line``, which starts at ``offset`` of the matched text."""
     _indent, bullet, raw_title, target, rest, _lead, separator = match.groups()
     if separator is not None:
-        hook_start = match.end("lead") - offset
+        hook_start = match.end("lead")
     else:
         separator = ""
-        hook_start = match.start("rest") - offset + (len(rest) - len(rest.lstrip()))
+        hook_start = match.start("rest") + (len(rest) - len(rest.lstrip()))
     hook = line[hook_start:].rstrip()
     title_start, title_end = match.span("title")
     target_start, target_end = match.span("target")
-    title_start, title_end = title_start - offset, title_end - offset
-    target_start, target_end = target_start - offset, target_end - offset
     return IndexEntry(
         number,
         line,
@@ -241,9 +225,7 @@ def load_cap(
     max_chars: int = C.INDEX_MAX_CHARS,
 ) -> IndexLoad:
     """Apply path A's load cap to the text of MEMORY.md."""
-    lines = text.split("\n")
-    # Nothing to strip from a plain index: every line stays, with its number.
-    kept = list(enumerate(lines)) if _plain_index(text) else _strip_for_load(lines)
+    kept = _strip_for_load(text.split("\n"))
     # Trim like JavaScript's String.prototype.trim: whitespace (incl. newlines) at both ends.
     while kept and not kept[0][1].strip():
         kept.pop(0)
@@ -331,13 +313,6 @@ def classify_lines(lines: list[str]) -> tuple[list[IndexEntry], list[IndexLine]]
     if lines and _FM_BOUNDARY.match(lines[0]):
         fm_close = next((i for i in range(1, len(lines)) if _FM_BOUNDARY.match(lines[i])), None)
     for number, line in enumerate(lines):
-        if not (in_fence or in_comment) and line[:3] in _ENTRY_STARTS:
-            # The common line, an entry: nothing else (a heading, a fence, a comment) can start
-            # this way, so it skips their tests. Inside leading frontmatter it is frontmatter.
-            entry = parse_entry(line, number)
-            if entry is not None and (fm_close is None or number > fm_close):
-                entries.append(entry)
-                continue
         if fm_close is not None and number <= fm_close:
             other.append(IndexLine(number, line, "frontmatter"))
             continue
@@ -371,40 +346,10 @@ def _line_kind(line: str) -> str:
     return "bullet" if BULLET.match(line) else "text"
 
 
-def _plain_index(text: str) -> bool:
-    """No frontmatter, fence or comment: every line of the index is what it is on its own."""
-    return (
-        not text.startswith("-")
-        and "```" not in text
-        and "~~~" not in text
-        and ("<!--" not in text)
-    )
-
-
-def _classify_plain(text: str, lines: list[str]) -> tuple[list[IndexEntry], list[IndexLine]]:
-    """:func:`classify_lines` of a :func:`_plain_index`: the entries found by one regex scan of
-    the whole text (a large index is nearly all entries), the other lines one by one."""
-    entries: list[IndexEntry] = []
-    number = 0
-    position = 0
-    count = text.count
-    for match in _ENTRY_LINES.finditer(text):
-        start = match.start()
-        number += count("\n", position, start)
-        position = start
-        entries.append(_entry(match, lines[number], number, start))
-    other: list[IndexLine] = []
-    taken = {entry.line for entry in entries}
-    for number, line in enumerate(lines):
-        if number not in taken:
-            other.append(IndexLine(number, line, _line_kind(line)))
-    return entries, other
-
-
 def parse_index(text: str, path: Path | None = None, problems: tuple[Problem, ...] = ()) -> Index:
     """Parse the text of MEMORY.md: entries, other lines, and what path A loads of it."""
     lines = text.split("\n")
-    entries, other = _classify_plain(text, lines) if _plain_index(text) else classify_lines(lines)
+    entries, other = classify_lines(lines)
     load = load_cap(text)
     loaded = set(load.loaded_source_lines)
     cut = tuple(e for e in entries if e.line not in loaded) if load.truncated else ()
