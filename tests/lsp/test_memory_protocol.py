@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -114,3 +115,14 @@ def test_results_are_camel_case_through_one_converter() -> None:
     doc = json.loads(S.SCHEMA_PATH.read_text(encoding="utf-8"))
     validator = Draft202012Validator({"$ref": "#/$defs/ExtractOutcome", "$defs": doc["$defs"]})
     validator.validate(wire)
+
+
+def test_protocol_ts_names_the_schema_methods_and_uses_the_generated_types() -> None:
+    """The extension's method constants are exactly the schema's methods."""
+    protocol_ts = S.TYPESCRIPT_PATH.with_name("protocol.ts").read_text(encoding="utf-8")
+    constants = dict(re.findall(r"^export const (\w+) = '([^']+)';$", protocol_ts, re.M))
+    methods = {v for k, v in constants.items() if k.startswith(("MEMORY_", "MEMDIR_"))}
+    assert methods == {m.name for m in T.METHODS}
+    assert "export type * from './protocolTypes';" in protocol_ts
+    # No payload interface is written by hand any more.
+    assert re.search(r"^export interface ", protocol_ts, re.M) is None
