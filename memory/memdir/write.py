@@ -49,8 +49,8 @@ from typing import Final, Literal
 from memdir import constants as C
 from memdir.config import Settings, load_settings
 from memdir.fixes.apply import apply_text_edits
-from memdir.fixes.plan import entries_linking, entry_insertion
-from memdir.index import Index, encode_target, fit_entry, parse_index
+from memdir.fixes.plan import entries_linking, entry_insertion, rename_edits
+from memdir.index import Index, fit_entry, parse_index
 from memdir.paths import is_within, relative_inside
 from memdir.topic import parse_frontmatter, parse_topic_text
 
@@ -965,18 +965,10 @@ class MemoryWriter:
         index_path, original = loaded
         text = original or ""
         index = parse_index(text)
-        lines = text.split("\n")
-        found = entries_linking(index, old, folder=is_dir)
-        for entry in found:
-            target_path = posixpath.normpath(entry.path)
-            moved = new + target_path[len(old) :]
-            fragment = entry.target.strip("<>").partition("#")[2]
-            encoded = encode_target(moved) + (f"#{fragment}" if fragment else "")
-            span = entry.target_span
-            line = lines[entry.line]
-            lines[entry.line] = line[: span.start_col] + encoded + line[span.end_col :]
-        if found:
-            new_text = "\n".join(lines)
+        # The links of topic files are the editor's to update (it shows the edits first).
+        relinked = rename_edits(index, (), old, new)
+        if relinked:
+            new_text = apply_text_edits(text, relinked)
         elif not is_dir and is_topic_path(new):
             try:
                 content = _read_text(resolve_path(self._checked_root(), new), new)
