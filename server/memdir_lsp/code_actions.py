@@ -156,16 +156,19 @@ def fix_actions(
 ) -> list[types.CodeAction]:
     """Quick fixes for the diagnostics in a code-action request, attached to them."""
     actions: list[types.CodeAction] = []
+    taken: list[str] | None = None
     for diagnostic in diagnostics:
         found = _matching(ls, directory, path, diagnostic)
         if found is None or found.code in MOVE_CODES:
             continue  # moves are planned from the cursor, in code_action
+        if taken is None:
+            taken = _existing_files(directory)
         # What the editor has and lint keeps for no finding: the parsed files, the names taken.
         fixes = quick_fixes(
             found,
             index=directory.index(),
             topic=None if directory.is_index(path) else directory.topic(path),
-            taken=[directory.rel(p) for p in directory.topic_paths()],
+            taken=taken,
         )
         attached = found.fix.effect() if found.fix is not None else None
         for fix in fixes:
