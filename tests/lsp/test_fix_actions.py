@@ -14,7 +14,7 @@ from lsprotocol import types
 from memdir import constants as C
 from memdir.lint.codes import RULES
 from pytest_lsp import LanguageClient
-from test_diagnostics import codes, wait_until
+from test_diagnostics import _fixes, codes, wait_until
 
 INDEX = (
     "# Index\n"
@@ -75,19 +75,6 @@ def effect(action: types.CodeAction) -> frozenset[tuple[object, ...]]:
     return frozenset(done)
 
 
-async def _offered(
-    client: LanguageClient, uri: str, diagnostic: types.Diagnostic
-) -> list[types.CodeAction]:
-    result = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=diagnostic.range,
-            context=types.CodeActionContext(diagnostics=[diagnostic]),
-        )
-    )
-    return [a for a in result or [] if isinstance(a, types.CodeAction)]
-
-
 @pytest.mark.files(FILES)
 async def test_no_finding_offers_two_actions_that_do_the_same(
     client: LanguageClient, workspace: Workspace
@@ -97,7 +84,7 @@ async def test_no_finding_offers_two_actions_that_do_the_same(
         uri = opened.get(rel) or opened.setdefault(rel, open_doc(client, workspace, rel))
         found = await wait_until(client, uri, lambda f, code=code: code in codes(f))
         [diagnostic] = [d for d in found if d.code == code]
-        actions = await _offered(client, uri, diagnostic)
+        actions = await _fixes(client, uri, diagnostic)
         assert {a.title for a in actions} == titles, code
         assert len(actions) == len(titles), (code, [a.title for a in actions])
         effects = [effect(a) for a in actions]
