@@ -219,7 +219,8 @@ def bench_size(
         # Both trees the same way (``python -m memdir`` with the tree on PYTHONPATH), in turn.
         module_argv = [sys.executable, "-m", "memdir", "lint", str(root)]
         here, there = tree_env(HERE.parent), tree_env(baseline)
-        run_command(module_argv, env=there)  # untimed: the baseline's bytecode cache
+        for env in (here, there):
+            run_command(module_argv, env=env)  # untimed: each tree's bytecode cache
         row.times.update(
             alternating_medians(
                 {
