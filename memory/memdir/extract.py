@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from memdir import constants as C
 from memdir.config import Settings, load_settings
 from memdir.manifest import format_manifest
-from memdir.paths import is_within
+from memdir.paths import relative_inside
 from memdir.scan import scan
 from memdir.search import InvalidPatternError, compile_pattern, glob_matcher, glob_regex, grep_lines
 from memdir.transcript import (
@@ -420,13 +420,12 @@ class ProjectTools:
         candidate = Path(path).expanduser()
         if not candidate.is_absolute():
             candidate = self.root / candidate
-        real = Path(os.path.realpath(candidate))
-        if not is_within(real, self.root):
+        if relative_inside(self.root, candidate) is None:
             raise ProjectToolError(
                 f"{path} is outside the project {self.root}; read-only tools stay in the project "
                 "(use the memory tool for /memories)"
             )
-        return real
+        return Path(os.path.realpath(candidate))
 
     def _shown(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix() or "."
@@ -472,7 +471,7 @@ class ProjectTools:
                 return False
         except OSError:
             return False
-        return not path.is_symlink() or is_within(Path(os.path.realpath(path)), self.root)
+        return not path.is_symlink() or relative_inside(self.root, path) is not None
 
     def _walk(self, base: Path) -> Iterator[Path]:
         if not base.is_dir():

@@ -18,7 +18,7 @@ from memdir import constants as C
 from memdir.config import Settings
 from memdir.index import Index, load_index, parse_index
 from memdir.model import TopicFile
-from memdir.paths import is_within
+from memdir.paths import rel_path, relative_inside
 from memdir.scan import ScanResult, iter_topic_paths, scan
 from memdir.surface import Session
 from memdir.topic import load_topic, parse_topic_text
@@ -35,7 +35,6 @@ class MemoryDirectory:
         text_of: Callable[[Path], str | None],
     ) -> None:
         self.root = root
-        self.real_root = Path(os.path.realpath(root))
         #: Why it is known: ``workspace``, ``agent``, ``setting``, ``opened``.
         self.origins = origins
         self.settings = settings
@@ -51,16 +50,15 @@ class MemoryDirectory:
     # --- paths ------------------------------------------------------------------------------
 
     def contains(self, path: Path) -> bool:
-        if is_within(path, self.root):
-            return True
         # Symlinked spellings of the same directory (/tmp vs /private/tmp) count too.
-        return is_within(Path(os.path.realpath(path)), self.real_root)
+        try:
+            rel_path(self.root, path)
+        except ValueError:
+            return False
+        return True
 
     def rel(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return Path(os.path.realpath(path)).relative_to(self.real_root).as_posix()
+        return rel_path(self.root, path)
 
     def path_of(self, rel: str) -> Path:
         return self.root / rel
@@ -79,8 +77,7 @@ class MemoryDirectory:
         candidate = Path(name)
         if not candidate.is_absolute():
             candidate = self.root / candidate
-        real = Path(os.path.realpath(candidate))
-        if not is_within(real, self.real_root):
+        if relative_inside(self.root, candidate) is None:
             return None
         return Path(os.path.abspath(candidate))
 
