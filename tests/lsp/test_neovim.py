@@ -88,7 +88,7 @@ def test_neovim_diagnostics_move_and_prefetch(tmp_path: Path) -> None:
     index = (memory / "MEMORY.md").read_text(encoding="utf-8").split("\n")
     assert index[:7] == INDEX.split("\n")[:7]
     assert index[7] == (
-        f"- [Deploys go through the blue/green pipeline]({new_rel}) — Never deploy on Fridays."
+        f"- [Deploys go through the blue/green pipeline]({new_rel}) — Never deploy on Fridays"
     )
     assert "Deploys go through" not in "\n".join(index[8:])
 
