@@ -195,6 +195,54 @@ def dangling_fixes(
     return [created, removed] if created is not None else [removed]
 
 
+# --- new memories ----------------------------------------------------------------------------
+
+#: Where feedback and project memories say why and how to apply them (spec section 4); the
+#: skeleton a new one starts with when the user gave no body.
+REASON_SKELETON = "**Why:**\n\n**How to apply:**\n"
+
+
+@dataclass(frozen=True)
+class NewMemoryPlan:
+    fix: Fix
+    #: The new file, relative to the memory dir.
+    rel_path: str
+
+
+def plan_new_memory(
+    index: Index,
+    title: str,
+    description: str,
+    type_: str,
+    body: str = "",
+    *,
+    taken: Collection[str] = (),
+    limit: int = C.INDEX_LINE_LIMIT,
+    indexed: bool = True,
+) -> NewMemoryPlan:
+    """The editor's "New memory": a topic file named from ``title``, and its index entry.
+
+    The file is ``<slug>.md`` (``-2``, ``-3`` ... when the name is in ``taken`` or an entry
+    already links it) with frontmatter from what the user typed, the title as a heading and
+    ``body`` (else the why/how skeleton for feedback and project memories). ``indexed`` is the
+    recall mode's ``index``: then MEMORY.md gets the entry (and is created when missing), as
+    :class:`memdir.write.MemoryWriter` does for every created topic file.
+    """
+    title = " ".join(title.split())
+    description = " ".join(description.split())
+    linked = [posixpath.normpath(e.path) for e in index.entries if e.path]
+    rel = unique_file_name(kebab_slug(title), [*taken, *linked])
+    if not body.strip():
+        body = REASON_SKELETON if type_ in ("feedback", "project") else ""
+    parts = (f"# {title}" if title else "", body.strip("\n"))
+    text = render_topic(title, description, type_, "\n\n".join(p for p in parts if p))
+    topic = CreateFile(index.path.parent / rel, rel, text)
+    if not indexed:
+        return NewMemoryPlan(Fix(f"Create {rel}", creates=(topic,)), rel)
+    entry = add_to_index(index, rel, title, description, limit)
+    return NewMemoryPlan(Fix(f"Create {rel}", entry.edits, (topic, *entry.creates)), rel)
+
+
 # --- moving content out of the index ----------------------------------------------------------
 
 
