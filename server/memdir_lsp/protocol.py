@@ -26,6 +26,8 @@ MEMORY_RECALL: Final = "memory/recall"
 MEMORY_PREFETCH: Final = "memory/prefetch"
 #: Run one command of the API memory tool (memory_20250818) over the memory dir; writes on disk.
 MEMORY_TOOL: Final = "memory/tool"
+#: Plan a new topic file from what the user typed: a WorkspaceEdit for the client to apply.
+MEMORY_NEW_MEMORY: Final = "memory/newMemory"
 #: Start the extraction agent on a transcript; answers ``{id}`` at once, then
 #: ``memory/extractResult``.
 MEMORY_EXTRACT: Final = "memory/extract"

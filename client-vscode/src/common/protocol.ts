@@ -46,6 +46,8 @@ export const MEMORY_RECALL = 'memory/recall';
 export const MEMORY_PREFETCH = 'memory/prefetch';
 /** One command of the API memory tool (memory_20250818) over a memory dir; writes on disk. */
 export const MEMORY_TOOL = 'memory/tool';
+/** Plan a new topic file from what the user typed: a WorkspaceEdit the client applies. */
+export const MEMORY_NEW_MEMORY = 'memory/newMemory';
 /** Start the extraction agent on a transcript: `{id}` at once, `memory/extractResult` later. */
 export const MEMORY_EXTRACT = 'memory/extract';
 /** Server state: directories, settings, loaded modules. */

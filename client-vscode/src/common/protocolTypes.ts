@@ -220,6 +220,30 @@ export interface MemoryToolResult {
   warnings: string[];
 }
 
+/** Params of `memory/newMemory`: what the user typed. */
+export interface NewMemoryParams {
+  /** File URI of a known memory dir; default: the workspace's first. */
+  directory?: string | null;
+  /** The title: the frontmatter `name`, the heading, the index entry's text and, as a slug, the file name. */
+  name: string;
+  /** One line: what the selector chooses the memory by, and the index entry's hook. */
+  description: string;
+  type: 'user' | 'feedback' | 'project' | 'reference';
+  /** The text under the heading; default: a why/how skeleton for feedback and project. */
+  body?: string;
+}
+
+/** The plan of a new memory; the server writes nothing, the client applies `edit`. */
+export interface NewMemoryResult {
+  /** The new file, relative to the memory dir (a name no file or index entry has). */
+  path: string;
+  uri: string;
+  /** An LSP `WorkspaceEdit`: a `CreateFile` of the topic file (never over an existing one) with its text, and in recall mode `index` the MEMORY.md entry (MEMORY.md is created when missing). */
+  edit: unknown;
+  /** An LSP `Command`, or null. Only for clients without `create` among their resource operations: `edit` then holds the index edit alone and this `memdir.createFile` command, run after it, creates the file. */
+  command: unknown;
+}
+
 /** Params of `memory/prefetch`. */
 export interface PrefetchParams {
   /** File URI of a known memory dir; default: the workspace's first. */
@@ -441,6 +465,7 @@ export interface MemoryRequests {
   'memory/recall': { params: RecallParams; result: RecallView };
   'memory/prefetch': { params: PrefetchParams; result: PrefetchStarted };
   'memory/tool': { params: MemoryToolParams; result: MemoryToolResult };
+  'memory/newMemory': { params: NewMemoryParams; result: NewMemoryResult };
   'memory/extract': { params: ExtractParams; result: ExtractStarted };
   'memdir/status': { params: StatusParams; result: StatusResult };
 }
@@ -467,6 +492,7 @@ export const MEMORY_METHODS = {
   'memory/recall': 'request',
   'memory/prefetch': 'request',
   'memory/tool': 'request',
+  'memory/newMemory': 'request',
   'memory/extract': 'request',
   'memdir/status': 'request',
   'memory/didRead': 'notification',

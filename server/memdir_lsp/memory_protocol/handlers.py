@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import os
 import sys
 import uuid
 from collections.abc import Sequence
@@ -18,7 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from memdir import __version__
+from memdir.fixes.plan import NewMemoryPlan, plan_new_memory
 from memdir.projections import index_summary, manifest_view, memory_text, recall_view
 from memdir.search import InvalidPatternError, compile_pattern, glob_matcher, search_files
 from memdir.surface import surface_file
@@ -26,6 +29,7 @@ from memdir.visibility import list_memories
 from pygls.exceptions import JsonRpcInvalidParams
 
 from memdir_lsp import protocol as P
+from memdir_lsp.convert import workspace_edit
 from memdir_lsp.memory_protocol import types as T
 from memdir_lsp.memory_protocol.converter import structure_params, to_wire
 from memdir_lsp.server import FileEvent, MemoryServer
@@ -142,6 +146,45 @@ async def memory_search(ls: MemoryServer, params: Any) -> Any:
     search = structure_params(params, T.SearchParams)
     directory = resolve_directory(ls, search)
     return await asyncio.to_thread(search_result, directory, search)
+
+
+# --- plans the client applies ---------------------------------------------------------------
+
+
+def new_memory_plan(directory: MemoryDirectory, request: T.NewMemoryParams) -> NewMemoryPlan:
+    try:
+        taken = os.listdir(directory.root)  # the new file goes at the top of the dir
+    except OSError:
+        taken = []
+    return plan_new_memory(
+        directory.index(),
+        request.name,
+        request.description,
+        request.type,
+        request.body,
+        taken=taken,
+        limit=directory.settings.index_line_limit,
+        # As MemoryWriter does: the index is maintained in recall mode `index` only.
+        indexed=directory.settings.recall_mode == "index",
+    )
+
+
+async def memory_new_memory(ls: MemoryServer, params: Any) -> Any:
+    """The plan of "New memory" as a WorkspaceEdit, converted like every quick fix's."""
+    request = structure_params(params, T.NewMemoryParams)
+    directory = resolve_directory(ls, request)
+    if not request.name.strip():
+        raise JsonRpcInvalidParams("`name` must not be empty")
+    plan = await asyncio.to_thread(new_memory_plan, directory, request)
+    edit, command = workspace_edit(ls, plan.fix)
+    lsp = get_converter()
+    result = T.NewMemoryResult(
+        path=plan.rel_path,
+        uri=ls.path_to_uri(directory.path_of(plan.rel_path)),
+        edit=lsp.unstructure(edit) if edit is not None else {},
+        command=lsp.unstructure(command) if command is not None else None,
+    )
+    return to_wire(result)
 
 
 # --- recall (path B) ------------------------------------------------------------------------
@@ -611,6 +654,7 @@ def register(server: MemoryServer) -> None:
         (P.MEMORY_RECALL, memory_recall),
         (P.MEMORY_PREFETCH, memory_prefetch),
         (P.MEMORY_TOOL, memory_tool),
+        (P.MEMORY_NEW_MEMORY, memory_new_memory),
         (P.MEMORY_EXTRACT, memory_extract),
         (P.MEMDIR_STATUS, memdir_status),
     ):

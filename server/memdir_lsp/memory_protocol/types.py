@@ -130,6 +130,23 @@ class MemoryToolParams(DirectoryParams):
         return {k: v for k, v in fields.items() if v is not None}
 
 
+MemoryType = Literal["user", "feedback", "project", "reference"]
+
+
+@attrs.define
+class NewMemoryParams(DirectoryParams):
+    """Params of ``memory/newMemory``: what the user typed."""
+
+    #: The title: the frontmatter ``name``, the heading, the index entry's text and, as a
+    #: slug, the file name.
+    name: str = attrs.field(kw_only=True)
+    #: One line: what the selector chooses the memory by, and the index entry's hook.
+    description: str = attrs.field(kw_only=True)
+    type: MemoryType = attrs.field(kw_only=True)
+    #: The text under the heading; default: a why/how skeleton for feedback and project.
+    body: str = attrs.field(default="", kw_only=True)
+
+
 @attrs.define
 class ExtractParams(DirectoryParams):
     """Params of ``memory/extract``."""
@@ -217,6 +234,23 @@ class MemoryToolResult:
     is_error: bool
     changes: list[MemoryChange]
     warnings: list[str]
+
+
+@attrs.define
+class NewMemoryResult:
+    """The plan of a new memory; the server writes nothing, the client applies ``edit``."""
+
+    #: The new file, relative to the memory dir (a name no file or index entry has).
+    path: str
+    uri: str
+    #: An LSP `WorkspaceEdit`: a `CreateFile` of the topic file (never over an existing one)
+    #: with its text, and in recall mode `index` the MEMORY.md entry (MEMORY.md is created when
+    #: missing).
+    edit: Any
+    #: An LSP `Command`, or null. Only for clients without `create` among their resource
+    #: operations: `edit` then holds the index edit alone and this `memdir.createFile` command,
+    #: run after it, creates the file.
+    command: Any
 
 
 @attrs.define
@@ -408,6 +442,16 @@ METHODS: tuple[Method, ...] = (
         "Run one command of the API memory tool (`memory_20250818`) over the memory dir; it "
         "writes on disk. The tool's own failures are results with `isError`, in the API's words.",
         (*DIRECTORY_ERRORS, "the input is not a memory tool command"),
+    ),
+    Method(
+        P.MEMORY_NEW_MEMORY,
+        "request",
+        NewMemoryParams,
+        NewMemoryResult,
+        "Plan a new topic file from a title, a description and a type: its name (from the "
+        "title, never one taken), its text and its MEMORY.md entry, as a `WorkspaceEdit` the "
+        "client applies. Writes nothing.",
+        (*DIRECTORY_ERRORS, "`name` is empty"),
     ),
     Method(
         P.MEMORY_EXTRACT,
