@@ -1,37 +1,40 @@
 /**
- * "New memory" writes through the server's memory/tool when the server has it, and through a
- * WorkspaceEdit otherwise (an older server, none, a failed request, or an index with unsaved
- * edits that a write on disk would conflict with).
+ * "New memory" asks the server for the plan (memory/newMemory) and applies its WorkspaceEdit:
+ * the client names nothing and renders nothing itself.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import * as vscode from 'vscode';
-import { advertisedMethods, MEMORY_TOOL, type MemoryToolResult } from '../src/common/protocol';
-import { createMemoryFile, createParams, type MemoryFile, type ToolServer } from '../src/features/newMemory';
-import type { WorkspaceEdit as RecordedEdit } from './fakes/vscode';
+import { advertisedMethods, MEMORY_NEW_MEMORY, type NewMemoryResult } from '../src/common/protocol';
+import { createMemory, type NewMemory, type PlanServer } from '../src/features/newMemory';
 
 const api = vi.hoisted(() => ({
   applyEdit: vi.fn(),
-  fileExists: vi.fn(),
+  executeCommand: vi.fn(),
   findTextDocument: vi.fn(),
-  openTextDocument: vi.fn(),
   showErrorMessage: vi.fn(),
 }));
 vi.mock('../src/common/vscodeapi', () => api);
 
-const TEXT = '---\nname: Small pull requests\ndescription: keep them small\ntype: feedback\n---\n# Small pull requests\n';
-const FILE: MemoryFile = {
-  directory: vscode.Uri.file('/home/ana/memory'),
-  fileName: 'small-pull-requests.md',
-  text: TEXT,
-  indexLine: '- [Small pull requests](small-pull-requests.md) — keep them small',
+const DIR = vscode.Uri.file('/home/ana/memory');
+const TYPED: NewMemory = { name: 'Small pull requests', description: 'keep them small', type: 'feedback' };
+/** The LSP WorkspaceEdit as the server sends it (what is in it is the server's business). */
+const LSP_EDIT = { documentChanges: [{ kind: 'create', uri: 'file:///home/ana/memory/small-pull-requests.md' }] };
+const PLAN: NewMemoryResult = {
+  path: 'small-pull-requests.md',
+  uri: 'file:///home/ana/memory/small-pull-requests.md',
+  edit: LSP_EDIT,
+  command: null,
 };
 
-class FakeServer implements ToolServer {
+class FakeServer implements PlanServer {
   requests: { method: string; params: object }[] = [];
+  converted: unknown[] = [];
+  readonly edit = new vscode.WorkspaceEdit();
   constructor(
-    private readonly methods: string[],
-    private readonly reply: () => Promise<MemoryToolResult>,
+    private readonly methods: string[] = [MEMORY_NEW_MEMORY],
+    private readonly reply: () => Promise<NewMemoryResult> = () => Promise.resolve(PLAN),
   ) {}
+  async start(): Promise<void> {}
   handles(method: string): boolean {
     return this.methods.includes(method);
   }
@@ -39,93 +42,90 @@ class FakeServer implements ToolServer {
     this.requests.push({ method, params });
     return (await this.reply()) as R;
   }
+  async asWorkspaceEdit(edit: unknown): Promise<vscode.WorkspaceEdit> {
+    this.converted.push(edit);
+    return Promise.resolve(this.edit);
+  }
 }
 
-const created = (): Promise<MemoryToolResult> =>
-  Promise.resolve({ text: 'File created successfully at: /memories/small-pull-requests.md', isError: false, changes: [], warnings: [] });
-
-function indexDocument(text: string) {
-  return {
-    getText: () => text,
-    positionAt: (offset: number) => new vscode.Position(0, offset),
-    save: vi.fn(async () => true),
-    isDirty: false,
-  };
+/** Open documents by URI, as findTextDocument sees them. */
+function documents(dirty: Record<string, boolean>) {
+  const docs = new Map(
+    Object.entries(dirty).map(([uri, isDirty]) => [uri, { isDirty, save: vi.fn(async () => true) }]),
+  );
+  api.findTextDocument.mockImplementation((uri: vscode.Uri) => docs.get(uri.toString()));
+  return docs;
 }
+
+const FILE = 'file:///home/ana/memory/small-pull-requests.md';
+const INDEX = 'file:///home/ana/memory/MEMORY.md';
 
 beforeEach(() => {
   vi.clearAllMocks();
   api.applyEdit.mockResolvedValue(true);
-  api.fileExists.mockResolvedValue(true);
   api.findTextDocument.mockReturnValue(undefined);
-  api.openTextDocument.mockResolvedValue(indexDocument('- [A](a.md) — a\n'));
 });
 
-describe('createParams', () => {
-  it('is a memory tool create in the /memories tree of the directory', () => {
-    expect(createParams(FILE)).toEqual({
-      command: 'create',
-      path: '/memories/small-pull-requests.md',
-      file_text: TEXT,
-      directory: 'file:///home/ana/memory',
+describe('createMemory', () => {
+  it("sends what the user typed and applies the server's edit as it is", async () => {
+    const server = new FakeServer();
+    // The index is clean before the edit; applying it opens and dirties both files.
+    const docs = documents({ [INDEX]: false });
+    api.applyEdit.mockImplementation(async () => {
+      docs.set(FILE, { isDirty: true, save: vi.fn(async () => true) });
+      docs.get(INDEX)!.isDirty = true;
+      return true;
     });
-  });
-});
-
-describe('createMemoryFile', () => {
-  it('uses memory/tool when the server has it: no edit, the server maintains the index', async () => {
-    const server = new FakeServer([MEMORY_TOOL], created);
-    expect(await createMemoryFile(server, FILE)).toBe('tool');
-    expect(server.requests).toEqual([{ method: MEMORY_TOOL, params: createParams(FILE) }]);
-    expect(api.applyEdit).not.toHaveBeenCalled();
-  });
-
-  it("shows the tool's error and creates nothing else", async () => {
-    const server = new FakeServer([MEMORY_TOOL], () =>
-      Promise.resolve({ text: 'File /memories/small-pull-requests.md already exists', isError: true, changes: [], warnings: [] }),
-    );
-    expect(await createMemoryFile(server, FILE)).toBeUndefined();
-    expect(api.showErrorMessage).toHaveBeenCalledWith(
-      'Could not create small-pull-requests.md: File /memories/small-pull-requests.md already exists',
-    );
-    expect(api.applyEdit).not.toHaveBeenCalled();
+    const uri = await createMemory(server, DIR, TYPED);
+    expect(uri?.toString()).toBe(FILE);
+    expect(server.requests).toEqual([{ method: MEMORY_NEW_MEMORY, params: { ...TYPED, directory: 'file:///home/ana/memory' } }]);
+    expect(server.converted).toEqual([LSP_EDIT]);
+    expect(api.applyEdit).toHaveBeenCalledExactlyOnceWith(server.edit);
+    // Saved, so the agent and the server read what the editor wrote.
+    expect(docs.get(FILE)!.save).toHaveBeenCalledOnce();
+    expect(docs.get(INDEX)!.save).toHaveBeenCalledOnce();
+    expect(api.executeCommand).not.toHaveBeenCalled();
+    expect(api.showErrorMessage).not.toHaveBeenCalled();
   });
 
-  it('falls back to a WorkspaceEdit with a server without memory/tool', async () => {
-    const server = new FakeServer(['memory/index'], created);
-    expect(await createMemoryFile(server, FILE)).toBe('edit');
+  it("leaves the user's unsaved MEMORY.md unsaved", async () => {
+    const docs = documents({ [INDEX]: true, [FILE]: true });
+    expect(await createMemory(new FakeServer(), DIR, TYPED)).toBeDefined();
+    expect(docs.get(INDEX)!.save).not.toHaveBeenCalled();
+    expect(docs.get(FILE)!.save).toHaveBeenCalledOnce();
+  });
+
+  it('runs the command of a plan for a client without CreateFile, after the edit', async () => {
+    const command = { title: 'Create small-pull-requests.md', command: 'memdir.createFile', arguments: [[FILE, 'text']] };
+    const server = new FakeServer([MEMORY_NEW_MEMORY], () => Promise.resolve({ ...PLAN, command }));
+    api.executeCommand.mockImplementation(async () => {
+      expect(api.applyEdit).toHaveBeenCalledOnce();
+    });
+    expect(await createMemory(server, DIR, TYPED)).toBeDefined();
+    expect(api.executeCommand).toHaveBeenCalledExactlyOnceWith('memdir.createFile', [FILE, 'text']);
+  });
+
+  it('asks nothing of a server without memory/newMemory, and says so', async () => {
+    const server = new FakeServer(['memory/tool']);
+    expect(await createMemory(server, DIR, TYPED)).toBeUndefined();
     expect(server.requests).toEqual([]);
-    // The fake's WorkspaceEdit records its operations (test/fakes/vscode.ts).
-    const edit = api.applyEdit.mock.calls[0]?.[0] as RecordedEdit;
-    expect(edit.operations.map((o) => [o.kind, o.uri.toString()])).toEqual([
-      ['createFile', 'file:///home/ana/memory/small-pull-requests.md'],
-      ['insert', 'file:///home/ana/memory/MEMORY.md'],
-    ]);
-    const insert = edit.operations[1];
-    expect(insert?.kind === 'insert' && insert.text).toBe(`\n${FILE.indexLine}`);
-  });
-
-  it('edits the buffer when MEMORY.md has unsaved changes (a disk write would conflict)', async () => {
-    api.findTextDocument.mockReturnValue({ ...indexDocument('- [A](a.md) — a\n'), isDirty: true });
-    const server = new FakeServer([MEMORY_TOOL], created);
-    expect(await createMemoryFile(server, FILE)).toBe('edit');
-    expect(server.requests).toEqual([]);
-    expect(api.applyEdit).toHaveBeenCalledOnce();
-  });
-
-  it('falls back when the request fails and the file was not written', async () => {
-    api.fileExists.mockImplementation(async (uri: vscode.Uri) => uri.toString().endsWith('MEMORY.md'));
-    const server = new FakeServer([MEMORY_TOOL], () => Promise.reject(new Error('server exited')));
-    const log = vi.fn();
-    expect(await createMemoryFile(server, FILE, log)).toBe('edit');
-    expect(log).toHaveBeenCalledOnce();
-    expect(api.applyEdit).toHaveBeenCalledOnce();
-  });
-
-  it('keeps what the server wrote when the request fails after the write', async () => {
-    const server = new FakeServer([MEMORY_TOOL], () => Promise.reject(new Error('connection lost')));
-    expect(await createMemoryFile(server, FILE)).toBe('tool');
     expect(api.applyEdit).not.toHaveBeenCalled();
+    expect(api.showErrorMessage.mock.calls[0]?.[0]).toContain(MEMORY_NEW_MEMORY);
+  });
+
+  it("shows the server's refusal and applies nothing", async () => {
+    const server = new FakeServer([MEMORY_NEW_MEMORY], () => Promise.reject(new Error('`name` must not be empty')));
+    expect(await createMemory(server, DIR, TYPED)).toBeUndefined();
+    expect(api.applyEdit).not.toHaveBeenCalled();
+    expect(api.showErrorMessage).toHaveBeenCalledWith('Could not plan the new memory: `name` must not be empty');
+  });
+
+  it('reports an edit VS Code refused, and saves nothing', async () => {
+    const docs = documents({ [INDEX]: false });
+    api.applyEdit.mockResolvedValue(false);
+    expect(await createMemory(new FakeServer(), DIR, TYPED)).toBeUndefined();
+    expect(api.showErrorMessage).toHaveBeenCalledWith('Could not create small-pull-requests.md.');
+    expect(docs.get(INDEX)!.save).not.toHaveBeenCalled();
   });
 });
 

@@ -13,6 +13,7 @@ import {
   type ServerOptions,
   State,
   TransportKind,
+  type WorkspaceEdit,
 } from 'vscode-languageclient/node';
 import {
   advertisedMethods,
@@ -92,6 +93,14 @@ export class MemdirServer implements vscode.Disposable {
       throw new Error(`${SERVER_NAME} is not running (see the memdir output channel)`);
     }
     return client.sendRequest<R>(method, params);
+  }
+
+  /** A WorkspaceEdit a custom request answered with (LSP's shape), as VS Code's. */
+  async asWorkspaceEdit(edit: unknown): Promise<vscode.WorkspaceEdit> {
+    if (!this.client) {
+      throw new Error(`${SERVER_NAME} is not running (see the memdir output channel)`);
+    }
+    return this.client.protocol2CodeConverter.asWorkspaceEdit(edit as WorkspaceEdit);
   }
 
   async sendNotification(method: string, params: object): Promise<void> {

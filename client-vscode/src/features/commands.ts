@@ -2,10 +2,9 @@
  * The palette commands: New memory, Open MEMORY.md, Open the project's memory dir, Lint all
  * memory dirs, Restart server.
  *
- * New memories are written by the server's `memory/tool` when it has it (memdir's safe writer,
- * see newMemory.ts); every other file is created through a WorkspaceEdit (never behind VS Code's
- * back), so the language server hears about it through the file-operation notifications like any
- * other edit, and undo works.
+ * Every file is created through a WorkspaceEdit (never behind VS Code's back), so the language
+ * server hears about it like any other edit, and undo works; a new memory's edit is planned by the
+ * server (see newMemory.ts).
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
@@ -27,8 +26,7 @@ import {
 } from '../common/vscodeapi';
 import { directoryLabel, problemSummary, type ProblemCounts, type TypeGroup, addCounts, NO_PROBLEMS } from './memoriesModel';
 import type { MemoryData } from './memoryData';
-import { indexLine, slugify, topicFileText, uniqueFileName } from './memoryFiles';
-import { createMemoryFile } from './newMemory';
+import { createMemory } from './newMemory';
 import type { DirectoryInput } from './memoriesModel';
 
 const TYPE_DESCRIPTIONS: Record<MemoryType, string> = {
@@ -104,23 +102,9 @@ async function newMemory(server: MemdirServer, data: MemoryData, node?: NodeArgu
     return;
   }
 
-  const root = vscode.Uri.file(dir.path);
-  const taken = new Set((await vscode.workspace.fs.readDirectory(root)).map(([entry]) => entry));
-  const fileName = uniqueFileName(slugify(name), taken);
-  const fileUri = vscode.Uri.joinPath(root, fileName);
-  const created = await createMemoryFile(
-    server,
-    {
-      directory: root,
-      fileName,
-      text: topicFileText({ name, description, type }),
-      indexLine: indexLine(name.trim(), fileName, description.trim()),
-    },
-    (message) => {
-      server.logWarning(message);
-    },
-  );
-  if (!created) {
+  // The server names the file and writes its text and index entry (memory/newMemory).
+  const fileUri = await createMemory(server, vscode.Uri.file(dir.path), { name, description, type });
+  if (!fileUri) {
     return;
   }
   const editor = await showTextDocument(fileUri);

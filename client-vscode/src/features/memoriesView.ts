@@ -22,7 +22,7 @@ import {
 } from '../common/vscodeapi';
 import { buildTree, type MemoryNode, type MemoryTreeNode, type TypeGroup } from './memoriesModel';
 import type { MemoryData } from './memoryData';
-import { fileNameProblem, indexLinesLinking } from './memoryFiles';
+import { fileNameProblem } from './memoryFiles';
 
 const TYPE_ICONS: Record<TypeGroup, string> = {
   user: 'account',
@@ -169,12 +169,9 @@ export function registerMemoriesView(data: MemoryData): vscode.Disposable[] {
 async function revealInIndex(node: MemoryNode): Promise<void> {
   const indexUri = vscode.Uri.file(`${node.directoryPath}/${INDEX_FILENAME}`);
   const document = await openTextDocument(indexUri);
-  // The server's visibility says which lines link the file; search the text when it did not.
-  const lines = node.memory.visibility?.indexLines?.length
-    ? node.memory.visibility.indexLines
-    : indexLinesLinking(document.getText(), node.relPath);
+  // The server's memory/list says which lines link the file (none: MEMORY.md opens unselected).
   const editor = await showTextDocument(document);
-  const line = lines[0];
+  const line = node.memory.visibility?.indexLines?.[0];
   if (line !== undefined && line < document.lineCount) {
     const range = document.lineAt(line).range;
     editor.selection = new vscode.Selection(range.start, range.end);

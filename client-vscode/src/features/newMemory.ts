@@ -1,89 +1,80 @@
 /**
- * Writing the file "New memory" asked for: through the server's `memory/tool` when it has it,
- * else through a WorkspaceEdit.
+ * Making the memory "New memory" asked for: the server plans it (`memory/newMemory`: the file
+ * name, its frontmatter and its MEMORY.md entry, from memdir's one planner) and the editor
+ * applies the plan, a WorkspaceEdit.
  *
- * `memory/tool` is memdir's one write path, the one the agent's memory tool and the extraction
- * agent use: the file is created atomically and never over an existing one, under the memory
- * dir's lock (an agent writing at the same moment cannot interleave), and MEMORY.md gets the
- * entry exactly when the directory's recall mode maintains the index. The server writes on disk,
- * so an index with unsaved edits in the editor would then conflict with the disk: in that case,
- * and with a server that predates `memory/tool` (or none at all), a WorkspaceEdit edits the
- * editor's buffers instead, so undo works and nothing unsaved is lost.
+ * One path, the edit, not `memory/tool`: the tool writes on disk, so an index with unsaved edits
+ * in the editor would then conflict with the disk and need a second, edit-based path anyway.
+ * The edit lands in the editor's buffers like every quick fix (undo works, the server hears of
+ * it as an ordinary change), its CreateFile never replaces a file, and the server already named
+ * the file so that none exists. The lock and atomic write of `memory/tool` guard writers that
+ * go behind the editor's back (agents); the editor's own save is what it uses everywhere else.
  */
 import * as vscode from 'vscode';
-import { INDEX_FILENAME, MEMORY_TOOL, type MemoryToolParams, type MemoryToolResult } from '../common/protocol';
-import { applyEdit, fileExists, findTextDocument, openTextDocument, showErrorMessage } from '../common/vscodeapi';
-import { indexInsertion } from './memoryFiles';
+import {
+  INDEX_FILENAME,
+  MEMORY_NEW_MEMORY,
+  type NewMemoryParams,
+  type NewMemoryResult,
+} from '../common/protocol';
+import { applyEdit, executeCommand, findTextDocument, showErrorMessage } from '../common/vscodeapi';
 
 /** What of the language client this needs (MemdirServer; a fake in tests). */
-export interface ToolServer {
+export interface PlanServer {
+  start(): Promise<void>;
   handles(method: string): boolean;
   sendRequest<R>(method: string, params: object): Promise<R>;
+  /** An LSP WorkspaceEdit as VS Code's (the language client's converter). */
+  asWorkspaceEdit(edit: unknown): Promise<vscode.WorkspaceEdit>;
 }
 
-export interface MemoryFile {
-  /** The memory dir. */
-  directory: vscode.Uri;
-  /** A plain file name in it, not taken yet. */
-  fileName: string;
-  text: string;
-  /** The MEMORY.md line to add when the edit path is taken. */
-  indexLine: string;
+/** An LSP Command as the plan carries it (for clients that cannot create files in an edit). */
+interface PlanCommand {
+  command: string;
+  arguments?: unknown[];
 }
 
-/** The `memory/tool` request that creates `file` (the tool sees the dir as `/memories`). */
-export function createParams(file: MemoryFile): MemoryToolParams {
-  return {
-    command: 'create',
-    path: `/memories/${file.fileName}`,
-    file_text: file.text,
-    directory: file.directory.toString(),
-  };
-}
+/** What the user typed. */
+export type NewMemory = Omit<NewMemoryParams, 'directory'>;
 
-/** How the file was made, or undefined when it was not (the user has been told why). */
-export type Created = 'tool' | 'edit' | undefined;
-
-export async function createMemoryFile(server: ToolServer, file: MemoryFile, log?: (message: string) => void): Promise<Created> {
-  const fileUri = vscode.Uri.joinPath(file.directory, file.fileName);
-  const indexUri = vscode.Uri.joinPath(file.directory, INDEX_FILENAME);
-  if (server.handles(MEMORY_TOOL) && !findTextDocument(indexUri)?.isDirty) {
-    try {
-      const result = await server.sendRequest<MemoryToolResult>(MEMORY_TOOL, createParams(file));
-      if (result.isError) {
-        void showErrorMessage(`Could not create ${file.fileName}: ${result.text}`);
-        return undefined;
-      }
-      return 'tool';
-    } catch (error) {
-      // The server failed (or went away) mid-request: if it wrote the file anyway, that is the
-      // memory; otherwise the editor makes it.
-      log?.(`${MEMORY_TOOL} failed, creating ${file.fileName} with an edit instead: ${String(error)}`);
-      if (await fileExists(fileUri)) {
-        return 'tool';
-      }
-    }
+/**
+ * Create `memory` in the memory dir `directory`; the new file's URI, or undefined when nothing
+ * was created (the user has been told why).
+ */
+export async function createMemory(server: PlanServer, directory: vscode.Uri, memory: NewMemory): Promise<vscode.Uri | undefined> {
+  await server.start();
+  if (!server.handles(MEMORY_NEW_MEMORY)) {
+    void showErrorMessage(
+      `New Memory needs a running memdir-lsp that handles ${MEMORY_NEW_MEMORY} (see the memdir output channel; an older memdir needs an upgrade).`,
+    );
+    return undefined;
   }
-  return (await createWithEdit(file, fileUri, indexUri)) ? 'edit' : undefined;
-}
-
-async function createWithEdit(file: MemoryFile, fileUri: vscode.Uri, indexUri: vscode.Uri): Promise<boolean> {
-  const edit = new vscode.WorkspaceEdit();
-  const encoder = new TextEncoder();
-  edit.createFile(fileUri, { overwrite: false, contents: encoder.encode(file.text) });
-  let indexDocument: vscode.TextDocument | undefined;
-  if (await fileExists(indexUri)) {
-    indexDocument = await openTextDocument(indexUri);
-    const insertion = indexInsertion(indexDocument.getText(), file.indexLine);
-    edit.insert(indexUri, indexDocument.positionAt(insertion.offset), insertion.text);
-  } else {
-    edit.createFile(indexUri, { overwrite: false, contents: encoder.encode(`${file.indexLine}\n`) });
+  let plan: NewMemoryResult;
+  let edit: vscode.WorkspaceEdit;
+  try {
+    const params: NewMemoryParams = { ...memory, directory: directory.toString() };
+    plan = await server.sendRequest<NewMemoryResult>(MEMORY_NEW_MEMORY, params);
+    edit = await server.asWorkspaceEdit(plan.edit);
+  } catch (error) {
+    void showErrorMessage(`Could not plan the new memory: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
   }
+  const fileUri = vscode.Uri.parse(plan.uri);
+  const indexUri = vscode.Uri.joinPath(directory, INDEX_FILENAME);
+  const indexWasDirty = findTextDocument(indexUri)?.isDirty ?? false;
   if (!(await applyEdit(edit))) {
-    void showErrorMessage(`Could not create ${file.fileName}.`);
-    return false;
+    void showErrorMessage(`Could not create ${plan.path}.`);
+    return undefined;
   }
-  // The index edit lands in the editor buffer; save it so disk, agent and server agree.
-  await indexDocument?.save();
-  return true;
+  const command = plan.command as PlanCommand | null;
+  if (command) {
+    await executeCommand(command.command, ...(command.arguments ?? []));
+  }
+  // The edit lands in editor buffers; save what it dirtied so disk, agent and server agree, but
+  // leave unsaved work of the user's own in MEMORY.md as it is.
+  await findTextDocument(fileUri)?.save();
+  if (!indexWasDirty) {
+    await findTextDocument(indexUri)?.save();
+  }
+  return fileUri;
 }
