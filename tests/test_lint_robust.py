@@ -115,6 +115,8 @@ SECRETS = [
     "Credential=>Xk9mQ2vL8pZ3aB7qW4",
     "pwd:=Xk9mQ2vL8pZ3aB7qW4",
 ]
+
+
 @pytest.mark.parametrize("secret", SECRETS)
 def test_lint_finds_each_kind_of_secret_alone(make_dir: MakeDir, secret: str) -> None:
     # In a file lint reads from disk with the usual frontmatter: the path nearly every file takes.
