@@ -102,7 +102,7 @@ async function newMemory(server: MemdirServer, data: MemoryData, node?: NodeArgu
     return;
   }
 
-  // The server names the file and writes its text and index entry (memory/newMemory).
+  // The server plans the file's name, text and index entry (memory/newMemory); this applies it.
   const fileUri = await createMemory(server, vscode.Uri.file(dir.path), { name, description, type });
   if (!fileUri) {
     return;
