@@ -7,6 +7,29 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests take their example counts from a profile, never per test: `default` for every
+# run, `thorough` (HYPOTHESIS_PROFILE=thorough) for a long hunt before a release. Deadlines are
+# off: the machine is shared and timing is the benchmarks' business, not the tests'.
+settings.register_profile("default", max_examples=300, deadline=None)
+settings.register_profile("thorough", max_examples=3000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+_HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Markers by layer and kind: `e2e` for the real server over stdio and the real editors,
+    `property` for Hypothesis tests, `slow` for both (`-m "not slow"` is the quick loop)."""
+    for item in items:
+        path = Path(str(item.fspath)).resolve()
+        if (_HERE / "lsp" / "e2e") in path.parents:
+            item.add_marker(pytest.mark.e2e)
+            item.add_marker(pytest.mark.slow)
+        if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.property)
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture

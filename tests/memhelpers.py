@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "memory"
+#: The repository checkout the tests run in.
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "memory"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:

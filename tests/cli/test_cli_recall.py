@@ -15,10 +15,10 @@ import pytest
 from memdir import constants as C
 from memdir.cli import main
 from memdir.surface import Session
+from memhelpers import EXAMPLES
 
 #: Defined here rather than imported from conftest: another conftest.py in a subdirectory would
 #: shadow the module name ``conftest`` and break the import.
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "memory"
 
 
 def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from memdir.cli import main
+from memhelpers import EXAMPLES
 
 MakeDir = Callable[..., Path]
 
@@ -59,7 +60,7 @@ def test_text_format_and_exit_1(messy: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_clean_dir_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
-    examples = Path(__file__).resolve().parent.parent / "examples" / "memory"
+    examples = EXAMPLES
     code, out, err = run([str(examples)], capsys)
     assert (code, out) == (0, "")
     assert "12 topic files, no problems" in err

@@ -7,7 +7,7 @@ from pathlib import Path
 import frontmatter
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from memdir.fixes.apply import apply_text_edits, combine, compatible
 from memdir.fixes.model import Fix, TextEdit
@@ -127,7 +127,6 @@ def test_move_avoids_names_linked_by_dangling_entries() -> None:
     assert moved is not None and moved.rel_path == "we-deploy-2.md"
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     st.lists(
         st.text(

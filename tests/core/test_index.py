@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from memdir import constants as C
 from memdir.index import (
@@ -109,7 +109,6 @@ _path = st.lists(_segment, min_size=1, max_size=3).map(lambda parts: "/".join(pa
 _hook = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"))).map(str.strip)
 
 
-@settings(max_examples=300)
 @given(title=_title, path=_path, hook=_hook)
 def test_render_parse_round_trip(title: str, path: str, hook: str) -> None:
     line = render_entry(title, path, hook)
@@ -203,7 +202,6 @@ def test_single_giant_line_hard_cut_never_breaks_a_character() -> None:
     loaded.encode("utf-8")  # no lone surrogate
 
 
-@settings(max_examples=200, deadline=None)
 @given(
     st.lists(
         st.text(

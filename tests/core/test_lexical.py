@@ -8,14 +8,12 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 from memdir import lexical, lexical_vocab
 from memdir.lexical import LexicalSelection, select_lexical, tokenize
-
-ROOT = Path(__file__).resolve().parent.parent
+from memhelpers import ROOT
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from pathlib import Path
 import yaml
 from memdir.lint.codes import ALL_CODES, RULES
 from memdir.lint.docs import pages, rule_page, rules_table, write
+from memhelpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 RULES_DIR = ROOT / "docs" / "rules"
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 from memdir.cli import main
+from memhelpers import EXAMPLES, FIXTURES
 
 MakeDir = Callable[..., Path]
-SCHEMA = Path(__file__).parent / "fixtures" / "lint" / "sarif-schema-2.1.0.json"
+SCHEMA = FIXTURES / "lint" / "sarif-schema-2.1.0.json"
 
 GOOD = "integration tests must hit a real Postgres through testcontainers, never a mock"
 
@@ -113,7 +114,7 @@ def test_sarif_outside_the_working_directory_uses_file_uris(
 
 
 def test_sarif_of_a_clean_dir_is_valid_and_empty(capsys: pytest.CaptureFixture[str]) -> None:
-    examples = Path(__file__).resolve().parent.parent / "examples" / "memory"
+    examples = EXAMPLES
     log = json.loads(output([str(examples), "--format", "sarif"], capsys))
     jsonschema.validate(
         log, json.loads(SCHEMA.read_text(encoding="utf-8")), cls=jsonschema.Draft4Validator

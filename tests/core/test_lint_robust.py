@@ -53,9 +53,7 @@ def lint_state(root: Path) -> DirState:
     return state
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(topic_bytes=st.binary(max_size=600), index_bytes=st.binary(max_size=300))
 def test_random_bytes_never_raise(
     make_dir: MakeDir, topic_bytes: bytes, index_bytes: bytes
@@ -65,9 +63,7 @@ def test_random_bytes_never_raise(
         assert diagnostic.span.start_line >= 0 and diagnostic.span.start_col >= 0
 
 
-@settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(topic_text=TEXT, index_text=TEXT)
 def test_random_text_never_raises_on_disk_or_in_the_editor(
     make_dir: MakeDir, topic_text: str, index_text: str
@@ -86,7 +82,6 @@ def test_random_text_never_raises_on_disk_or_in_the_editor(
             assert diagnostic.fix.title
 
 
-@settings(max_examples=200, deadline=None)
 @given(TEXT)
 def test_find_secrets_never_raises_and_stays_in_range(text: str) -> None:
     for secret in find_secrets(text):

@@ -10,6 +10,7 @@ import pytest
 from memdir.config import Settings
 from memdir.lint import Diagnostic, DirState
 from memdir.lint.rules import description_problem, near_duplicate_pairs, suggest_type
+from memhelpers import EXAMPLES
 
 MakeDir = Callable[..., Path]
 
@@ -534,5 +535,5 @@ def test_valid_variants_are_not_flagged(make_dir: MakeDir) -> None:
 
 
 def test_examples_memory_is_clean() -> None:
-    examples = Path(__file__).resolve().parent.parent / "examples" / "memory"
+    examples = EXAMPLES
     assert run(examples) == []

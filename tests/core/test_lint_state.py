@@ -18,9 +18,10 @@ from memdir.lint.rules import check_topic, summarize
 from memdir.lint.state import parse_usual_topic
 from memdir.model import Problem, Span
 from memdir.topic import parse_topic_text
+from memhelpers import ROOT
 
 MakeDir = Callable[..., Path]
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+BENCHMARKS = ROOT / "benchmarks"
 
 
 def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from memdir import topic as topic_module
 from memdir.topic import load_simple_yaml, parse_topic_text
@@ -87,7 +87,6 @@ def pyyaml(lines: list[str]) -> Any:
     return yaml.load("\n".join(lines), Loader=yaml.CSafeLoader)
 
 
-@settings(max_examples=3000, deadline=None)
 @given(BLOCKS)
 def test_subset_answers_exactly_like_pyyaml(lines: list[str]) -> None:
     fast = load_simple_yaml(lines)
@@ -125,7 +124,6 @@ def test_anything_else_falls_back(lines: list[str]) -> None:
     assert load_simple_yaml(lines) is None
 
 
-@settings(max_examples=500, deadline=None)
 @given(BLOCKS, st.text(max_size=40))
 def test_parse_topic_text_is_the_same_with_and_without_the_subset(
     lines: list[str], body: str

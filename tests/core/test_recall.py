@@ -24,10 +24,10 @@ from memdir.recall import RecallResult, prefetch, recall, start_prefetch
 from memdir.scan import scan
 from memdir.select import LexicalSelector, Selection
 from memdir.surface import Session, surface_file, wrap_attachment
+from memhelpers import EXAMPLES
 
 #: Defined here rather than imported from conftest: another conftest.py in a subdirectory would
 #: shadow the module name ``conftest`` and break the import.
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "memory"
 
 
 def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:

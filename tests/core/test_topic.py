@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from memdir.topic import load_header, load_topic, parse_topic_text
 
@@ -111,14 +111,12 @@ def test_header_reads_only_first_30_lines(tmp_path: Path) -> None:
     assert header.size == len(ok)
 
 
-@settings(max_examples=300)
 @given(st.binary(max_size=600))
 def test_parser_never_raises_on_random_bytes(data: bytes) -> None:
     topic = parse(data.decode("utf-8", errors="replace"))
     assert topic.rel_path == "a.md"
 
 
-@settings(max_examples=200)
 @given(st.text(max_size=300))
 def test_parser_never_raises_on_frontmatter_like_text(text: str) -> None:
     parse("---\n" + text + "\n---\nbody")

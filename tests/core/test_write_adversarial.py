@@ -190,11 +190,7 @@ OPERATIONS: dict[str, Operation] = {
 }
 
 
-@settings(
-    max_examples=600,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(template=hostile_paths, operation=st.sampled_from(sorted(OPERATIONS)))
 def test_hostile_paths_never_touch_anything_outside(template: str, operation: str) -> None:
     with sandbox() as (base, memory):
