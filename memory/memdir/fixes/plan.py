@@ -129,7 +129,7 @@ def entry_insertion(index: Index, line: str) -> TextEdit:
     """Insert an index line after the last entry, else after the last non-blank line."""
     lines = index.lines
     if index.entries:
-        last = max(e.line for e in index.entries)
+        last = index.entries[-1].line  # entries are parsed in line order
     else:
         last = len(lines) - 1
         while last >= 0 and not lines[last].strip():
@@ -301,7 +301,9 @@ def move_to_topic(
         # Names that entries already point at are taken too, even when the file is missing.
         linked = [posixpath.normpath(e.path) for e in index.entries if e.path]
         rel = unique_file_name(kebab_slug(entry_title), [*taken, *linked])
-    description = first_sentence(body, limit)
+    # Text without prose (a table row, a lone symbol) still gets a description: the title, which
+    # MEM109 then asks a person to improve, rather than an empty field the agent cannot read.
+    description = first_sentence(body, limit) or entry_title
     topic_text = render_topic(kebab_slug(file_stem(rel)), description, guess_type(body), body)
     bullet = entry.bullet if entry is not None else "-"
     new_line = fit_entry(
