@@ -32,9 +32,9 @@ from memdir.write import MemoryWriter, WriteError
 
 from memdir_lsp import linting
 from memdir_lsp.convert import workspace_edit
+from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.protocol import CMD_CREATE_FILE, DIAGNOSTIC_SOURCE
 from memdir_lsp.server import MemoryServer
-from memdir_lsp.state import MemoryDirectory
 
 logger = logging.getLogger(__name__)
 

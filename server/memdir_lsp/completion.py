@@ -20,8 +20,8 @@ from memdir.index import encode_target
 from memdir.model import Span, TopicFile
 from memdir.topic import parse_frontmatter
 
+from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.server import MemoryServer
-from memdir_lsp.state import MemoryDirectory
 
 TYPE_DOCS = {
     "user": "The user's role, goals, preferences and knowledge level.",

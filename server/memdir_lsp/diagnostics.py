@@ -28,9 +28,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.protocol import DIAGNOSTIC_IDENTIFIER, DIAGNOSTIC_SOURCE
 from memdir_lsp.server import FileEvent, MemoryServer
-from memdir_lsp.state import MemoryDirectory
 
 logger = logging.getLogger(__name__)
 

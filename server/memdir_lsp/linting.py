@@ -16,7 +16,7 @@ from pathlib import Path
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.state import DirState
 
-from memdir_lsp.state import MemoryDirectory
+from memdir_lsp.directory import MemoryDirectory
 
 #: Each directory's findings of its latest run, by file: what code actions fix.
 _latest: weakref.WeakKeyDictionary[MemoryDirectory, dict[Path, list[Diagnostic]]] = (

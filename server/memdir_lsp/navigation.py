@@ -25,9 +25,9 @@ from memdir.model import IndexEntry, Span, TopicFile, WikiLink
 from memdir.visibility import Visibility, prefetch_ranks, visibility
 
 from memdir_lsp.convert import changes_edit, location, whole_line
+from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.protocol import CMD_SHOW_INDEX_BUDGET
 from memdir_lsp.server import MemoryServer
-from memdir_lsp.state import MemoryDirectory
 
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^()\s]+)\)")
 #: Lines of a topic's body shown in a hover.

@@ -28,8 +28,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
+from memdir_lsp.directory import MemoryDirectory, SessionStore
 from memdir_lsp.protocol import EXPERIMENTAL_KEY, SERVER_NAME
-from memdir_lsp.state import MemoryDirectory, SessionStore
 
 logger = logging.getLogger(__name__)
 

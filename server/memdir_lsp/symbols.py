@@ -10,8 +10,8 @@ from pathlib import Path
 from lsprotocol import types
 from memdir.model import IndexEntry, Span
 
+from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.server import MemoryServer
-from memdir_lsp.state import MemoryDirectory
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 #: At most this many workspace symbols per request.

@@ -30,10 +30,10 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from memdir_lsp import protocol as P
 from memdir_lsp.convert import workspace_edit
+from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.memory_protocol import types as T
 from memdir_lsp.memory_protocol.converter import structure_params, to_wire
 from memdir_lsp.server import FileEvent, MemoryServer
-from memdir_lsp.state import MemoryDirectory
 
 if TYPE_CHECKING:
     from memdir.extract import ExtractionProgress, ExtractionResult
