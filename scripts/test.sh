@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up .venv with the test and dev extras and run the whole test suite:
-# static checks (ruff, mypy), pytest (unit, property-based, pytest-lsp end to end, real
+# static checks (ruff, mypy, the import contract, the generated protocol files, the docs build),
+# pytest (unit, property-based, pytest-lsp end to end, real
 # headless Neovim), the VS Code extension's unit tests, and the extension end to end in a real
 # VS Code (scripts/e2e-vscode.sh: code-server in Debian's Chromium; the first run on a machine
 # installs them, with apt, and takes minutes; later runs reuse the cache).
@@ -14,6 +15,10 @@ PYTHON=${PYTHON:-python3}
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
+.venv/bin/lint-imports  # the layer contract in pyproject.toml ([tool.importlinter])
+# The memory/* protocol: schema.json, the client's protocolTypes.ts and docs/protocol.md must be
+# what the typed params and results generate.
+.venv/bin/python -m memdir_lsp.memory_protocol.schema
 site_dir=$(mktemp -d)  # the docs must build without a warning (mkdocs.yml)
 NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$site_dir"
 rm -rf "$site_dir"
