@@ -79,5 +79,15 @@ TRUNCATION_NOTE_TEMPLATE: Final = (
 )
 RELEVANT_MEMORIES_TAG: Final = "relevant_memories"
 
+# --- lint: memdir's own thresholds for what the selector can use ------------------------------
+#: A description wider than this (East Asian wide characters count twice) crowds the manifest.
+DESCRIPTION_MAX_WIDTH: Final = 200
+#: Fewer informative words than this (two CJK characters count as one word) says too little.
+DESCRIPTION_MIN_WORDS: Final = 4
+#: Near-identical descriptions: at least this similar (difflib ratio of the normalised text) ...
+DUPLICATE_RATIO: Final = 0.9
+#: ... and share at least this much of their content words (Jaccard), checked first: cheap.
+DUPLICATE_JACCARD: Final = 0.7
+
 # --- writing (spec section 8) ----------------------------------------------------------------
 EXTRACTION_MAX_TURNS: Final = 5

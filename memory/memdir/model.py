@@ -39,12 +39,18 @@ class Problem:
 
     ``kind`` is a stable machine name (``yaml-error``, ``no-frontmatter``,
     ``unclosed-frontmatter``, ``not-utf8``, ``binary``, ``unreadable``, ``too-large``,
-    ``bad-field``); the lint rules map kinds to diagnostic codes.
+    ``bad-field``); the lint rules map kinds to diagnostic codes. The fields after ``span`` say
+    what exactly was found, so no reader needs to take ``message`` apart.
     """
 
     kind: str
     message: str
     span: Span
+    #: ``bad-field``: the frontmatter key whose value is not a plain string (``type`` also when
+    #: nested as ``metadata.type``); None when the frontmatter as a whole is not a mapping.
+    key: str | None = None
+    #: What was found, without what follows from it (``not-utf8``: ``byte 0xe9 at offset 3``).
+    detail: str = ""
 
 
 @dataclass(frozen=True)

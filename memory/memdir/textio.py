@@ -59,12 +59,13 @@ def _decode(data: bytes, problems: list[Problem]) -> str:
         good = data[: exc.start].decode("utf-8", errors="replace")
         line = good.count("\n")
         col = len(good) - (good.rfind("\n") + 1)
+        detail = f"byte 0x{data[exc.start]:02x} at offset {exc.start}"
         problems.append(
             Problem(
                 "not-utf8",
-                f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                "undecodable bytes are shown as \ufffd",
+                f"not valid UTF-8 ({detail}); undecodable bytes are shown as \ufffd",
                 Span.on_line(line, col, col + 1),
+                detail=detail,
             )
         )
         text = data.decode("utf-8", errors="replace")

@@ -277,6 +277,7 @@ def field_values(fm: Frontmatter | None) -> tuple[dict[str, str | None], list[Pr
                     "bad-field",
                     f"`{key}` is a YAML {type(raw).__name__}; the agent expects a plain string",
                     span,
+                    key=key,
                 )
             )
         values[key] = text.strip() if isinstance(text, str) else None

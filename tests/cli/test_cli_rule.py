@@ -7,8 +7,8 @@ import sys
 
 import pytest
 from memdir.cli import main
-from memdir.lint.codes import RULES
 from memdir.lint.docs import rule_page
+from memdir.lint.rules import RULES
 
 
 def test_a_code_prints_its_page(capsys: pytest.CaptureFixture[str]) -> None:

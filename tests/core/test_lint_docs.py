@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import yaml
-from memdir.lint.codes import ALL_CODES, RULES
 from memdir.lint.docs import pages, rule_page, rules_table, write
+from memdir.lint.rules import ALL_CODES, RULES
 from memhelpers import ROOT
 
 RULES_DIR = ROOT / "docs" / "rules"

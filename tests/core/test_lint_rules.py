@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from memdir.config import Settings
 from memdir.lint import Diagnostic, DirState
-from memdir.lint.rules import description_problem, near_duplicate_pairs, suggest_type
+from memdir.lint.rules.descriptions import description_problem, near_duplicate_pairs
+from memdir.lint.rules.frontmatter import suggest_type
 from memhelpers import EXAMPLES
 
 MakeDir = Callable[..., Path]

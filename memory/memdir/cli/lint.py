@@ -60,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _codes(value: str | None, option: str) -> list[str]:
-    from memdir.lint.codes import unknown_codes
+    from memdir.lint.rules import unknown_codes
 
     if value is None:
         return []

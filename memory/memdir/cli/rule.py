@@ -23,8 +23,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
-    from memdir.lint.codes import RULES
     from memdir.lint.docs import rule_page
+    from memdir.lint.rules import RULES
 
     code: str | None = args.code
     if code is None:

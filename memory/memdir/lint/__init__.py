@@ -2,9 +2,9 @@
 
 One rule engine for the CLI (``memdir lint``) and the language server. The pieces:
 
-* :mod:`~memdir.lint.codes`: the stable codes MEM001-MEM114 and their documentation;
 * :mod:`~memdir.lint.diagnostic`: :class:`Diagnostic` and :class:`Fix` as plain data;
-* :mod:`~memdir.lint.rules`: the rules, pure functions over the core dataclasses;
+* :mod:`~memdir.lint.rules`: the rules by area, each code's metadata beside its check, and the
+  registry ``RULES`` of the stable codes MEM001-MEM114;
 * :mod:`~memdir.lint.engine`: settings resolved to the codes and severities that apply;
 * :mod:`~memdir.lint.state`: :class:`DirState`, the incremental per-directory cache;
 * :mod:`~memdir.lint.fix`: applying fixes atomically; :mod:`~memdir.lint.formats`: output.
@@ -23,18 +23,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memdir.lint.codes import ALL_CODES, RULES, Rule
     from memdir.lint.diagnostic import CreateFile, Diagnostic, Fix, Severity, TextEdit
     from memdir.lint.engine import LintContext
     from memdir.lint.fix import FixReport, apply_fixes, apply_text_edits
+    from memdir.lint.rules import ALL_CODES, RULES, Rule
     from memdir.lint.state import DirState, LintResult, lint_directory
 
 # Exported names load their module on first use: `import memdir.lint.diagnostic` (what the CLI
 # and the server import first) must not pull in the whole engine.
 _EXPORTS = {
-    "ALL_CODES": "codes",
-    "RULES": "codes",
-    "Rule": "codes",
+    "ALL_CODES": "rules",
+    "RULES": "rules",
+    "Rule": "rules",
     "CreateFile": "diagnostic",
     "Diagnostic": "diagnostic",
     "Fix": "diagnostic",

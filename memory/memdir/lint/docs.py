@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from memdir.lint.codes import RULES, Rule
+from memdir.lint.rules import RULES, Rule
 
 _SCOPES = {
     "index": "MEMORY.md alone (the index, path A)",
@@ -36,7 +36,7 @@ Each code has a page, also printed by `memdir rule CODE` (`memdir rule` lists th
 Severities can be changed per code, and `recall_mode` shifts some of them: see
 [Configuration](../configuration.md).
 
-<!-- Generated from the rule registry (memdir.lint.codes.RULES) by
+<!-- Generated from the rule registry (memdir.lint.rules.RULES) by
 `python -m memdir.lint.docs`; tests/test_lint_docs.py keeps this page equal to it. -->
 
 """
@@ -54,12 +54,23 @@ def _fix_note(rule: Rule) -> str:
     return {"safe": " *Safe fix.*", "editor": " *Editor fix.*"}.get(rule.fixable, "")
 
 
+def _severity(rule: Rule, table: bool = False) -> str:
+    """The default severity, and the severity in each recall mode where it differs."""
+    modes = [
+        f"{severity} in `{mode}` mode" if table else f'{severity} with `recall_mode = "{mode}"`'
+        for mode, severity in rule.severity_by_mode.items()
+    ]
+    if not modes:
+        return rule.severity
+    return f"{rule.severity} ({'; '.join(modes)})"
+
+
 def rule_page(rule: Rule) -> str:
     """The Markdown page of one rule: ``docs/rules/<code>.md`` and ``memdir rule <code>``."""
     return (
         f"# {rule.code} `{rule.name}`\n"
         "\n"
-        f"- **Default severity**: {rule.severity}\n"
+        f"- **Default severity**: {_severity(rule)}\n"
         f"- **Checks**: {_SCOPES.get(rule.scope, rule.scope)}\n"
         f"- **Fix**: {_FIXES.get(rule.fixable, rule.fixable)}\n"
         "\n"
@@ -90,7 +101,7 @@ def rules_table(rules: Iterable[Rule] | None = None) -> str:
     for rule in RULES.values() if rules is None else rules:
         cells = (
             f"[**{rule.code}**]({rule.code}.md) `{rule.name}`",
-            rule.severity,
+            _severity(rule, table=True),
             rule.summary,
             rule.why,
             rule.remedy + _fix_note(rule),

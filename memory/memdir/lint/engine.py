@@ -13,8 +13,8 @@ from pathlib import Path
 
 from memdir import constants as C
 from memdir.config import Settings
-from memdir.lint.codes import RULES
 from memdir.lint.diagnostic import Diagnostic, Fix, Severity
+from memdir.lint.rules import RULES
 from memdir.model import Span
 
 
@@ -36,12 +36,7 @@ class LintContext:
         for code, rule in RULES.items():
             if not settings.code_enabled(code):
                 continue
-            severity: Severity = rule.severity
-            # Path A and path B are alternatives: a rule about the one not in use is a note.
-            if prefetch and code == "MEM107":
-                severity = "info"
-            if prefetch and code == "MEM108":
-                severity = "warning"
+            severity: Severity = rule.severity_in(settings.recall_mode)
             override = settings.severity.get(code)
             if override is not None and override != "off":
                 severity = override

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdir import __version__
-from memdir.lint.codes import RULES
 from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.rules import RULES
 from memdir.lint.state import LintResult
 
 FORMATS = ("text", "json", "sarif", "github")

@@ -7,9 +7,10 @@ so no other file is re-read. The CLI uses the same object once: a cold run is a 
 empty state.
 
 Every topic file, however it arrives, becomes a :class:`~memdir.model.TopicFile` and is checked
-by :func:`memdir.lint.rules.check_topic`. The one shortcut is in parsing: the frontmatter nearly
-every memory has is recognised by :func:`parse_usual_topic`, which builds exactly the TopicFile
-:func:`memdir.topic.parse_topic_text` would (tests/test_lint_state.py compares them), cheaper.
+by :func:`memdir.lint.rules.check_topic`, which runs every per-file rule of the registry. The one
+shortcut is in parsing: the frontmatter nearly every memory has is recognised by
+:func:`parse_usual_topic`, which builds exactly the TopicFile :func:`memdir.topic.parse_topic_text`
+would (tests/test_lint_state.py compares them), cheaper.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 from lsp_helpers import Workspace, open_doc, topic
 from lsprotocol import types
 from memdir import constants as C
-from memdir.lint.codes import RULES
+from memdir.lint.rules import RULES
 from pytest_lsp import LanguageClient
 from test_diagnostics import _fixes, codes, wait_until
 

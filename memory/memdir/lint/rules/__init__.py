@@ -1,0 +1,143 @@
+"""The lint rules and their registry: every code, its metadata and its check, in one list.
+
+Each area module defines its rules (a :class:`~memdir.lint.rules.base.Rule` beside the function
+that checks it) and lists them in its ``RULES``; :data:`RULES` here gathers them, and the entry
+points run whatever the registry holds, so a rule added to an area's list reaches every path:
+
+* :func:`check_topic`: the rules that read one topic file (MEM101-MEM106, MEM109, MEM110,
+  MEM112, MEM113), however the file arrived (disk, editor, fast parser);
+* :func:`check_index`: the rules that read MEMORY.md (MEM001-MEM004, MEM006, MEM007, and its
+  secrets and encoding);
+* :func:`check_directory`: the rules that read the index with a :class:`TopicSummary` of every
+  topic file (MEM005, MEM107, MEM108, MEM111, MEM114).
+
+Every message says why the finding matters to the agent.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from memdir.index import Index
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.rules import content, descriptions, directory, frontmatter
+from memdir.lint.rules import index as index_rules
+from memdir.lint.rules.base import DirectoryView, IndexView, Rule, TopicView
+from memdir.lint.rules.directory import DirectoryMemo, TopicSummary, summarize
+from memdir.model import IndexEntry, TopicFile
+from memdir.scan import Skipped
+
+if TYPE_CHECKING:
+    from memdir.lint.engine import LintContext
+
+__all__ = [
+    "ALL_CODES",
+    "RULES",
+    "DirectoryMemo",
+    "Rule",
+    "TopicSummary",
+    "check_directory",
+    "check_index",
+    "check_topic",
+    "expand_codes",
+    "summarize",
+    "unknown_codes",
+]
+
+
+def _gather(*areas: Iterable[Rule]) -> dict[str, Rule]:
+    rules = sorted(itertools.chain(*areas), key=lambda rule: rule.code)
+    registry = {rule.code: rule for rule in rules}
+    if len(registry) != len(rules):
+        raise RuntimeError("two rules share a code")
+    return registry
+
+
+#: Every rule, by code, in code order. Codes are stable: a code never changes meaning, and new
+#: codes are added at the end of their family (MEM0xx the index, MEM1xx topic files).
+RULES: dict[str, Rule] = _gather(
+    index_rules.RULES,
+    frontmatter.RULES,
+    descriptions.RULES,
+    content.RULES,
+    directory.RULES,
+)
+ALL_CODES: tuple[str, ...] = tuple(RULES)
+_TOPIC = tuple((rule.code, rule.topic) for rule in RULES.values() if rule.topic is not None)
+_INDEX = tuple((rule.code, rule.index) for rule in RULES.values() if rule.index is not None)
+_DIRECTORY = tuple(
+    (rule.code, rule.directory) for rule in RULES.values() if rule.directory is not None
+)
+
+
+def expand_codes(patterns: tuple[str, ...] | list[str]) -> set[str]:
+    """The codes a list of codes or prefixes (``MEM1``) names; unknown entries name none."""
+    selected: set[str] = set()
+    for pattern in patterns:
+        selected.update(code for code in ALL_CODES if code.startswith(pattern))
+    return selected
+
+
+def unknown_codes(patterns: tuple[str, ...] | list[str]) -> list[str]:
+    """Entries of ``patterns`` that match no code (for a usage error)."""
+    return [p for p in patterns if not any(code.startswith(p) for code in ALL_CODES)]
+
+
+def check_topic(topic: TopicFile, ctx: LintContext) -> list[Diagnostic]:
+    """Every enabled rule that reads one topic file."""
+    view = TopicView.of(topic)
+    found: list[Diagnostic] = []
+    enabled = ctx.enabled
+    for code, check in _TOPIC:
+        if code in enabled:
+            found.extend(check(view, ctx))
+    return found
+
+
+def check_index(
+    index: Index, ctx: LintContext, links: Sequence[tuple[IndexEntry, str | None]] | None = None
+) -> list[Diagnostic]:
+    """Every enabled rule that reads MEMORY.md alone (plus secrets and encoding of its text).
+
+    ``links``: :meth:`DirectoryMemo.links` of this index, which the directory rules use too.
+    """
+    view = IndexView(index, links if links is not None else DirectoryMemo().links(index))
+    found: list[Diagnostic] = []
+    for code, check in _INDEX:
+        if code in ctx.enabled:
+            found.extend(check(view, ctx))
+    return found
+
+
+def check_directory(
+    index: Index,
+    summaries: Mapping[str, TopicSummary],
+    skipped: Iterable[Skipped],
+    ctx: LintContext,
+    memo: DirectoryMemo | None = None,
+) -> list[Diagnostic]:
+    """Every enabled rule that reads the directory as a whole.
+
+    ``memo`` (optional) lets an incremental caller reuse the diagnostics of unchanged files.
+    """
+    memo = memo if memo is not None else DirectoryMemo()
+    links = memo.links(index)
+    listed = [s for s in summaries.values() if s.listed]
+    view = DirectoryView(
+        index=index,
+        links=links,
+        summaries=summaries,
+        skipped=skipped,
+        memo=memo,
+        listed=listed,
+        usable=[s for s in listed if s.usable],
+        linked=frozenset(key for _, key in links if key is not None),
+    )
+    found: list[Diagnostic] = []
+    for code, check in _DIRECTORY:
+        if code in ctx.enabled:
+            found.extend(check(view, ctx))
+    memo.finish()
+    return found

@@ -1,0 +1,186 @@
+"""What every rule is made of: its metadata (:class:`Rule`), the views its check reads, helpers.
+
+A rule is one :class:`Rule` value, defined in its area's module next to the function that checks
+it: the code, name and severities the engine applies, the documentation the rule pages render,
+and the check itself. A check receives a view of what it reads (one topic file, the index, or
+the directory) and the :class:`~memdir.lint.engine.LintContext`, and yields diagnostics of its
+own code only; the engine calls it only when its code is enabled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from memdir.config import RecallMode
+from memdir.lint.diagnostic import Diagnostic, Severity
+from memdir.model import IndexEntry, Problem, Span, TopicFile
+
+if TYPE_CHECKING:
+    from memdir.index import Index
+    from memdir.lint.engine import LintContext
+    from memdir.lint.rules.directory import DirectoryMemo, TopicSummary
+    from memdir.scan import Skipped
+
+Scope = Literal["index", "topic", "directory"]
+Fixability = Literal["safe", "editor", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicView:
+    """One topic file as the topic rules read it: the parser's problems sorted out once."""
+
+    topic: TopicFile
+    #: Every problem kind the parser reported.
+    kinds: frozenset[str]
+    #: False for binary or unreadable files: only the read rules (MEM112, MEM113) apply.
+    usable: bool
+    yaml_errors: tuple[Problem, ...]
+    #: The ``bad-field`` problem of a frontmatter that is not a mapping (a list, a string).
+    not_mapping: Problem | None
+    #: The ``bad-field`` problems of single fields, by frontmatter key.
+    bad_fields: Mapping[str, Problem]
+
+    @classmethod
+    def of(cls, topic: TopicFile) -> TopicView:
+        kinds = frozenset(p.kind for p in topic.problems)
+        not_mapping: Problem | None = None
+        bad_fields: dict[str, Problem] = {}
+        if "bad-field" in kinds:
+            for problem in topic.problems:
+                if problem.kind != "bad-field":
+                    continue
+                if problem.key is None:
+                    not_mapping = not_mapping or problem
+                else:
+                    bad_fields.setdefault(problem.key, problem)
+        fm = topic.frontmatter
+        return cls(
+            topic,
+            kinds,
+            not kinds & {"binary", "unreadable"},
+            tuple(p for p in topic.problems if p.kind == "yaml-error") if kinds else (),
+            not_mapping if fm is not None and not fm.data else None,
+            bad_fields,
+        )
+
+    @property
+    def fields_readable(self) -> bool:
+        """Whether the frontmatter's fields can be judged: closed, valid YAML, a mapping."""
+        fm = self.topic.frontmatter
+        return (
+            fm is not None
+            and fm.close_line is not None
+            and not self.yaml_errors
+            and self.not_mapping is None
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class IndexView:
+    """MEMORY.md as the index rules read it."""
+
+    index: Index
+    #: Each entry with its link key (None for a link that is no topic file of this dir).
+    links: Sequence[tuple[IndexEntry, str | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class DirectoryView:
+    """The directory as the directory rules read it: the index and a summary of every file."""
+
+    index: Index
+    links: Sequence[tuple[IndexEntry, str | None]]
+    summaries: Mapping[str, TopicSummary]
+    skipped: Iterable[Skipped]
+    memo: DirectoryMemo
+    #: Files the scan lists (candidates for the prefetch window).
+    listed: Sequence[TopicSummary]
+    #: Listed files that are neither binary nor unreadable.
+    usable: Sequence[TopicSummary]
+    #: The link keys of MEMORY.md's entries.
+    linked: frozenset[str]
+
+
+TopicCheck = Callable[[TopicView, "LintContext"], Iterable[Diagnostic]]
+IndexCheck = Callable[[IndexView, "LintContext"], Iterable[Diagnostic]]
+DirectoryCheck = Callable[[DirectoryView, "LintContext"], Iterable[Diagnostic]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One diagnostic code: what the engine applies and what the rule pages say."""
+
+    code: str
+    #: Short kebab-case name (SARIF ``name``).
+    name: str
+    severity: Severity
+    #: What the rule reads: MEMORY.md alone, one topic file, or the directory as a whole.
+    scope: Scope
+    #: What the diagnostic means.
+    summary: str
+    #: Why it matters to the agent.
+    why: str
+    #: An example that triggers it, and what fixes it.
+    example: str
+    remedy: str
+    #: ``safe``: ``memdir lint --fix`` applies the fix; ``editor``: a fix is offered as a code
+    #: action for a person to accept; ``none``: no automatic fix.
+    fixable: Fixability = "none"
+    #: The severity in a recall mode where it differs from ``severity`` (path A and path B are
+    #: alternatives: a finding about the path not in use is a note).
+    severity_by_mode: Mapping[RecallMode, Severity] = field(default_factory=dict)
+    #: The checks, by what they read: a topic file, MEMORY.md, the directory. A rule of scope
+    #: ``topic`` may check MEMORY.md's text too (secrets, encoding).
+    topic: TopicCheck | None = field(default=None, repr=False, compare=False)
+    index: IndexCheck | None = field(default=None, repr=False, compare=False)
+    directory: DirectoryCheck | None = field(default=None, repr=False, compare=False)
+
+    def severity_in(self, recall_mode: RecallMode) -> Severity:
+        """The default severity of this rule in ``recall_mode``."""
+        return self.severity_by_mode.get(recall_mode, self.severity)
+
+
+# --- helpers shared by the areas ---------------------------------------------------------------
+
+
+def offset_span(text: str, start: int, end: int) -> Span:
+    """A span from string offsets (lines split on ``\\n``, code-point columns)."""
+    start_line = text.count("\n", 0, start)
+    start_col = start - (text.rfind("\n", 0, start) + 1)
+    end_line = start_line + text.count("\n", start, end)
+    end_col = end - (text.rfind("\n", 0, end) + 1)
+    return Span(start_line, start_col, end_line, end_col)
+
+
+def line_span(lines: Sequence[str], line: int) -> Span:
+    text = lines[line] if 0 <= line < len(lines) else ""
+    return Span(line, 0, line, len(text.rstrip("\r")))
+
+
+def head_span(text: str) -> Span:
+    """The first line of a file, where file-level findings are shown."""
+    return Span(0, 0, 0, len(text.split("\n", 1)[0].rstrip("\r")))
+
+
+def field_span(topic: TopicFile, key: str) -> Span:
+    """Where a frontmatter field is shown: its value, else its key, else the opening ``---``."""
+    fm = topic.frontmatter
+    if fm is not None:
+        if key in fm.value_spans and fm.data.get(key) is not None:
+            return fm.value_spans[key]
+        if key in fm.key_spans:
+            return fm.key_spans[key]
+        if key == "type" and "metadata.type" in fm.value_spans:
+            return fm.value_spans["metadata.type"]
+    return Span(0, 0, 0, 3)
+
+
+def count(number: int, singular: str, plural: str) -> str:
+    return f"{number} {singular if number == 1 else plural}"
+
+
+def or_list(words: Sequence[str]) -> str:
+    """``a, b, c or d``."""
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else "".join(words)

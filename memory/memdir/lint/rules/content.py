@@ -1,0 +1,223 @@
+"""Rules about a file's text as read (MEM106, MEM110, MEM112, MEM113): the injection cut,
+secrets, encoding and readability. The last three check MEMORY.md's text too.
+
+MEM106 never reimplements the cut: it calls :func:`memdir.surface.cut_for_injection`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memdir import constants as C
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.rules.base import IndexView, Rule, TopicView, offset_span
+from memdir.lint.secrets import SecretMatch, find_secrets
+from memdir.model import Problem, Span
+from memdir.textio import MAX_PARSE_BYTES
+
+if TYPE_CHECKING:
+    from memdir.lint.engine import LintContext
+
+# --- MEM106 --------------------------------------------------------------------------------------
+
+
+def injection_cut(text: str, size: int) -> tuple[int, int, str] | None:
+    """Where path B stops injecting this file: (line, column, reason), or None if it fits."""
+    if size <= C.SURFACE_MAX_BYTES and text.count("\n") < C.SURFACE_MAX_LINES:
+        return None  # cannot exceed either cap: skip the line-by-line cut
+    from memdir.surface import cut_for_injection  # only for files over a cap: keep start-up light
+
+    kept, reason = cut_for_injection(text)
+    if reason is None:
+        return None
+    kept_lines = kept.split("\n")
+    lines = text.split("\n", len(kept_lines))
+    last = len(kept_lines) - 1
+    if len(kept_lines[last]) < len(lines[last]):
+        return last, len(kept_lines[last]), reason  # cut inside one giant line
+    return len(kept_lines), 0, reason
+
+
+def not_injected(
+    ctx: LintContext,
+    path: Path,
+    rel: str,
+    text: str,
+    size: int,
+    cut: tuple[int, int, str],
+    too_large: bool = False,
+) -> Diagnostic:
+    """MEM106 at ``cut`` (from :func:`injection_cut`): where path B stops injecting the file."""
+    line, col, reason = cut
+    lines = text.split("\n", line + 1)
+    end = len(lines[line].rstrip("\r")) if line < len(lines) else col
+    note = ""
+    if too_large:
+        note = f" (the file is {size:,} bytes; lint read the first {MAX_PARSE_BYTES:,})"
+    return ctx.diag(
+        "MEM106",
+        path,
+        rel,
+        Span(line, col, line, max(end, col)),
+        f"not injected from here on: path B injects only the first "
+        f"{C.SURFACE_MAX_LINES} lines or {C.SURFACE_MAX_BYTES:,} bytes of a memory "
+        f"and this file is {reason}; the agent sees the part above this line and a "
+        f"note to read the rest itself{note}. Keep the essentials above it or split "
+        "the file",
+    )
+
+
+def _body_past_injection_cap(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+    topic = view.topic
+    if not view.usable:
+        return
+    cut = injection_cut(topic.text, topic.size)
+    if cut is not None:
+        too_large = "too-large" in view.kinds
+        yield not_injected(ctx, topic.path, topic.rel_path, topic.text, topic.size, cut, too_large)
+
+
+MEM106 = Rule(
+    "MEM106",
+    "body-past-injection-cap",
+    "info",
+    "topic",
+    f"The file is longer than path B injects ({C.SURFACE_MAX_LINES} lines or "
+    f"{C.SURFACE_MAX_BYTES:,} bytes); the range is the first line that is not injected.",
+    "When the memory is recalled, the agent sees only the part before this line, plus "
+    "a note to read the rest itself.",
+    f"line {C.SURFACE_MAX_LINES + 1} of a long runbook, or the line that crosses byte "
+    f"{C.SURFACE_MAX_BYTES:,}",
+    "Keep the essentials above the cut, or split the file.",
+    topic=_body_past_injection_cap,
+)
+
+
+# --- MEM110 --------------------------------------------------------------------------------------
+
+
+def secret_diagnostics(
+    text: str, secrets: list[SecretMatch], ctx: LintContext, path: Path, rel: str
+) -> Iterator[Diagnostic]:
+    """MEM110 for each of ``secrets`` (from :func:`find_secrets` on ``text``)."""
+    for secret in secrets:
+        yield ctx.diag(
+            "MEM110",
+            path,
+            rel,
+            offset_span(text, secret.start, secret.end),
+            f"likely secret: {secret.kind} ({secret.label}, {secret.end - secret.start} "
+            "characters); memories are injected into model context and often synced or "
+            "committed, so it leaks to every session and every copy. Remove it and rotate the "
+            "credential",
+        )
+
+
+def _secrets_in_topic(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+    topic = view.topic
+    if view.usable:
+        yield from secret_diagnostics(
+            topic.text, find_secrets(topic.text), ctx, topic.path, topic.rel_path
+        )
+
+
+def _secrets_in_index(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
+    text = view.index.text
+    yield from secret_diagnostics(text, find_secrets(text), ctx, ctx.index_path, C.INDEX_FILENAME)
+
+
+MEM110 = Rule(
+    "MEM110",
+    "likely-secret",
+    "error",
+    "topic",
+    "Something that looks like a credential: API keys and tokens of common providers "
+    "(Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, Stripe, Google), JWTs, private "
+    "key blocks, passwords in URLs, high-entropy `password`/`secret`/`token` "
+    "assignments. The message never repeats the secret.",
+    "Memories are injected into model context and often synced or committed; a secret "
+    "there leaks to every session and every copy.",
+    "`The staging key is sk-ant-api03-…`",
+    "Remove it, rotate the credential, and refer to where it is stored instead.",
+    topic=_secrets_in_topic,
+    index=_secrets_in_index,
+)
+
+
+# --- MEM112, MEM113: what the reader reported ----------------------------------------------------
+
+
+def _undecodable(
+    problems: tuple[Problem, ...], ctx: LintContext, path: Path, rel: str
+) -> Iterator[Diagnostic]:
+    for problem in problems:
+        if problem.kind == "not-utf8":
+            yield ctx.diag(
+                "MEM112",
+                path,
+                rel,
+                problem.span,
+                f"not valid UTF-8 ({problem.detail}): the agent reads undecodable bytes as "
+                "U+FFFD, so this text reaches the model garbled; re-save the file as UTF-8",
+            )
+
+
+MEM112 = Rule(
+    "MEM112",
+    "not-utf8",
+    "warning",
+    "topic",
+    "The file is not valid UTF-8; the range is the first bad byte.",
+    "The agent reads undecodable bytes as U+FFFD, so this text reaches the model garbled.",
+    "a file saved as Latin-1 (`caf\\xe9`)",
+    "Re-save the file as UTF-8.",
+    topic=lambda view, ctx: _undecodable(
+        view.topic.problems, ctx, view.topic.path, view.topic.rel_path
+    ),
+    index=lambda view, ctx: _undecodable(
+        view.index.problems, ctx, ctx.index_path, C.INDEX_FILENAME
+    ),
+)
+
+
+def _unreadable(
+    problems: tuple[Problem, ...], ctx: LintContext, path: Path, rel: str
+) -> Iterator[Diagnostic]:
+    for problem in problems:
+        if problem.kind == "binary":
+            yield ctx.diag(
+                "MEM113",
+                path,
+                rel,
+                problem.span,
+                "binary file (contains NUL bytes) named like a memory: the scan lists it, but "
+                "it holds nothing the agent can use; remove or rename it",
+            )
+        elif problem.kind == "unreadable":
+            yield ctx.diag(
+                "MEM113",
+                path,
+                rel,
+                problem.span,
+                f"{problem.message}: the agent cannot read this memory either",
+            )
+
+
+MEM113 = Rule(
+    "MEM113",
+    "unreadable-file",
+    "error",
+    "topic",
+    "A `.md` file that cannot be read, or is binary (contains NUL bytes).",
+    "The scan still lists it, but it holds no memory the agent can use.",
+    "`diagram.md` that is really a PNG",
+    "Fix its permissions, or remove or rename it.",
+    topic=lambda view, ctx: _unreadable(
+        view.topic.problems, ctx, view.topic.path, view.topic.rel_path
+    ),
+    index=lambda view, ctx: _unreadable(view.index.problems, ctx, ctx.index_path, C.INDEX_FILENAME),
+)
+
+RULES = (MEM106, MEM110, MEM112, MEM113)

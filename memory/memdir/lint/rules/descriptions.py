@@ -1,0 +1,269 @@
+"""Descriptions as the selector reads them (MEM109), and near-identical ones (for MEM111).
+
+The selector of path B chooses memories from their one-line descriptions alone, never the body:
+a description must say what the memory covers and when it applies, and two memories must not
+read alike.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memdir import constants as C
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.rules.base import Rule, TopicView, field_span
+from memdir.model import Span
+
+if TYPE_CHECKING:
+    from memdir.lint.engine import LintContext
+
+#: Tokens in more descriptions than this are not used to find candidates (see
+#: :func:`near_duplicate_pairs`).
+DUPLICATE_MAX_POSTINGS = 16
+
+_WORD = re.compile(r"[^\W_]+")
+_GENERIC_WORDS = frozenset(
+    (
+        *("note", "notes", "misc", "miscellaneous", "stuff", "things", "thing", "todo", "todos"),
+        *("info", "information", "memory", "memories", "general", "various", "random", "tbd"),
+        *("important", "remember", "preferences", "preference", "user", "project", "feedback"),
+        *("reference", "details", "detail", "context", "background", "summary", "update"),
+        *("updates", "file", "see", "n", "a", "na", "wip", "temp", "tmp", "draft", "test"),
+    )
+)
+_STOP_WORDS = frozenset(
+    (
+        *("the", "a", "an", "and", "or", "of", "to", "for", "in", "on", "at", "by", "with"),
+        *("about", "from", "is", "are", "this", "that", "these", "some", "my", "our", "your"),
+    )
+)
+
+
+#: East Asian Wide and Fullwidth characters (CJK, kana, hangul, fullwidth forms): each one
+#: takes two columns and carries about half a word. A character class, not a per-character
+#: unicodedata call: it runs on every description.
+_WIDE_CLASS = (
+    "[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf"
+    "\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
+    "\U00020000-\U0003fffd]"
+)
+
+
+@functools.cache
+def _wide() -> re.Pattern[str]:
+    # Compiled on first use: the class takes milliseconds to compile, ASCII-only dirs never need it.
+    return re.compile(_WIDE_CLASS)
+
+
+#: Where the wide class can match at all: U+1100-U+115F and from U+2E80 on. (Written as the
+#: complement: the positive range up to U+10FFFF takes milliseconds to compile.)
+_MAYBE_WIDE = re.compile("[^\x00-\u10ff\u1160-\u2e7f]")
+
+
+def _wide_count(text: str) -> int:
+    # Text without such a character (ASCII plus dashes, quotes, accents) has no wide one, and
+    # needs no compiled class.
+    if text.isascii() or _MAYBE_WIDE.search(text) is None:
+        return 0
+    return len(_wide().findall(text))
+
+
+def description_words(text: str) -> tuple[str, ...]:
+    """The lowercased words of a description (MEM109 and MEM111 read it in words)."""
+    return tuple(_WORD.findall(text.lower()))
+
+
+def description_problem(description: str, name: str | None, rel_path: str) -> str | None:
+    """Why a description is too vague for the selector (MEM109), or None."""
+    if "\n" in description:
+        return "it spans several lines, but the manifest gives each memory one line"
+    ascii_only = description.isascii()
+    wide = 0 if ascii_only else _wide_count(description)
+    width = len(description) + wide
+    if width > C.DESCRIPTION_MAX_WIDTH:
+        return (
+            f"{width} characters wide, longer than a manifest line should be "
+            f"({C.DESCRIPTION_MAX_WIDTH}); the selector reads one line per memory"
+        )
+    words = description_words(description)
+    informative = len(words) if ascii_only else sum(map(str.isascii, words)) + wide / 2
+    if informative < C.DESCRIPTION_MIN_WORDS:
+        return "too short to say what the memory covers or when it applies"
+    # all() stops at the first specific word: cheap for every real description (and most
+    # start with one, which is tested before any generator is made).
+    first = words[0] if words else ""
+    if (first in _GENERIC_WORDS or first in _STOP_WORDS or first.isdigit()) and all(
+        w in _GENERIC_WORDS or w in _STOP_WORDS or w.isdigit() for w in words
+    ):
+        return "too generic: it names a kind of memory, not what this one says"
+    normal = " ".join(words)
+    # Normalising cannot lengthen a label, so a description longer than the name and the path
+    # cannot repeat either: the common case, decided before any path is taken apart.
+    if len(normal) > len(rel_path) and (not name or len(normal) > len(name)):
+        return None
+    stem = posixpath.splitext(posixpath.basename(rel_path))[0]
+    for label in (name, stem):
+        if label and len(normal) <= len(label) and normal == " ".join(_WORD.findall(label.lower())):
+            return "it only repeats the file's name"
+    return None
+
+
+def vague_description(
+    ctx: LintContext, path: Path, rel: str, span: Span, reason: str
+) -> Diagnostic:
+    """MEM109 at the description's value, for ``reason`` from :func:`description_problem`."""
+    return ctx.diag(
+        "MEM109",
+        path,
+        rel,
+        span,
+        f"vague description: {reason}. The selector chooses memories from their one-line "
+        "descriptions alone, never the body; say what this memory covers and when it applies",
+    )
+
+
+def _vague_description(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+    topic = view.topic
+    if not (view.usable and view.fields_readable and topic.description):
+        return
+    reason = description_problem(topic.description, topic.name, topic.rel_path)
+    if reason is not None:
+        span = field_span(topic, "description")
+        yield vague_description(ctx, topic.path, topic.rel_path, span, reason)
+
+
+MEM109 = Rule(
+    "MEM109",
+    "vague-description",
+    "warning",
+    "topic",
+    "The description is too short, too generic (only words like *notes*, *misc*, "
+    "*preferences*, or the file name again), or too long or multi-line for a manifest "
+    "line.",
+    "The selector chooses memories from their one-line descriptions alone; a vague one "
+    "is never chosen, a long one crowds the manifest.",
+    "`description: notes`",
+    "Say what the memory covers and when it applies, in one line.",
+    topic=_vague_description,
+)
+
+RULES = (MEM109,)
+
+
+# --- near-identical descriptions (MEM111 reads them) ---------------------------------------------
+
+
+def _tokens(words: Iterable[str], ascii_only: bool = False) -> frozenset[str]:
+    """Content words; runs of a script written without spaces become character bigrams.
+
+    ``ascii_only`` (the words come from an ASCII text) skips the search for such runs.
+    """
+    if ascii_only:
+        return frozenset(words).difference(_STOP_WORDS)
+    tokens = set(words)
+    tokens -= _STOP_WORDS
+    for word in [w for w in tokens if len(w) > 1 and not w.isascii() and _wide().search(w)]:
+        tokens.discard(word)
+        tokens.update(word[i : i + 2] for i in range(len(word) - 1))
+    return frozenset(tokens)
+
+
+def prepare_description(text: str) -> tuple[str, frozenset[str]]:
+    """A description as :func:`near_duplicate_pairs` compares it: normalised text and tokens."""
+    words = description_words(text)
+    joined = " ".join(words)
+    # (The words of "a — b" are ASCII though the text is not: test the words.)
+    return joined, _tokens(words, joined.isascii())
+
+
+def near_duplicate_pairs(
+    descriptions: Mapping[str, str], memo: dict[str, tuple[str, frozenset[str]]] | None = None
+) -> list[tuple[str, str, float]]:
+    """Pairs of files whose descriptions are near-identical, with their similarity.
+
+    Near-identical: both have at least :data:`~memdir.constants.DESCRIPTION_MIN_WORDS` content
+    words, the tokens overlap by at least :data:`~memdir.constants.DUPLICATE_JACCARD` (Jaccard)
+    and difflib's ratio of the normalised texts is at least
+    :data:`~memdir.constants.DUPLICATE_RATIO`. Prefix
+    filtering finds the candidates without comparing every pair: with each token set ordered
+    rarest first, two sets that similar always share one of their first few tokens, so only
+    those first tokens are indexed and probed. Tokens in more than
+    :data:`DUPLICATE_MAX_POSTINGS` descriptions are too common to tell anything apart and are
+    not probed, which bounds the work on directories of near-templated descriptions.
+    """
+    normal: dict[str, str] = {}
+    tokens: dict[str, frozenset[str]] = {}
+    seen: dict[str, tuple[str, frozenset[str]]] = {}
+    for rel, text in descriptions.items():
+        prepared = memo.get(text) if memo is not None else None
+        if prepared is None:
+            prepared = prepare_description(text)
+        seen[text] = prepared
+        # "notes" twice is two vague descriptions (MEM109), not one memory saved twice.
+        if len(prepared[1]) >= C.DESCRIPTION_MIN_WORDS:
+            normal[rel], tokens[rel] = prepared
+    if memo is not None:
+        memo.clear()
+        memo.update(seen)
+    frequency = Counter(itertools.chain.from_iterable(tokens.values()))
+    # One global order, rarest first (ties by text), as prefix filtering requires. Tokens are
+    # replaced by their rank, which also orders each description's tokens.
+    order = sorted(frequency, key=lambda token: (frequency[token], token))
+    rank = {t: i for i, t in enumerate(order)}
+    # Tokens of one description only (numbers, names) rank first and can pair it with nothing:
+    # they are neither indexed nor probed.
+    unique = sum(1 for count in frequency.values() if count == 1)
+    postings: dict[int, list[str]] = {}
+    sizes: dict[str, int] = {}
+    pairs: list[tuple[str, str, float]] = []
+    threshold = C.DUPLICATE_JACCARD
+    for rel in sorted(tokens):
+        mine = tokens[rel]
+        size = sizes[rel] = len(mine)
+        ordered = sorted(map(rank.__getitem__, mine))
+        keep = size - math.ceil(threshold * size) + 1
+        if ordered[keep - 1] < unique:
+            continue  # its whole prefix is its own
+        candidates: set[str] = set()
+        for token in ordered[:keep]:
+            if token < unique:
+                continue
+            posting = postings.get(token)
+            if posting is None:
+                postings[token] = [rel]
+            elif len(posting) <= DUPLICATE_MAX_POSTINGS:
+                # (A longer posting is never probed again: it is not extended either.)
+                candidates.update(posting)
+                posting.append(rel)
+        if not candidates:
+            continue
+        matched: list[str] = []
+        for other in candidates:
+            theirs = sizes[other]
+            # Jaccard >= t needs the sizes within a factor t of each other: a free filter.
+            if min(size, theirs) < threshold * max(size, theirs):
+                continue
+            shared = len(mine & tokens[other])
+            if shared >= threshold * (size + theirs - shared):
+                matched.append(other)
+        for other in sorted(matched):
+            import difflib  # reached only by token-similar pairs: rare
+
+            matcher = difflib.SequenceMatcher(None, normal[other], normal[rel], autojunk=False)
+            # (The bound from the lengths alone first: it is never below quick_ratio.)
+            if matcher.real_quick_ratio() < C.DUPLICATE_RATIO or matcher.quick_ratio() < (
+                C.DUPLICATE_RATIO
+            ):
+                continue
+            ratio = matcher.ratio()
+            if ratio >= C.DUPLICATE_RATIO:
+                pairs.append((other, rel, ratio))
+    return pairs

@@ -1,0 +1,393 @@
+"""Rules that read the directory as a whole (MEM005, MEM107, MEM108, MEM111, MEM114): the index
+and a summary of every topic file together, so an incremental run can redo them without
+re-reading any file.
+
+MEM108 orders files with :func:`memdir.scan.window_order`, as the prefetch scan does.
+"""
+
+from __future__ import annotations
+
+import heapq
+import posixpath
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memdir import constants as C
+from memdir.fixes import plan
+from memdir.index import Index
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.rules.base import DirectoryView, Rule, head_span
+from memdir.lint.rules.descriptions import near_duplicate_pairs
+from memdir.lint.rules.index import entry_links
+from memdir.model import IndexEntry, Span, TopicFile
+from memdir.scan import window_order
+
+if TYPE_CHECKING:
+    from memdir.lint.engine import LintContext
+
+
+# --- what the directory rules read ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TopicSummary:
+    """What the directory rules need of one topic file: no text, so it is cheap to keep."""
+
+    #: The memory dir (one shared object: a Path per file costs more than reading the file).
+    root: Path
+    rel_path: str
+    mtime: float
+    name: str | None
+    description: str | None
+    #: Title for an index entry (the first ``# heading``, else the name, else the file name).
+    title: str
+    name_span: Span
+    description_span: Span
+    #: The first line, where file-level findings (orphan, window) are shown.
+    head_span: Span
+    #: False for files the scan skips (vanished or unreadable): never candidates.
+    listed: bool = True
+    #: False for binary or unreadable files (MEM113): no orphan or duplicate findings on top.
+    usable: bool = True
+
+    @property
+    def path(self) -> Path:
+        return self.root / self.rel_path
+
+
+class DirectoryMemo:
+    """What the directory rules can reuse from one run to the next (an incremental state).
+
+    Entries are checked against the very objects they were made from (a summary is replaced,
+    never changed, when its file changes), so a stale entry is never used, only not found.
+    Each run keeps just what it used, so deleted files do not linger.
+    """
+
+    def __init__(self) -> None:
+        #: description text -> (normalised text, tokens), for MEM111.
+        self.tokens: dict[str, tuple[str, frozenset[str]]] = {}
+        self._diagnostics: dict[tuple[str, str], tuple[object, Diagnostic]] = {}
+        self._used: dict[tuple[str, str], tuple[object, Diagnostic]] = {}
+        self._links_of: Index | None = None
+        self._links: list[tuple[IndexEntry, str | None]] = []
+        self._pairs_of: dict[str, str] | None = None
+        self._pairs: list[tuple[str, str, float]] = []
+
+    def duplicate_pairs(self, descriptions: dict[str, str]) -> list[tuple[str, str, float]]:
+        """:func:`near_duplicate_pairs`, reused while no description changed (an edit of a body,
+        a touch, a new orphan without a description: the common incremental case)."""
+        if descriptions != self._pairs_of:
+            self._pairs = near_duplicate_pairs(descriptions, self.tokens)
+            self._pairs_of = descriptions
+        return self._pairs
+
+    def links(self, index: Index) -> list[tuple[IndexEntry, str | None]]:
+        """Each entry with its link key (None for a link that is no topic file), per index."""
+        if self._links_of is not index:
+            self._links = entry_links(index.entries)
+            self._links_of = index
+        return self._links
+
+    def get(self, code: str, rel: str, key: object) -> Diagnostic | None:
+        cached = self._diagnostics.get((code, rel))
+        if cached is not None and cached[0] == key:
+            self._used[(code, rel)] = cached
+            return cached[1]
+        return None
+
+    def put(self, code: str, rel: str, key: object, diagnostic: Diagnostic) -> Diagnostic:
+        self._used[(code, rel)] = (key, diagnostic)
+        return diagnostic
+
+    def finish(self) -> None:
+        self._diagnostics, self._used = self._used, {}
+
+
+# --- MEM005 --------------------------------------------------------------------------------------
+
+
+def _dangling_links(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    for entry, key in view.links:
+        if key is not None and key not in view.summaries and not (ctx.root / key).is_file():
+            yield ctx.diag(
+                "MEM005",
+                ctx.index_path,
+                C.INDEX_FILENAME,
+                entry.target_span,
+                f"dangling link: {key} does not exist; the agent sees this hook every session, "
+                "but reading the memory fails. Write the file, fix the link or remove the entry",
+                plan.create_missing(view.index, entry, key),
+            )
+
+
+MEM005 = Rule(
+    "MEM005",
+    "dangling-index-link",
+    "error",
+    "directory",
+    "An index entry links a topic file that does not exist.",
+    "The agent sees the hook every session, but reading the memory fails; it may act on "
+    "the hook alone.",
+    "`- [Release calendar](release-calendar.md) — …` with no release-calendar.md",
+    "Write the file, fix the link, or remove the entry.",
+    "editor",
+    directory=_dangling_links,
+)
+
+
+# --- MEM107 --------------------------------------------------------------------------------------
+
+
+def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    index, memo = view.index, view.memo
+    # Where the fixes insert entries: every orphan's fix depends on it.
+    insert_at = (plan.entry_insertion(index, "").span, index.exists)
+    for summary in view.usable:
+        if summary.rel_path in view.linked:
+            continue
+        if ctx.prefetch_mode:
+            why = (
+                "not linked from MEMORY.md; recall_mode = prefetch, so the index is not "
+                "injected and path B can still find this file (it matters if you switch "
+                "back to index mode)"
+            )
+        else:
+            why = (
+                "invisible in index mode: not linked from MEMORY.md, and on path A the "
+                "agent sees only the index"
+            )
+            if not index.exists:
+                why += " (there is no MEMORY.md)"
+        reuse = (summary, why, insert_at, ctx)
+        diagnostic = memo.get("MEM107", summary.rel_path, reuse)
+        if diagnostic is None:
+            diagnostic = memo.put(
+                "MEM107",
+                summary.rel_path,
+                reuse,
+                ctx.diag(
+                    "MEM107",
+                    summary.path,
+                    summary.rel_path,
+                    summary.head_span,
+                    f"orphan: {why}; add an entry for it",
+                    plan.add_to_index(
+                        index,
+                        summary.rel_path,
+                        summary.title,
+                        summary.description or "",
+                        ctx.line_limit,
+                    ),
+                ),
+            )
+        yield diagnostic
+
+
+MEM107 = Rule(
+    "MEM107",
+    "orphan",
+    "warning",
+    "directory",
+    "A topic file that no index entry links.",
+    "On path A the agent sees only the index: a memory missing from it is invisible "
+    'unless the agent happens to list the directory. With `recall_mode = "prefetch"` the '
+    "index is not injected, so it is only a note.",
+    "`old-notes.md`, linked from nowhere",
+    "Add `- [Title](old-notes.md) — hook` (`--fix` adds it, with the description as hook).",
+    "safe",
+    severity_by_mode={"prefetch": "info"},
+    directory=_orphans,
+)
+
+
+# --- MEM108 --------------------------------------------------------------------------------------
+
+
+def _outside_prefetch_window(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    listed, memo = view.listed, view.memo
+    if len(listed) <= C.SCAN_MAX_FILES:
+        return
+    # Membership is all that matters here (lint sorts its output): take the newest ones.
+    window = {
+        id(s)
+        for s in heapq.nsmallest(
+            C.SCAN_MAX_FILES, listed, key=lambda s: window_order(s.mtime, s.rel_path)
+        )
+    }
+    mode = (
+        ""
+        if ctx.prefetch_mode
+        else " (this matters when recall_mode = prefetch; MEMORY.md is what path A uses)"
+    )
+    message = (
+        f"outside the prefetch window: {C.SCAN_MAX_FILES} newer topic files fill the scan, so "
+        f"path B never offers this one to the selector{mode}; merge or delete stale "
+        "memories, or update this one if it still matters"
+    )
+    for summary in listed:
+        if id(summary) in window:
+            continue
+        window_key = (summary, message, ctx)
+        diagnostic = memo.get("MEM108", summary.rel_path, window_key)
+        if diagnostic is None:
+            diagnostic = memo.put(
+                "MEM108",
+                summary.rel_path,
+                window_key,
+                ctx.diag("MEM108", summary.path, summary.rel_path, summary.head_span, message),
+            )
+        yield diagnostic
+
+
+MEM108 = Rule(
+    "MEM108",
+    "outside-prefetch-window",
+    "info",
+    "directory",
+    f"The file is not among the {C.SCAN_MAX_FILES} most recently modified topic files.",
+    f"The prefetch scan offers only the {C.SCAN_MAX_FILES} newest files to the selector: this "
+    'one is never a candidate on path B (with `recall_mode = "index"`, MEMORY.md is what '
+    "the agent uses, so it is only a note).",
+    f"any file older than the {C.SCAN_MAX_FILES} newest",
+    "Merge or delete stale memories; touching a file moves it into the window.",
+    severity_by_mode={"prefetch": "warning"},
+    directory=_outside_prefetch_window,
+)
+
+
+# --- MEM111 --------------------------------------------------------------------------------------
+
+
+def _duplicate_memories(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    usable = view.usable
+    pairs = view.memo.duplicate_pairs({s.rel_path: s.description for s in usable if s.description})
+    by_name: dict[str, list[TopicSummary]] = {}
+    for summary in usable:
+        if summary.name:
+            by_name.setdefault(summary.name, []).append(summary)
+    for name, group in by_name.items():
+        if len(group) < 2:
+            continue
+        for summary in group:
+            others = [s.rel_path for s in group if s is not summary]
+            shown = ", ".join(others[:3]) + (
+                f" and {len(others) - 3} more" if len(others) > 3 else ""
+            )
+            yield ctx.diag(
+                "MEM111",
+                summary.path,
+                summary.rel_path,
+                summary.name_span,
+                f"duplicate memory: `{name}` is also the name of {shown}; `[[{name}]]` links "
+                "are ambiguous and updates may land in one copy while the agent reads the "
+                "other. Merge them",
+            )
+    by_rel = {s.rel_path: s for s in usable}
+    similar: dict[str, list[tuple[str, float]]] = {}
+    for a, b, ratio in pairs:
+        similar.setdefault(a, []).append((b, ratio))
+        similar.setdefault(b, []).append((a, ratio))
+    for rel in sorted(similar):
+        summary = by_rel[rel]
+        matches = sorted(similar[rel], key=lambda item: (-item[1], item[0]))
+        other, ratio = matches[0]
+        more = f" (and {len(matches) - 1} more)" if len(matches) > 1 else ""
+        yield ctx.diag(
+            "MEM111",
+            summary.path,
+            rel,
+            summary.description_span,
+            f"near-duplicate memory: its description is {ratio:.0%} the same as {other}'s"
+            f"{more}; the selector sees two near-identical manifest lines and may surface the "
+            "stale one. Merge them",
+        )
+
+
+MEM111 = Rule(
+    "MEM111",
+    "duplicate-memory",
+    "warning",
+    "directory",
+    "Two topic files with the same `name`, or with near-identical descriptions "
+    f"(≥ {C.DUPLICATE_RATIO:.0%} similar).",
+    "`[[name]]` links become ambiguous, and the selector sees two near-identical "
+    "manifest lines: it may surface the stale copy, and updates land in one of them.",
+    "`name: user-role` in both user-role.md and people/user-role.md",
+    "Merge the two files.",
+    directory=_duplicate_memories,
+)
+
+
+# --- MEM114 --------------------------------------------------------------------------------------
+
+
+def _skipped_paths(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    for skip in view.skipped:
+        yield ctx.diag(
+            "MEM114",
+            ctx.root / skip.rel_path,
+            skip.rel_path,
+            Span(0, 0, 0, 0),
+            f"{skip.reason}: memdir does not follow it, and whatever it points to is "
+            "not a memory of this directory (a link out could expose or overwrite "
+            "unrelated files)",
+        )
+
+
+MEM114 = Rule(
+    "MEM114",
+    "skipped-path",
+    "warning",
+    "directory",
+    "A path memdir refuses to follow: a symlink leading outside the memory dir, a "
+    "broken symlink, a directory that cannot be listed.",
+    "Memory must stay inside the memory dir: a link out could expose or overwrite "
+    "unrelated files, and whatever it points to is not a memory here.",
+    "`shared.md -> /home/ana/notes/shared.md`",
+    "Copy the file into the memory dir, or remove the link.",
+    directory=_skipped_paths,
+)
+
+RULES = (MEM005, MEM107, MEM108, MEM111, MEM114)
+
+
+# --- topic summaries -----------------------------------------------------------------------------
+
+
+def heading_title(body_lines: Iterable[str], fallback: str) -> str:
+    """A title for an index entry: the body's opening ``# heading``, else ``fallback``."""
+    for line in body_lines:
+        stripped = line.strip()
+        if stripped.startswith("# "):
+            return stripped[2:].strip()
+        if stripped:
+            break
+    return fallback
+
+
+def title_of(topic: TopicFile) -> str:
+    """What an index entry for this file is called: its first heading, else its name."""
+    stem = posixpath.splitext(posixpath.basename(topic.rel_path))[0]
+    return heading_title(topic.body.split("\n", 8)[:8], topic.name or stem)
+
+
+def summarize(topic: TopicFile, root: Path) -> TopicSummary:
+    fm = topic.frontmatter
+    spans = fm.value_spans if fm is not None else {}
+    head = head_span(topic.text)
+    kinds = {p.kind for p in topic.problems}
+    return TopicSummary(
+        root=root,
+        rel_path=topic.rel_path,
+        mtime=topic.mtime,
+        name=topic.name or None,
+        description=topic.description or None,
+        title=title_of(topic),
+        name_span=spans.get("name", head),
+        description_span=spans.get("description", head),
+        head_span=head,
+        listed=not ("unreadable" in kinds and topic.mtime == 0.0),
+        usable=not kinds & {"unreadable", "binary"},
+    )

@@ -1,0 +1,281 @@
+"""Rules about a topic file's frontmatter (MEM101-MEM105): is it there, is it YAML, are the
+fields the agent reads present and valid, and does the prefetch scan see it at all.
+
+What the parser found is read from its problems' structured fields (``kind``, ``key``), never
+from their message text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from memdir import constants as C
+from memdir.fixes import plan
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.rules.base import Rule, TopicView, field_span, head_span, or_list
+from memdir.model import Span
+
+if TYPE_CHECKING:
+    from memdir.lint.engine import LintContext
+
+_TYPES = or_list([f"`{t}`" for t in C.MEMORY_TYPES])
+_TYPES_PLAIN = or_list(list(C.MEMORY_TYPES))
+
+# --- MEM101 --------------------------------------------------------------------------------------
+
+
+def _no_frontmatter(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+    topic = view.topic
+    if view.usable and "no-frontmatter" in view.kinds:
+        yield ctx.diag(
+            "MEM101",
+            topic.path,
+            topic.rel_path,
+            head_span(topic.text),
+            "no frontmatter: the prefetch manifest shows this file without type or "
+            "description, and the selector (which never sees bodies) has no reason to pick "
+            "it; add name, description and type",
+            plan.frontmatter_skeleton(topic),
+        )
+
+
+MEM101 = Rule(
+    "MEM101",
+    "no-frontmatter",
+    "error",
+    "topic",
+    "A topic file has no YAML frontmatter.",
+    "The prefetch manifest shows it without type or description, so the selector "
+    "(which never sees bodies) has no reason to pick it.",
+    "`# Deploy notes` as the first line",
+    "Add `---` / `name:` / `description:` / `type:` / `---` (`--fix` adds a skeleton).",
+    "safe",
+    topic=_no_frontmatter,
+)
+
+
+# --- MEM102 --------------------------------------------------------------------------------------
+
+
+def _malformed_frontmatter(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+    topic = view.topic
+    if not view.usable:
+        return
+    for problem in view.yaml_errors:
+        yield ctx.diag(
+            "MEM102",
+            topic.path,
+            topic.rel_path,
+            problem.span,
+            f"{problem.message}: the agent reads no name, description or type from this file",
+        )
+    if view.not_mapping is not None:
+        yield ctx.diag(
+            "MEM102",
+            topic.path,
+            topic.rel_path,
+            view.not_mapping.span,
+            f"{view.not_mapping.message}: the agent reads no name, description or type from it",
+        )
+
+
+MEM102 = Rule(
+    "MEM102",
+    "malformed-frontmatter",
+    "error",
+    "topic",
+    "The frontmatter is not valid YAML, or not a mapping of fields; the range is the "
+    "YAML parser's error position.",
+    "The agent reads no name, description or type from the file: it is an untyped, "
+    "undescribed memory.",
+    "`description: [unclosed, list`",
+    "Fix the YAML (quote values that contain `: `, `#` or start with `[`).",
+    topic=_malformed_frontmatter,
+)
+
+
+# --- MEM103 --------------------------------------------------------------------------------------
+
+_FIELD_WHY = {
+    "description": (
+        "the prefetch manifest line shows no description, so the selector cannot tell what "
+        "this memory holds and will rarely choose it"
+    ),
+    "type": (
+        f"the manifest line has no [type] tag ({_TYPES_PLAIN}), so the "
+        "selector cannot tell a preference from a project fact"
+    ),
+    "name": "`[[name]]` links cannot reach this memory and duplicates cannot be told apart",
+}
+
+
+def _missing_fields(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+    topic = view.topic
+    fm = topic.frontmatter
+    if not (view.usable and view.fields_readable):
+        return
+    assert fm is not None
+    values = {"description": topic.description, "type": topic.raw_type, "name": topic.name}
+    for key in ("description", "type", "name"):
+        problem = view.bad_fields.get(key)
+        if problem is not None:
+            yield ctx.diag(
+                "MEM103",
+                topic.path,
+                topic.rel_path,
+                problem.span,
+                f"{problem.message}, so the agent reads no {key}: {_FIELD_WHY[key]}",
+            )
+            continue
+        if values[key]:
+            continue
+        present = key in fm.data or (key == "type" and "metadata.type" in fm.key_spans)
+        state = "empty" if present else "missing"
+        yield ctx.diag(
+            "MEM103",
+            topic.path,
+            topic.rel_path,
+            field_span(topic, key),
+            f"{state} `{key}`: {_FIELD_WHY[key]}",
+        )
+
+
+MEM103 = Rule(
+    "MEM103",
+    "missing-field",
+    "warning",
+    "topic",
+    "`name`, `description` or `type` is missing, empty, or not a plain string "
+    "(`type` may also be nested as `metadata.type`).",
+    "`description` and `type` are all the selector sees of a memory (the manifest "
+    "line); `name` is what `[[name]]` links and duplicate checks use.",
+    "`description:` with no value",
+    "Fill in the field.",
+    topic=_missing_fields,
+)
+
+
+# --- MEM104 --------------------------------------------------------------------------------------
+
+_TYPE_SYNONYMS: dict[str, str] = {
+    "preference": "user",
+    "preferences": "user",
+    "profile": "user",
+    "role": "user",
+    "person": "user",
+    "correction": "feedback",
+    "corrections": "feedback",
+    "guidance": "feedback",
+    "style": "feedback",
+    "workflow": "feedback",
+    "decision": "project",
+    "decisions": "project",
+    "background": "project",
+    "context": "project",
+    "note": "project",
+    "notes": "project",
+    "link": "reference",
+    "links": "reference",
+    "docs": "reference",
+    "dashboard": "reference",
+    "external": "reference",
+    "resource": "reference",
+}
+
+
+def suggest_type(raw: str) -> str | None:
+    """The nearest of the four types: case fixed, close spelling, or a common synonym."""
+    lowered = raw.strip().lower()
+    if lowered in C.MEMORY_TYPES:
+        return lowered
+    if lowered in _TYPE_SYNONYMS:
+        return _TYPE_SYNONYMS[lowered]
+    import difflib  # only for an unknown type: lint of a clean dir never needs it
+
+    close = difflib.get_close_matches(lowered, C.MEMORY_TYPES, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _unknown_type(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+    topic = view.topic
+    if not (view.usable and view.fields_readable and topic.raw_type and topic.type is None):
+        return
+    raw = topic.raw_type
+    fm = topic.frontmatter
+    assert fm is not None
+    key = "type" if fm.data.get("type") is not None else "metadata.type"
+    span = fm.value_spans.get(key, field_span(topic, "type"))
+    suggestion = suggest_type(raw)
+    hint = f"; did you mean `{suggestion}`?" if suggestion else ""
+    fix = plan.set_type(topic, suggestion) if suggestion is not None else None
+    yield ctx.diag(
+        "MEM104",
+        topic.path,
+        topic.rel_path,
+        span,
+        f"unknown type `{raw}`: the agent accepts only {_TYPES_PLAIN} "
+        f"(case matters) and treats anything else as no type, so the manifest shows no "
+        f"[type] tag{hint}",
+        fix,
+    )
+
+
+MEM104 = Rule(
+    "MEM104",
+    "unknown-type",
+    "warning",
+    "topic",
+    f"`type` is not one of {_TYPES.replace(' or ', ', ')} (case matters); "
+    "the nearest one is suggested.",
+    "The agent treats any other value as no type, so the manifest line loses its `[type]` tag.",
+    "`type: Project`",
+    "Use the suggested type (`project`).",
+    "editor",
+    topic=_unknown_type,
+)
+
+
+# --- MEM105 --------------------------------------------------------------------------------------
+
+
+def _frontmatter_beyond_scan(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+    topic = view.topic
+    fm = topic.frontmatter
+    if not view.usable:
+        return
+    if "unclosed-frontmatter" in view.kinds:
+        yield ctx.diag(
+            "MEM105",
+            topic.path,
+            topic.rel_path,
+            Span(0, 0, 0, 3),
+            "frontmatter opened with --- is never closed: the scan reads no name, "
+            "description or type, and the whole file counts as body",
+        )
+    elif fm is not None and fm.close_line is not None and fm.close_line >= C.SCAN_MAX_LINES:
+        yield ctx.diag(
+            "MEM105",
+            topic.path,
+            topic.rel_path,
+            Span(fm.close_line, 0, fm.close_line, 3),
+            f"frontmatter closes on line {fm.close_line + 1}, past the first "
+            f"{C.SCAN_MAX_LINES} lines the prefetch scan reads: the scan sees no "
+            "description or type for this file. Move notes out of the frontmatter",
+        )
+
+
+MEM105 = Rule(
+    "MEM105",
+    "frontmatter-beyond-scan",
+    "error",
+    "topic",
+    f"The frontmatter is not closed within the first {C.SCAN_MAX_LINES} lines (or never closed).",
+    f"The prefetch scan reads only the first {C.SCAN_MAX_LINES} lines of each file: it sees no "
+    "frontmatter at all, so no description and no type.",
+    f"a frontmatter block whose closing `---` is on line {C.SCAN_MAX_LINES + 4}",
+    "Shorten the frontmatter (move notes into the body) or close it.",
+    topic=_frontmatter_beyond_scan,
+)
+
+RULES = (MEM101, MEM102, MEM103, MEM104, MEM105)

@@ -1,0 +1,330 @@
+"""Rules that read MEMORY.md alone (MEM001-MEM004, MEM006, MEM007): path A, the index.
+
+The caps are never reimplemented here: MEM002 and MEM003 read :func:`memdir.index.load_cap`'s
+result (``index.load``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from memdir import constants as C
+from memdir.fixes import plan
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.rules.base import IndexView, Rule, count, line_span
+from memdir.model import IndexEntry, Span
+from memdir.textio import utf16_len, utf16_prefix_index
+
+if TYPE_CHECKING:
+    from memdir.lint.engine import LintContext
+
+_FULL_AT = C.INDEX_MAX_LINES + 1
+_NEAR_AT = C.INDEX_REWRITE_TARGET_LINES + 1
+
+
+def link_key(path: str) -> str:
+    """An index link's target as a path inside the memory dir, for comparing links and files."""
+    parts = path.split("/")
+    if "" in parts or "." in parts or ".." in parts:
+        return posixpath.normpath(path) if path else path
+    return path  # already normal: normpath would return it unchanged
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+
+def link_problem(entry: IndexEntry) -> str | None:
+    """Why an entry's target is not a topic file of this dir (MEM007), or None."""
+    raw = entry.target[1:-1] if entry.target.startswith("<") else entry.target
+    path = entry.path
+    if not path:
+        return "the link has no file name: it points nowhere the agent can read"
+    if _SCHEME.match(raw) and not _DRIVE.match(raw):
+        return (
+            "links a URL: the agent reads memories from the memory dir only, so this entry is "
+            "never a memory"
+        )
+    if path.startswith(("/", "~")) or _DRIVE.match(path):
+        return (
+            "absolute path: links in MEMORY.md are relative to the memory dir, and an absolute "
+            "one breaks as soon as the directory moves or syncs to another machine"
+        )
+    normal = link_key(path)
+    if normal == ".." or normal.startswith("../"):
+        return (
+            "leaves the memory dir with `..`: the agent reads memories only inside it "
+            "(and memdir never follows links out of it)"
+        )
+    if normal == C.INDEX_FILENAME:
+        return "links MEMORY.md itself: the index is not a memory"
+    if not normal.endswith(".md"):
+        return "not a Markdown topic file: the scan and the agent only treat `*.md` as memories"
+    return None
+
+
+def entry_links(entries: tuple[IndexEntry, ...]) -> list[tuple[IndexEntry, str | None]]:
+    """Each entry with its link key, None for a link that is no topic file of this dir."""
+    return [
+        (entry, None if link_problem(entry) is not None else link_key(entry.path))
+        for entry in entries
+    ]
+
+
+# --- MEM001 --------------------------------------------------------------------------------------
+
+
+def _line_length(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
+    """Entry and heading lines longer than the limit (UTF-16 units, like the cap)."""
+    index = view.index
+    limit = ctx.line_limit
+    headings = (o.line for o in index.other if o.kind == "heading")
+    for number in sorted({*(e.line for e in index.entries), *headings}):
+        line = index.lines[number].rstrip()
+        length = utf16_len(line)
+        if length <= limit:
+            continue
+        start = utf16_prefix_index(line, limit)
+        yield ctx.diag(
+            "MEM001",
+            ctx.index_path,
+            C.INDEX_FILENAME,
+            Span(number, start, number, len(line)),
+            f"index line is {length} characters (limit {limit}): the agent is told to keep "
+            "each entry to one short line, and long hooks use up the load budget every entry "
+            "shares; move the detail into the topic file",
+        )
+
+
+MEM001 = Rule(
+    "MEM001",
+    "index-line-too-long",
+    "warning",
+    "index",
+    f"An index line is longer than the limit ({C.INDEX_LINE_LIMIT} characters, "
+    "`index_line_limit`); the range is the part past the limit.",
+    f"The agent is told to keep each entry to one line of about {C.INDEX_LINE_LIMIT} "
+    f"characters; long hooks use up the {C.INDEX_MAX_CHARS:,}-character load budget that every "
+    "entry shares.",
+    "`- [Payments](payments.md) — Stripe Charges → PaymentIntents by 2027-03-31, "
+    "then a long story of the whole migration…`",
+    "Keep the hook to one short clause; move the detail into the topic file.",
+    index=_line_length,
+)
+
+
+# --- MEM002, MEM003 ------------------------------------------------------------------------------
+
+
+def _past_load_cap(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
+    """Once, at the first line not loaded."""
+    index = view.index
+    load = index.load
+    if not load.truncated:
+        return
+    first = load.first_cut_line if load.first_cut_line is not None else len(index.lines) - 1
+    cut = index.cut_entries
+    if cut:
+        lost = (
+            f"the agent never sees the last {count(len(cut), 'entry', 'entries')} "
+            f"(lines {cut[0].line + 1}-{cut[-1].line + 1})"
+        )
+    else:
+        lost = "the agent never sees the text from here on (no entries are lost yet)"
+    yield ctx.diag(
+        "MEM002",
+        ctx.index_path,
+        C.INDEX_FILENAME,
+        line_span(index.lines, first),
+        f"past the load cap: MEMORY.md is {load.reason}; path A loads only the first "
+        f"{load.loaded_lines} lines, so {lost}. Merge or drop stale entries and keep the "
+        f"index under {C.INDEX_REWRITE_TARGET_LINES} lines",
+    )
+
+
+MEM002 = Rule(
+    "MEM002",
+    "index-past-load-cap",
+    "error",
+    "index",
+    f"MEMORY.md is over the load cap ({C.INDEX_MAX_LINES} lines or {C.INDEX_MAX_CHARS:,} "
+    "UTF-16 units after stripping frontmatter and comments); reported once, on the first line "
+    "not loaded, with the number of entries lost.",
+    "Path A loads only the part before the cap: the agent never sees the entries past "
+    "it, and nothing tells the user.",
+    f"line {_FULL_AT} of a {_FULL_AT + 42}-line MEMORY.md",
+    f"Merge or drop stale entries; rewrite the index under {C.INDEX_REWRITE_TARGET_LINES} lines.",
+    index=_past_load_cap,
+)
+
+
+def _near_load_cap(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
+    """At the line past the rewrite target, or where the text passes the near-cap share."""
+    index = view.index
+    load = index.load
+    if load.truncated:
+        return  # MEM002's
+    near_chars = int(C.INDEX_MAX_CHARS * C.INDEX_NEAR_CAP_RATIO)
+    sources = load.loaded_source_lines
+    line: int | None = None
+    if load.line_count > C.INDEX_REWRITE_TARGET_LINES:
+        line = sources[C.INDEX_REWRITE_TARGET_LINES]
+    elif load.char_count > near_chars:
+        used = 0
+        for number in sources:
+            used += utf16_len(index.lines[number]) + 1
+            if used > near_chars:
+                line = number
+                break
+        else:
+            line = sources[-1] if sources else 0
+    if line is None:
+        return
+    yield ctx.diag(
+        "MEM003",
+        ctx.index_path,
+        C.INDEX_FILENAME,
+        line_span(index.lines, line),
+        f"near the load cap: {load.line_count}/{C.INDEX_MAX_LINES} lines, "
+        f"{load.char_count:,}/{C.INDEX_MAX_CHARS:,} characters; past the cap the agent "
+        "silently loses the last entries. Merge or drop stale entries now (the agent is told "
+        f"to keep the index under {C.INDEX_REWRITE_TARGET_LINES} lines)",
+    )
+
+
+MEM003 = Rule(
+    "MEM003",
+    "index-near-load-cap",
+    "warning",
+    "index",
+    f"MEMORY.md is over {C.INDEX_REWRITE_TARGET_LINES} lines or "
+    f"{C.INDEX_NEAR_CAP_RATIO:.0%} of the {C.INDEX_MAX_CHARS:,} characters, still under the cap.",
+    "The next entries the agent adds will push the oldest past the cap and out of its "
+    "context; the agent itself is told to rewrite the index under "
+    f"{C.INDEX_REWRITE_TARGET_LINES} lines.",
+    f"line {_NEAR_AT} of a {_NEAR_AT + 19}-line MEMORY.md",
+    "Merge related entries and drop stale ones before the cap is reached.",
+    index=_near_load_cap,
+)
+
+
+# --- MEM004 --------------------------------------------------------------------------------------
+
+_LINKISH = re.compile(r"\[[^\]]*\]\([^)]*\.md[^)]*\)")
+
+
+def _content_in_index(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
+    """Paragraphs, code and detail bullets in MEMORY.md, one diagnostic per block."""
+    index = view.index
+    content = {o.line: o for o in index.other if o.kind in ("text", "bullet", "code")}
+    if not content:
+        return
+    numbers = sorted(content)
+    blocks: list[list[int]] = []
+    for number in numbers:
+        if blocks and blocks[-1][-1] == number - 1:
+            blocks[-1].append(number)
+        else:
+            blocks.append([number])
+    for block in blocks:
+        first, last = block[0], block[-1]
+        span = Span(first, 0, last, len(index.lines[last].rstrip("\r")))
+        kinds = {content[n].kind for n in block}
+        if len(block) == 1 and _LINKISH.search(index.lines[first]):
+            message = (
+                "not in the entry form `- [Title](file.md) — hook`: the agent writes and reads "
+                "index entries in exactly that form, and memdir cannot tell which memory this "
+                "line is for"
+            )
+        else:
+            what = "code block" if kinds == {"code"} else "memory content"
+            size = count(len(block), "line", "lines")
+            message = (
+                f"{what} in the index ({size}): MEMORY.md should hold "
+                "only `- [Title](file.md) — hook` entries; this text is loaded into every "
+                "session against the cap, yet the agent cannot find, update or recall it as a "
+                "memory. Move it into a topic file"
+            )
+        yield ctx.diag("MEM004", ctx.index_path, C.INDEX_FILENAME, span, message)
+
+
+MEM004 = Rule(
+    "MEM004",
+    "content-in-index",
+    "warning",
+    "index",
+    "Lines of MEMORY.md that are not index entries: paragraphs, code blocks, detail "
+    "bullets, links in another form. One diagnostic per block.",
+    "Content in the index is loaded into every session against the cap, yet it is not "
+    "a memory: the agent cannot find it by name, update it, or recall it on path B.",
+    "`We decided to keep the old billing export until Q3 because finance…`",
+    "Move the text into a topic file and link it with one `- [Title](file.md) — hook` line.",
+    "editor",
+    index=_content_in_index,
+)
+
+
+# --- MEM006, MEM007 ------------------------------------------------------------------------------
+
+
+def _duplicate_entries(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
+    seen: dict[str, IndexEntry] = {}
+    for entry, key in view.links:
+        if key is None:
+            continue
+        first = seen.get(key)
+        if first is None:
+            seen[key] = entry
+            continue
+        yield ctx.diag(
+            "MEM006",
+            ctx.index_path,
+            C.INDEX_FILENAME,
+            Span(entry.line, 0, entry.line, len(entry.raw.rstrip("\r"))),
+            f"duplicate entry: {key} is already linked on line {first.line + 1}; each copy "
+            "spends load budget, and two hooks for one file read like two memories",
+            plan.remove_duplicate(view.index, entry, first, key),
+        )
+
+
+MEM006 = Rule(
+    "MEM006",
+    "duplicate-index-entry",
+    "warning",
+    "index",
+    "The same topic file is linked by more than one entry.",
+    "Each copy spends load budget, and two hooks for one file read like two memories.",
+    "`- [Terse answers](feedback-terse.md)` on lines 4 and 19",
+    "Keep one entry (`--fix` removes exact duplicates).",
+    "safe",
+    index=_duplicate_entries,
+)
+
+
+def _bad_links(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
+    for entry, key in view.links:
+        if key is None:
+            problem = link_problem(entry)
+            assert problem is not None
+            yield ctx.diag("MEM007", ctx.index_path, C.INDEX_FILENAME, entry.target_span, problem)
+
+
+MEM007 = Rule(
+    "MEM007",
+    "bad-index-link",
+    "error",
+    "index",
+    "An index entry links something that is not a topic file of this directory: a URL, "
+    "an absolute path, a path leaving the directory with `..`, a non-`.md` file, or "
+    "MEMORY.md itself.",
+    "The agent reads memories from the memory dir only; such an entry is never a "
+    "memory, and absolute paths break when the directory moves.",
+    "`- [Notes](https://example.com/notes.md)` or `- [Old](../notes.md)`",
+    "Link a `.md` file inside the memory dir with a relative path.",
+    index=_bad_links,
+)
+
+RULES = (MEM001, MEM002, MEM003, MEM004, MEM006, MEM007)
