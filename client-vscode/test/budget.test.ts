@@ -18,6 +18,8 @@ function index(over: Partial<IndexSummary>): IndexSummary {
     reason: null,
     entries: 1,
     cutEntries: [],
+    level: 'near',
+    rewriteTargetLines: 140,
     ...over,
   };
 }
@@ -32,7 +34,7 @@ describe('budgetView', () => {
   });
 
   it('is calm well under the cap', () => {
-    const view = budgetView(index({ lines: 7, chars: 700, loadedLines: 7, loadedChars: 700 }));
+    const view = budgetView(index({ lines: 7, chars: 700, loadedLines: 7, loadedChars: 700, level: 'within' }));
     expect(view).toMatchObject({ text: '$(book) 7/200 lines · 4%', level: 'ok' });
   });
 
@@ -42,6 +44,7 @@ describe('budgetView', () => {
         lines: 230,
         loadedLines: 200,
         truncated: true,
+        level: 'over',
         reason: '230 lines (limit: 200)',
         cutEntries: [{ line: 200, title: 'Late', path: 'late.md', raw: '- [Late](late.md)' }],
       }),
@@ -53,10 +56,11 @@ describe('budgetView', () => {
 });
 
 describe('budgetLevel and budgetPercent', () => {
-  it('warns past the rewrite target of 140 lines or 90% of the characters', () => {
-    expect(budgetLevel(index({ lines: 141, chars: 100 }))).toBe('warning');
-    expect(budgetLevel(index({ lines: 100, chars: 22_500 }))).toBe('warning');
-    expect(budgetLevel(index({ lines: 140, chars: 22_499 }))).toBe('ok');
+  it("shows the server's level", () => {
+    expect(budgetLevel(index({ level: 'near' }))).toBe('warning');
+    expect(budgetLevel(index({ level: 'within' }))).toBe('ok');
+    expect(budgetLevel(index({ level: 'over' }))).toBe('error');
+    expect(budgetView(index({ rewriteTargetLines: 120 })).tooltip).toContain('under 120 lines');
     expect(budgetPercent(index({ maxLines: 0, maxChars: 0 }))).toBe(0);
   });
 });
@@ -68,6 +72,7 @@ describe('cutOffReport', () => {
         lines: 230,
         loadedLines: 200,
         truncated: true,
+        level: 'over',
         reason: '230 lines',
         text: 'loaded ```code``` text\n> WARNING: MEMORY.md is 230 lines.',
         cutEntries: [{ line: 200, title: 'Late entry', path: 'late.md', raw: '- [Late entry](late.md)' }],

@@ -8,12 +8,13 @@ const relevant: RelevantMemories = {
   sessionId: 's1',
   selectedMemories: ['project-release-freeze.md', 'project-payments.md'],
   surfaced: [
-    { path: 'project-release-freeze.md', text: 'Memory (saved today): freeze\n# Freeze <b>now</b>', bytes: 300, truncated: false },
+    { path: 'project-release-freeze.md', text: 'Memory (saved today): freeze\n# Freeze <b>now</b>', bytes: 300, truncated: false, truncationNote: null },
     {
       path: 'project-payments.md',
       text: 'Memory (saved 3 days ago): payments\nstep 1\n> This memory file was truncated (4096 bytes). Use the Read tool to view the complete file at: /m/project-payments.md',
       bytes: 4096,
       truncated: true,
+      truncationNote: '> This memory file was truncated (4096 bytes). Use the Read tool to view the complete file at: /m/project-payments.md',
     },
   ],
   budget: { used: 4396, left: 57044, limit: 61440, surfacedNow: 4396 },
@@ -105,8 +106,11 @@ describe('helpers', () => {
   it('escapeHtml covers quotes', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
   });
-  it('markTruncation leaves other lines as escaped text', () => {
-    expect(markTruncation('a < b\n> quoted')).toBe('a &lt; b\n&gt; quoted');
+  it('markTruncation marks the surfaced memories\' notes and escapes the rest', () => {
+    const memory = { path: 'a.md', bytes: 5, truncated: true, text: 'a < b\n> cut', truncationNote: '> cut' };
+    expect(markTruncation('a < b\n> quoted\n> cut', [memory])).toBe(
+      'a &lt; b\n&gt; quoted\n<mark class="truncation" data-testid="truncation-note">&gt; cut</mark>',
+    );
   });
 });
 

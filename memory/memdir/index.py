@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from memdir import constants as C
 from memdir.model import IndexEntry, IndexLine, Problem, Span
@@ -135,6 +136,10 @@ def fit_entry(title: str, path: str, hook: str, limit: int, bullet: str = "-") -
     return render_entry(short_title or title[:8], path, "", bullet)
 
 
+#: How close MEMORY.md is to path A's load cap.
+LoadLevel = Literal["within", "near", "over"]
+
+
 @dataclass(frozen=True)
 class IndexLoad:
     """What path A loads of MEMORY.md, and what it leaves out."""
@@ -160,6 +165,20 @@ class IndexLoad:
     @property
     def truncated(self) -> bool:
         return self.reason is not None
+
+    @property
+    def level(self) -> LoadLevel:
+        """Past the cap, near it, or within it.
+
+        Near follows the agent's own nudge (rewrite the index under 140 lines) and 90% of the
+        character cap: MEM003's threshold, and the editor's status bar.
+        """
+        if self.truncated:
+            return "over"
+        near_chars = int(C.INDEX_MAX_CHARS * C.INDEX_NEAR_CAP_RATIO)
+        if self.line_count > C.INDEX_REWRITE_TARGET_LINES or self.char_count > near_chars:
+            return "near"
+        return "within"
 
 
 @dataclass(frozen=True)

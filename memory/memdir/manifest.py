@@ -29,14 +29,3 @@ def manifest_line(header: MemoryHeader) -> str:
 
 def format_manifest(headers: Iterable[MemoryHeader]) -> str:
     return "\n".join(manifest_line(h) for h in headers)
-
-
-def header_json(header: MemoryHeader) -> dict[str, str | None]:
-    """One candidate as the CLI and the language server report it (``memory/manifest``)."""
-    return {
-        "path": header.rel_path,
-        "type": header.type,
-        "mtime": iso_mtime(header.mtime),
-        "name": header.name,
-        "description": header.description,
-    }

@@ -1,18 +1,20 @@
 """What a caller is shown of an index, a scan, a surfaced memory or a recall: plain dataclasses.
 
 The engine's own types carry paths, floats and internals; these are the flat, serialisable
-views the ``memory/*`` protocol (and anything else that reports them) sends. Field names are
-snake_case; a wire format renames them once.
+views both faces report: the CLI's ``--json`` (:func:`cli_json`, snake_case) and the
+``memory/*`` protocol (the server's converter camelCases the same fields). A field marked
+:data:`PROTOCOL_ONLY` is left out of the CLI's documented documents.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memdir import constants as C
-from memdir.index import Index
+from memdir.index import Index, LoadLevel
 from memdir.manifest import format_manifest, iso_mtime
 from memdir.model import MemoryHeader
 from memdir.scan import ScanResult
@@ -20,6 +22,25 @@ from memdir.surface import SurfacedMemory
 
 if TYPE_CHECKING:
     from memdir.recall import RecallResult
+
+#: Field metadata: sent on the protocol, not part of the CLI's ``--json`` keys.
+PROTOCOL_ONLY: Mapping[str, object] = {"cli": False}
+
+
+def cli_json(view: Any) -> Any:
+    """A view as JSON-ready data with its snake_case names: what the CLI's ``--json`` prints."""
+    if is_dataclass(view) and not isinstance(view, type):
+        return {
+            f.name: cli_json(getattr(view, f.name))
+            for f in fields(view)
+            if f.metadata.get("cli", True)
+        }
+    if isinstance(view, Mapping):
+        return {key: cli_json(value) for key, value in view.items()}
+    if isinstance(view, list | tuple):
+        return [cli_json(value) for value in view]
+    return view
+
 
 # --- the index (path A) ----------------------------------------------------------------------
 
@@ -42,7 +63,7 @@ class IndexSummary:
     """What path A injects of MEMORY.md, and how much of the load cap it uses."""
 
     #: The memory dir.
-    directory: str
+    directory: str = field(metadata=PROTOCOL_ONLY)
     #: MEMORY.md's path.
     path: str
     exists: bool
@@ -63,6 +84,11 @@ class IndexSummary:
     #: Number of index entries.
     entries: int
     cut_entries: tuple[CutEntry, ...]
+    #: Past the cap, near it (over ``rewriteTargetLines`` lines or 90% of the characters), or
+    #: within it.
+    level: LoadLevel = field(metadata=PROTOCOL_ONLY)
+    #: The agent is told to keep the index under this many lines.
+    rewrite_target_lines: int = field(metadata=PROTOCOL_ONLY)
 
 
 def index_summary(root: Path, index: Index, *, exists: bool) -> IndexSummary:
@@ -82,6 +108,8 @@ def index_summary(root: Path, index: Index, *, exists: bool) -> IndexSummary:
         reason=load.reason,
         entries=len(index.entries),
         cut_entries=tuple(CutEntry(e.line, e.title, e.path, e.raw) for e in index.cut_entries),
+        level=load.level,
+        rewrite_target_lines=C.INDEX_REWRITE_TARGET_LINES,
     )
 
 
@@ -118,10 +146,10 @@ class ManifestCandidate:
 class ManifestView:
     """Exactly what the selector is shown: the newest topic files' headers."""
 
-    directory: str
+    directory: str = field(metadata=PROTOCOL_ONLY)
+    candidates: tuple[ManifestCandidate, ...]
     #: The manifest text, one line per candidate.
     manifest: str
-    candidates: tuple[ManifestCandidate, ...]
     #: Topic files past the 200-file window: never candidates.
     cut_off: tuple[str, ...]
     skipped: tuple[SkippedFile, ...]
@@ -134,8 +162,8 @@ def skipped_files(result: ScanResult) -> tuple[SkippedFile, ...]:
 def manifest_view(result: ScanResult) -> ManifestView:
     return ManifestView(
         directory=str(result.root),
-        manifest=format_manifest(result.candidates),
         candidates=tuple(ManifestCandidate.of(h) for h in result.candidates),
+        manifest=format_manifest(result.candidates),
         cut_off=tuple(h.rel_path for h in result.cut_off),
         skipped=skipped_files(result),
     )
@@ -149,25 +177,25 @@ class MemoryText:
     """One topic file exactly as path B injects it."""
 
     path: str
-    #: The injected block: header, staleness warning, content, truncation note.
-    text: str
-    #: The file content included, before header and notes.
-    content: str
     #: UTF-8 bytes of ``content``: what counts against the session budget.
     bytes: int
     truncated: bool
+    #: The injected block: header, staleness warning, content, truncation note.
+    text: str
     lines: int
-    mtime: str
+    #: The file content included, before header and notes.
+    content: str = field(metadata=PROTOCOL_ONLY)
+    mtime: str = field(metadata=PROTOCOL_ONLY)
 
 
 def memory_text(memory: SurfacedMemory) -> MemoryText:
     return MemoryText(
         path=memory.rel_path,
-        text=memory.text,
-        content=memory.content,
         bytes=memory.bytes,
         truncated=memory.truncated,
+        text=memory.text,
         lines=memory.lines,
+        content=memory.content,
         mtime=iso_mtime(memory.mtime),
     )
 
@@ -180,10 +208,12 @@ class SurfacedView:
     """One memory injected by a recall."""
 
     path: str
-    #: The block exactly as the model sees it (header, body, truncation note).
-    text: str
     bytes: int
     truncated: bool
+    #: The block exactly as the model sees it (header, body, truncation note).
+    text: str
+    #: The truncation note's line of ``text`` (null when the whole file is shown).
+    truncation_note: str | None = field(default=None, metadata=PROTOCOL_ONLY)
 
 
 @dataclass(frozen=True)
@@ -208,6 +238,30 @@ class DroppedFile:
 
 
 @dataclass(frozen=True)
+class RecallCandidate:
+    """A file the selector was shown in a recall: its manifest line's fields."""
+
+    path: str
+    type: str | None
+    #: Last modified, ISO 8601 UTC with milliseconds.
+    mtime: str
+    #: Always null: the selector is shown no names.
+    name: None = field(default=None, metadata=PROTOCOL_ONLY)
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class RecallTimings:
+    """Milliseconds each stage took; ``selector``: the selector's own stages."""
+
+    scan_ms: float
+    select_ms: float
+    read_ms: float
+    total_ms: float
+    selector: dict[str, float]
+
+
+@dataclass(frozen=True)
 class RecallView:
     """Everything one recall (path B) did, and exactly what it injects."""
 
@@ -220,7 +274,6 @@ class RecallView:
     surfaced: tuple[SurfacedView, ...]
     #: The ``relevant_memories`` attachment (empty when nothing surfaced).
     attachment: str
-    budget: RecallBudget
     #: The selector that chose (``lexical`` after a fallback), the one asked, and why it fell back.
     selector: str | None
     requested_selector: str | None
@@ -228,37 +281,54 @@ class RecallView:
     degraded: str | None
     #: Why each selected file was chosen, when the selector says.
     why: dict[str, str]
+    #: Names the selector gave that were dropped, and why.
+    rejected: dict[str, str]
+    #: The selector's own notes (names dropped, caps, tool rule).
+    notes: tuple[str, ...]
     dropped: tuple[DroppedFile, ...]
+    budget: RecallBudget
     #: The files the selector was shown, newest first.
-    candidates: tuple[ManifestCandidate, ...]
+    candidates: tuple[RecallCandidate, ...]
     #: The manifest text the selector saw.
     manifest: str
+    timings: RecallTimings
     elapsed_ms: float
 
 
 def recall_view(result: RecallResult) -> RecallView:
+    timings = result.timings
     return RecallView(
         query=result.query,
         triggered=result.triggered,
         reason=result.reason,
         selected_memories=tuple(result.selected),
         surfaced=tuple(
-            SurfacedView(m.rel_path, m.text, m.bytes, m.truncated) for m in result.surfaced
+            SurfacedView(m.rel_path, m.bytes, m.truncated, m.text, m.truncation_note)
+            for m in result.surfaced
         ),
         attachment=result.attachment,
-        budget=RecallBudget(
-            result.budget_used, result.budget_left, result.budget_limit, result.surfaced_bytes
-        ),
         selector=result.selector,
         requested_selector=result.requested_selector,
         model=result.model,
         degraded=result.degraded,
         why=dict(result.why),
+        rejected=dict(result.rejected),
+        notes=tuple(result.notes),
         dropped=tuple(DroppedFile(d.rel_path, d.stage, d.reason) for d in result.dropped),
+        budget=RecallBudget(
+            result.budget_used, result.budget_left, result.budget_limit, result.surfaced_bytes
+        ),
         candidates=tuple(
-            ManifestCandidate(c.rel_path, c.type, iso_mtime(c.mtime), None, c.description)
+            RecallCandidate(c.rel_path, c.type, iso_mtime(c.mtime), description=c.description)
             for c in result.candidates
         ),
         manifest=result.manifest,
-        elapsed_ms=result.timings.total_ms,
+        timings=RecallTimings(
+            timings.scan_ms,
+            timings.select_ms,
+            timings.read_ms,
+            timings.total_ms,
+            dict(result.selector_timings),
+        ),
+        elapsed_ms=timings.total_ms,
     )

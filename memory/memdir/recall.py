@@ -17,7 +17,7 @@ from pathlib import Path
 
 from memdir import constants as C
 from memdir.config import Settings, load_settings
-from memdir.manifest import format_manifest, iso_mtime
+from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
 from memdir.scan import ScanResult, scan
 from memdir.select import Selection, Selector, choose_selector, normalize_tools
@@ -38,14 +38,6 @@ class Candidate:
     def from_header(cls, header: MemoryHeader) -> Candidate:
         return cls(header.rel_path, header.type, header.mtime, header.description)
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "path": self.rel_path,
-            "type": self.type,
-            "mtime": iso_mtime(self.mtime),
-            "description": self.description,
-        }
-
 
 @dataclass(frozen=True)
 class Dropped:
@@ -56,9 +48,6 @@ class Dropped:
     stage: str
     reason: str
 
-    def to_json(self) -> dict[str, str]:
-        return {"path": self.rel_path, "stage": self.stage, "reason": self.reason}
-
 
 @dataclass(frozen=True)
 class Timings:
@@ -66,14 +55,6 @@ class Timings:
     select_ms: float = 0.0
     read_ms: float = 0.0
     total_ms: float = 0.0
-
-    def to_json(self) -> dict[str, float]:
-        return {
-            "scan_ms": self.scan_ms,
-            "select_ms": self.select_ms,
-            "read_ms": self.read_ms,
-            "total_ms": self.total_ms,
-        }
 
 
 @dataclass(frozen=True)
@@ -119,35 +100,6 @@ class RecallResult:
     @property
     def surfaced_bytes(self) -> int:
         return sum(m.bytes for m in self.surfaced)
-
-    def to_json(self) -> dict[str, object]:
-        """The ``memdir recall --json`` document (also the language server's payload)."""
-        return {
-            "query": self.query,
-            "triggered": self.triggered,
-            "reason": self.reason,
-            "selected_memories": list(self.selected),
-            "surfaced": [m.to_json() for m in self.surfaced],
-            "attachment": self.attachment,
-            "selector": self.selector,
-            "requested_selector": self.requested_selector,
-            "model": self.model,
-            "degraded": self.degraded,
-            "why": dict(self.why),
-            "rejected": dict(self.rejected),
-            "notes": list(self.notes),
-            "dropped": [d.to_json() for d in self.dropped],
-            "budget": {
-                "used": self.budget_used,
-                "left": self.budget_left,
-                "limit": self.budget_limit,
-                "surfaced_now": self.surfaced_bytes,
-            },
-            "candidates": [c.to_json() for c in self.candidates],
-            "manifest": self.manifest,
-            "timings": {**self.timings.to_json(), "selector": dict(self.selector_timings)},
-            "elapsed_ms": self.timings.total_ms,
-        }
 
 
 def _ms(start: float) -> float:

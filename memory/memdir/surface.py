@@ -64,13 +64,10 @@ class SurfacedMemory:
     mtime: float
     lines: int
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "path": self.rel_path,
-            "bytes": self.bytes,
-            "truncated": self.truncated,
-            "text": self.text,
-        }
+    @property
+    def truncation_note(self) -> str | None:
+        """The note's line (the block's last: :func:`render_block` puts it there), or None."""
+        return self.text.rpartition("\n")[2] if self.truncated else None
 
 
 def cut_for_injection(

@@ -153,6 +153,16 @@ def test_line_cap_exact_warning_and_cut_entries() -> None:
     assert load.first_cut_line == 200
 
 
+def test_load_level_near_past_the_rewrite_target_or_the_char_share() -> None:
+    near_chars = int(C.INDEX_MAX_CHARS * C.INDEX_NEAR_CAP_RATIO)
+    target = C.INDEX_REWRITE_TARGET_LINES
+    assert load_cap("x\n" * target).level == "within"
+    assert load_cap("x\n" * (target + 1)).level == "near"
+    assert load_cap("x" * near_chars).level == "within"
+    assert load_cap("x" * (near_chars + 1)).level == "near"
+    assert load_cap("x\n" * (C.INDEX_MAX_LINES + 1)).level == "over"
+
+
 def test_char_cap_cuts_at_last_newline_and_reports_kb() -> None:
     line = "- [" + "x" * 200 + "](x.md) — " + "y" * 290  # 500 chars per line
     assert len(line) == 503

@@ -20,6 +20,7 @@ from memdir import constants as C
 from memdir.config import Settings
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
+from memdir.projections import SurfacedView, cli_json, recall_view
 from memdir.recall import RecallResult, prefetch, recall, start_prefetch
 from memdir.scan import scan
 from memdir.select import LexicalSelector, Selection
@@ -301,8 +302,11 @@ async def test_surfaced_text_is_exactly_surface_file(make_dir: MakeDir) -> None:
     assert result.surfaced[0].truncated and not result.surfaced[1].truncated
     assert result.attachment.startswith("<system-reminder>\nMemory (saved ")
     assert f"{root / 'sub/d.md'}:" in result.attachment
-    payload = result.to_json()
-    assert payload["surfaced"] == [m.to_json() for m in expected]
+    assert recall_view(result).surfaced == tuple(
+        SurfacedView(m.rel_path, m.bytes, m.truncated, m.text, m.truncation_note) for m in expected
+    )
+    note = recall_view(result).surfaced[0].truncation_note
+    assert note is not None and note.startswith("> This memory file was truncated (over 200 lines)")
 
 
 async def test_unreadable_selected_file_is_skipped(make_dir: MakeDir) -> None:
@@ -330,9 +334,9 @@ async def test_result_records_everything(make_dir: MakeDir) -> None:
         "reference",
         "delta dashboard",
     )
-    assert str(first.to_json()["mtime"]).endswith("Z")
     assert result.timings.total_ms >= result.timings.select_ms >= 0
-    payload = result.to_json()
+    payload = cli_json(recall_view(result))
+    assert str(payload["candidates"][0]["mtime"]).endswith("Z")
     json.dumps(payload)  # serialisable as is
     assert payload["budget"] == {
         "used": result.budget_used,

@@ -111,6 +111,10 @@ export interface IndexSummary {
   /** Number of index entries. */
   entries: number;
   cutEntries: CutEntry[];
+  /** Past the cap, near it (over `rewriteTargetLines` lines or 90% of the characters), or within it. */
+  level: 'within' | 'near' | 'over';
+  /** The agent is told to keep the index under this many lines. */
+  rewriteTargetLines: number;
 }
 
 /** A topic file as the prefetch scan reads it, with its visibility. */
@@ -140,9 +144,9 @@ export interface ManifestCandidate {
 /** Exactly what the selector is shown: the newest topic files' headers. */
 export interface ManifestView {
   directory: string;
+  candidates: ManifestCandidate[];
   /** The manifest text, one line per candidate. */
   manifest: string;
-  candidates: ManifestCandidate[];
   /** Topic files past the 200-file window: never candidates. */
   cutOff: string[];
   skipped: SkippedFile[];
@@ -183,14 +187,14 @@ export interface MemorySearchResult {
 /** One topic file exactly as path B injects it. */
 export interface MemoryText {
   path: string;
-  /** The injected block: header, staleness warning, content, truncation note. */
-  text: string;
-  /** The file content included, before header and notes. */
-  content: string;
   /** UTF-8 bytes of `content`: what counts against the session budget. */
   bytes: number;
   truncated: boolean;
+  /** The injected block: header, staleness warning, content, truncation note. */
+  text: string;
   lines: number;
+  /** The file content included, before header and notes. */
+  content: string;
   mtime: string;
 }
 
@@ -280,6 +284,17 @@ export interface RecallBudget {
   surfacedNow: number;
 }
 
+/** A file the selector was shown in a recall: its manifest line's fields. */
+export interface RecallCandidate {
+  path: string;
+  type: string | null;
+  /** Last modified, ISO 8601 UTC with milliseconds. */
+  mtime: string;
+  /** Always null: the selector is shown no names. */
+  name: null;
+  description: string | null;
+}
+
 /** Params of `memory/recall`. */
 export interface RecallParams {
   /** File URI of a known memory dir; default: the workspace's first. */
@@ -290,6 +305,15 @@ export interface RecallParams {
   sessionId?: string | null;
   /** Tools the agent used recently; the selector skips their reference docs. */
   recentTools?: string[];
+}
+
+/** Milliseconds each stage took; `selector`: the selector's own stages. */
+export interface RecallTimings {
+  scanMs: number;
+  selectMs: number;
+  readMs: number;
+  totalMs: number;
+  selector: Record<string, number>;
 }
 
 /** Everything one recall (path B) did, and exactly what it injects. */
@@ -303,7 +327,6 @@ export interface RecallView {
   surfaced: SurfacedView[];
   /** The `relevant_memories` attachment (empty when nothing surfaced). */
   attachment: string;
-  budget: RecallBudget;
   /** The selector that chose (`lexical` after a fallback), the one asked, and why it fell back. */
   selector: string | null;
   requestedSelector: string | null;
@@ -311,11 +334,17 @@ export interface RecallView {
   degraded: string | null;
   /** Why each selected file was chosen, when the selector says. */
   why: Record<string, string>;
+  /** Names the selector gave that were dropped, and why. */
+  rejected: Record<string, string>;
+  /** The selector's own notes (names dropped, caps, tool rule). */
+  notes: string[];
   dropped: DroppedFile[];
+  budget: RecallBudget;
   /** The files the selector was shown, newest first. */
-  candidates: ManifestCandidate[];
+  candidates: RecallCandidate[];
   /** The manifest text the selector saw. */
   manifest: string;
+  timings: RecallTimings;
   elapsedMs: number;
 }
 
@@ -425,10 +454,12 @@ export interface StatusResult {
 /** One memory injected by a recall. */
 export interface SurfacedView {
   path: string;
-  /** The block exactly as the model sees it (header, body, truncation note). */
-  text: string;
   bytes: number;
   truncated: boolean;
+  /** The block exactly as the model sees it (header, body, truncation note). */
+  text: string;
+  /** The truncation note's line of `text` (null when the whole file is shown). */
+  truncationNote: string | null;
 }
 
 /** How the agent's two paths see one topic file. */

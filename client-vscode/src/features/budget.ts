@@ -3,14 +3,10 @@
  * ("142/200 lines · 73%"), its warning level, and the cut-off report.
  *
  * The agent loads only the first 200 lines or 25,000 characters of the index (spec section 3),
- * whichever comes first; the percentage is of the cap that binds first. "Near the cap" follows the
- * agent's own nudges: it is told to rewrite an index under 140 lines, and memdir treats 90% of
- * the character cap as near.
+ * whichever comes first; the percentage is of the cap that binds first. Whether the index is
+ * near the cap is the server's `level`.
  */
 import { INDEX_FILENAME, type IndexSummary } from '../common/protocol';
-
-export const REWRITE_TARGET_LINES = 140;
-export const NEAR_CAP_RATIO = 0.9;
 
 export type BudgetLevel = 'ok' | 'warning' | 'error';
 
@@ -29,14 +25,10 @@ export function budgetPercent(index: IndexSummary): number {
   return Math.round(Math.max(lineShare, charShare) * 100);
 }
 
+const LEVELS: Record<IndexSummary['level'], BudgetLevel> = { over: 'error', near: 'warning', within: 'ok' };
+
 export function budgetLevel(index: IndexSummary): BudgetLevel {
-  if (index.truncated || index.lines > index.maxLines || index.chars > index.maxChars) {
-    return 'error';
-  }
-  if (index.lines > REWRITE_TARGET_LINES || index.chars >= index.maxChars * NEAR_CAP_RATIO) {
-    return 'warning';
-  }
-  return 'ok';
+  return LEVELS[index.level];
 }
 
 export function budgetView(index: IndexSummary): BudgetView {
@@ -50,7 +42,7 @@ export function budgetView(index: IndexSummary): BudgetView {
     level === 'error'
       ? `Past the cap${index.reason ? ` (${index.reason})` : ''}: the agent sees only the first ${number(index.loadedLines)} lines${cut ? `; ${cut} entr${cut === 1 ? 'y is' : 'ies are'} cut off` : ''}.`
       : level === 'warning'
-        ? `Near the cap: the agent is told to keep ${INDEX_FILENAME} under ${REWRITE_TARGET_LINES} lines.`
+        ? `Near the cap: the agent is told to keep ${INDEX_FILENAME} under ${index.rewriteTargetLines} lines.`
         : 'Within the cap: the agent sees all of it.';
   return { text, tooltip: `${INDEX_FILENAME}: ${used}\n${state}\nClick for the cut-off report.`, level, percent };
 }

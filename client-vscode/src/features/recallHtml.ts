@@ -47,14 +47,12 @@ export function contentSecurityPolicy(nonce: string, cspSource: string): string 
   ].join('; ');
 }
 
-/** The start of the note the agent appends to a truncated memory (memdir's TRUNCATION_NOTE_TEMPLATE). */
-const TRUNCATION_NOTE = /^> This memory file was truncated/;
-
-/** A surfaced block with the truncation note marked, line by line, escaped. */
-export function markTruncation(text: string): string {
+/** Surfaced text, escaped, with the truncation notes of `memories` marked. */
+export function markTruncation(text: string, memories: readonly SurfacedView[]): string {
+  const notes = new Set(memories.map((m) => m.truncationNote).filter((note) => note !== null));
   return text
     .split('\n')
-    .map((line) => (TRUNCATION_NOTE.test(line) ? `<mark class="truncation" data-testid="truncation-note">${escapeHtml(line)}</mark>` : escapeHtml(line)))
+    .map((line) => (notes.has(line) ? `<mark class="truncation" data-testid="truncation-note">${escapeHtml(line)}</mark>` : escapeHtml(line)))
     .join('\n');
 }
 
@@ -89,7 +87,7 @@ function surfacedBlock(memory: SurfacedView): string {
   return [
     `<section class="surfaced" data-testid="surfaced" data-path="${escapeHtml(memory.path)}">`,
     `<h4><code>${escapeHtml(memory.path)}</code> ${badge} <span class="muted">${formatBytes(memory.bytes)}</span></h4>`,
-    `<pre>${markTruncation(memory.text)}</pre>`,
+    `<pre>${markTruncation(memory.text, [memory])}</pre>`,
     '</section>',
   ].join('');
 }
@@ -137,7 +135,7 @@ export function renderResult(view: RecallView): string {
     out.push(`<h3>Injected text (${relevant.surfaced.length} file${relevant.surfaced.length === 1 ? '' : 's'})</h3>`);
     if (relevant.attachment) {
       out.push('<p class="muted">Exactly as the model receives it:</p>');
-      out.push(`<pre data-testid="attachment">${markTruncation(relevant.attachment)}</pre>`);
+      out.push(`<pre data-testid="attachment">${markTruncation(relevant.attachment, relevant.surfaced)}</pre>`);
     } else if (relevant.surfaced.length) {
       out.push(relevant.surfaced.map(surfacedBlock).join(''));
     } else {

@@ -25,32 +25,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def cmd_index(args: argparse.Namespace) -> int:
     from memdir.index import load_index
+    from memdir.projections import cli_json, index_summary
 
     directory = resolve_dir(args.dir)
     index = load_index(directory)
     load = index.load
-    cut = [
-        {"line": e.line + 1, "title": e.title, "path": e.path, "raw": e.raw}
-        for e in index.cut_entries
-    ]
     if args.json:
-        print_json(
-            {
-                "path": str(index.path),
-                "exists": index.exists,
-                "text": load.text,
-                "lines": load.line_count,
-                "chars": load.char_count,
-                "loaded_lines": load.loaded_lines,
-                "loaded_chars": load.loaded_chars,
-                "max_lines": C.INDEX_MAX_LINES,
-                "max_chars": C.INDEX_MAX_CHARS,
-                "truncated": load.truncated,
-                "reason": load.reason,
-                "entries": len(index.entries),
-                "cut_entries": cut,
-            }
-        )
+        data = cli_json(index_summary(directory, index, exists=index.exists))
+        for entry in data["cut_entries"]:
+            entry["line"] += 1  # 1-based, as a shell user counts lines (the protocol's are LSP's)
+        print_json(data)
         return 0
     if not index.exists:
         print(
@@ -68,7 +52,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     )
     print(f"-- {summary}", file=sys.stderr)
     if load.truncated:
+        cut = index.cut_entries
         print(f"-- truncated: {load.reason}; {len(cut)} entries never loaded:", file=sys.stderr)
-        for item in cut:
-            print(f"--   line {item['line']}: {item['raw']}", file=sys.stderr)
+        for entry in cut:
+            print(f"--   line {entry.line + 1}: {entry.raw}", file=sys.stderr)
     return 0

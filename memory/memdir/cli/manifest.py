@@ -22,20 +22,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_manifest(args: argparse.Namespace) -> int:
-    from memdir.manifest import format_manifest, header_json
+    from memdir.manifest import format_manifest
+    from memdir.projections import cli_json, manifest_view
     from memdir.scan import scan
 
     directory = resolve_dir(args.dir)
     result = scan(directory)
     if args.json:
-        print_json(
-            {
-                "candidates": [header_json(h) for h in result.candidates],
-                "manifest": format_manifest(result.candidates),
-                "cut_off": [h.rel_path for h in result.cut_off],
-                "skipped": [{"path": s.rel_path, "reason": s.reason} for s in result.skipped],
-            }
-        )
+        print_json(cli_json(manifest_view(result)))
         return 0
     text = format_manifest(result.candidates)
     if text:

@@ -24,16 +24,12 @@ from memdir.cli.common import (
     resolve_dir,
     resolve_inside,
 )
+from memdir.config import SELECTOR_NAMES
+from memdir.trigger import TRIGGER_RULES
 
 if TYPE_CHECKING:
     from memdir.recall import RecallResult
     from memdir.surface import Session
-
-# `memdir.select` and `memdir.recall` pull in asyncio, ssl and the model client; every `memdir`
-# run registers this parser, so their choices are spelled out here and the modules load only
-# when `recall` runs (cmd_recall checks these copies against the originals).
-_SELECTOR_NAMES = ("auto", "anthropic", "lexical")
-_TRIGGER_RULES = ("multilingual", "claude-code")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_json_argument(parser)
     parser.add_argument(
         "--selector",
-        choices=_SELECTOR_NAMES,
+        choices=SELECTOR_NAMES,
         help="auto (anthropic when an API key is configured, else lexical), anthropic, lexical "
         "(default: from settings, else auto)",
     )
@@ -76,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--trigger",
-        choices=_TRIGGER_RULES,
+        choices=TRIGGER_RULES,
         help="multilingual (memdir's) or claude-code (the agent's single-word rule)",
     )
     parser.add_argument(
@@ -146,6 +142,7 @@ def _summary(result: RecallResult) -> list[str]:
 
 def cmd_recall(args: argparse.Namespace) -> int:
     from memdir.config import load_settings
+    from memdir.projections import cli_json, recall_view
     from memdir.recall import recall
     from memdir.select import choose_selector
 
@@ -188,7 +185,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
                 f"cannot write session file {args.session}: {exc.strerror or exc}"
             ) from None
     if args.json:
-        print_json(result.to_json())
+        print_json(cli_json(recall_view(result)))
         return 0
     if result.attachment:
         sys.stdout.write(result.attachment + "\n")

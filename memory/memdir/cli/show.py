@@ -24,6 +24,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from memdir.projections import cli_json, memory_text
     from memdir.surface import surface_file
 
     directory = resolve_dir(args.dir)
@@ -37,9 +38,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliError(str(exc)) from exc
     if args.json:
-        data = memory.to_json()
-        data["lines"] = memory.lines
-        print_json(data)
+        print_json(cli_json(memory_text(memory)))
         return 0
     print(memory.text)
     return 0
