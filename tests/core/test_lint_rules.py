@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from memdir.config import Settings
-from memdir.lint import Diagnostic, DirState
+from memdir.config import RecallMode, Settings
+from memdir.lint import Diagnostic, DirState, LintContext
+from memdir.lint.rules import RULES, content, descriptions, directory, frontmatter
+from memdir.lint.rules import index as index_rules
+from memdir.lint.rules.base import Rule
 from memdir.lint.rules.descriptions import description_problem, near_duplicate_pairs
 from memdir.lint.rules.frontmatter import suggest_type
-from memhelpers import EXAMPLES
+from memdir.topic import parse_topic_text
+from memhelpers import EXAMPLES, ROOT
 
 MakeDir = Callable[..., Path]
 
@@ -538,3 +543,61 @@ def test_valid_variants_are_not_flagged(make_dir: MakeDir) -> None:
 def test_examples_memory_is_clean() -> None:
     examples = EXAMPLES
     assert run(examples) == []
+
+
+# --- the registry -----------------------------------------------------------------------------
+
+
+def test_every_rule_defined_is_registered_with_a_check_for_its_scope() -> None:
+    defined = {
+        value.code: value
+        for area in (index_rules, frontmatter, descriptions, content, directory)
+        for value in vars(area).values()
+        if isinstance(value, Rule)
+    }
+    assert defined == RULES
+    for rule in RULES.values():
+        assert getattr(rule, rule.scope) is not None, rule.code
+
+
+def test_severity_by_mode_is_what_the_engine_applies() -> None:
+    modes: tuple[RecallMode, ...] = ("index", "prefetch")
+    for mode in modes:
+        context = LintContext.from_settings(Path("/m"), Settings(recall_mode=mode))
+        for code, rule in RULES.items():
+            assert context.severities[code] == rule.severity_by_mode.get(mode, rule.severity)
+    assert RULES["MEM107"].severity_in("prefetch") == "info"
+    assert RULES["MEM108"].severity_in("prefetch") == "warning"
+    overridden = Settings(recall_mode="prefetch", severity={"MEM107": "error"})
+    assert LintContext.from_settings(Path("/m"), overridden).severities["MEM107"] == "error"
+
+
+def test_each_check_reports_only_its_own_code_when_selected_alone(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import gen_memdir
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    root = tmp_path / "gen"
+    gen_memdir.generate(root, 260, 1)
+    everything = run(root)
+    for code in RULES:
+        alone = run(root, Settings(select=(code,)))
+        assert alone == [d for d in everything if d.code == code], code
+    assert len({d.code for d in everything}) >= 15  # the generated dir exercises most rules
+
+
+def test_parser_problems_say_which_field_and_what_without_message_text() -> None:
+    fields = parse_topic_text("---\nname: [a]\ndescription: d\ntype: {x: 1}\n---\n", Path("a"), "a")
+    assert {(p.kind, p.key) for p in fields.problems} == {
+        ("bad-field", "name"),
+        ("bad-field", "type"),
+    }
+    listed = parse_topic_text("---\n- a\n---\n", Path("a"), "a")
+    assert [(p.kind, p.key) for p in listed.problems] == [("bad-field", None)]
+
+
+def test_mem112_message_is_built_from_the_problems_detail(make_dir: MakeDir) -> None:
+    root = make_dir({"MEMORY.md": entry("a.md") + "\n", "a.md": b"---\nname: caf\xe9\n---\n"})
+    [found] = only(run(root), "MEM112")
+    assert found.message.startswith("not valid UTF-8 (byte 0xe9 at offset 13): the agent reads")

@@ -55,13 +55,12 @@ class TopicView:
                     not_mapping = not_mapping or problem
                 else:
                     bad_fields.setdefault(problem.key, problem)
-        fm = topic.frontmatter
         return cls(
             topic,
             kinds,
             not kinds & {"binary", "unreadable"},
             tuple(p for p in topic.problems if p.kind == "yaml-error") if kinds else (),
-            not_mapping if fm is not None and not fm.data else None,
+            not_mapping,
             bad_fields,
         )
 

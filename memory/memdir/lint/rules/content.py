@@ -40,26 +40,23 @@ def injection_cut(text: str, size: int) -> tuple[int, int, str] | None:
     return len(kept_lines), 0, reason
 
 
-def not_injected(
-    ctx: LintContext,
-    path: Path,
-    rel: str,
-    text: str,
-    size: int,
-    cut: tuple[int, int, str],
-    too_large: bool = False,
-) -> Diagnostic:
-    """MEM106 at ``cut`` (from :func:`injection_cut`): where path B stops injecting the file."""
+def _body_past_injection_cap(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+    topic = view.topic
+    if not view.usable:
+        return
+    cut = injection_cut(topic.text, topic.size)
+    if cut is None:
+        return
     line, col, reason = cut
-    lines = text.split("\n", line + 1)
+    lines = topic.text.split("\n", line + 1)
     end = len(lines[line].rstrip("\r")) if line < len(lines) else col
     note = ""
-    if too_large:
-        note = f" (the file is {size:,} bytes; lint read the first {MAX_PARSE_BYTES:,})"
-    return ctx.diag(
+    if "too-large" in view.kinds:
+        note = f" (the file is {topic.size:,} bytes; lint read the first {MAX_PARSE_BYTES:,})"
+    yield ctx.diag(
         "MEM106",
-        path,
-        rel,
+        topic.path,
+        topic.rel_path,
         Span(line, col, line, max(end, col)),
         f"not injected from here on: path B injects only the first "
         f"{C.SURFACE_MAX_LINES} lines or {C.SURFACE_MAX_BYTES:,} bytes of a memory "
@@ -67,16 +64,6 @@ def not_injected(
         f"note to read the rest itself{note}. Keep the essentials above it or split "
         "the file",
     )
-
-
-def _body_past_injection_cap(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
-    topic = view.topic
-    if not view.usable:
-        return
-    cut = injection_cut(topic.text, topic.size)
-    if cut is not None:
-        too_large = "too-large" in view.kinds
-        yield not_injected(ctx, topic.path, topic.rel_path, topic.text, topic.size, cut, too_large)
 
 
 MEM106 = Rule(

@@ -14,13 +14,11 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, field_span
-from memdir.model import Span
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
@@ -116,28 +114,21 @@ def description_problem(description: str, name: str | None, rel_path: str) -> st
     return None
 
 
-def vague_description(
-    ctx: LintContext, path: Path, rel: str, span: Span, reason: str
-) -> Diagnostic:
-    """MEM109 at the description's value, for ``reason`` from :func:`description_problem`."""
-    return ctx.diag(
-        "MEM109",
-        path,
-        rel,
-        span,
-        f"vague description: {reason}. The selector chooses memories from their one-line "
-        "descriptions alone, never the body; say what this memory covers and when it applies",
-    )
-
-
 def _vague_description(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
     topic = view.topic
     if not (view.usable and view.fields_readable and topic.description):
         return
     reason = description_problem(topic.description, topic.name, topic.rel_path)
     if reason is not None:
-        span = field_span(topic, "description")
-        yield vague_description(ctx, topic.path, topic.rel_path, span, reason)
+        yield ctx.diag(
+            "MEM109",
+            topic.path,
+            topic.rel_path,
+            field_span(topic, "description"),
+            f"vague description: {reason}. The selector chooses memories from their one-line "
+            "descriptions alone, never the body; say what this memory covers and when it "
+            "applies",
+        )
 
 
 MEM109 = Rule(

@@ -19,8 +19,7 @@ from memdir.model import Span
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
 
-_TYPES = or_list([f"`{t}`" for t in C.MEMORY_TYPES])
-_TYPES_PLAIN = or_list(list(C.MEMORY_TYPES))
+_TYPES = or_list(C.MEMORY_TYPES)
 
 # --- MEM101 --------------------------------------------------------------------------------------
 
@@ -103,7 +102,7 @@ _FIELD_WHY = {
         "this memory holds and will rarely choose it"
     ),
     "type": (
-        f"the manifest line has no [type] tag ({_TYPES_PLAIN}), so the "
+        f"the manifest line has no [type] tag ({_TYPES}), so the "
         "selector cannot tell a preference from a project fact"
     ),
     "name": "`[[name]]` links cannot reach this memory and duplicates cannot be told apart",
@@ -214,7 +213,7 @@ def _unknown_type(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
         topic.path,
         topic.rel_path,
         span,
-        f"unknown type `{raw}`: the agent accepts only {_TYPES_PLAIN} "
+        f"unknown type `{raw}`: the agent accepts only {_TYPES} "
         f"(case matters) and treats anything else as no type, so the manifest shows no "
         f"[type] tag{hint}",
         fix,
@@ -226,7 +225,7 @@ MEM104 = Rule(
     "unknown-type",
     "warning",
     "topic",
-    f"`type` is not one of {_TYPES.replace(' or ', ', ')} (case matters); "
+    f"`type` is not one of {', '.join(f'`{t}`' for t in C.MEMORY_TYPES)} (case matters); "
     "the nearest one is suggested.",
     "The agent treats any other value as no type, so the manifest line loses its `[type]` tag.",
     "`type: Project`",
