@@ -14,6 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from memdir import constants as C
 from memdir.config import Settings, load_settings
@@ -278,16 +279,21 @@ async def prefetch(
     )
 
 
+class PrefetchOptions(TypedDict, total=False):
+    """The keyword options of :func:`prefetch`, passed on by the wrappers below."""
+
+    selector: Selector | None
+    settings: Settings | None
+    trigger_rule: TriggerRule | None
+    now: float | None
+
+
 def start_prefetch(
     query: str,
     memory_dir: Path,
     session: Session,
     recent_tools: Sequence[str] = (),
-    *,
-    selector: Selector | None = None,
-    settings: Settings | None = None,
-    trigger_rule: TriggerRule | None = None,
-    now: float | None = None,
+    **options: Unpack[PrefetchOptions],
 ) -> asyncio.Task[RecallResult]:
     """Start :func:`prefetch` in the background and return at once (needs a running loop).
 
@@ -295,16 +301,7 @@ def start_prefetch(
     ready for the memories, or cancels it when the turn ends first.
     """
     return asyncio.get_running_loop().create_task(
-        prefetch(
-            query,
-            memory_dir,
-            session,
-            recent_tools,
-            selector=selector,
-            settings=settings,
-            trigger_rule=trigger_rule,
-            now=now,
-        ),
+        prefetch(query, memory_dir, session, recent_tools, **options),
         name=f"memdir-prefetch:{query[:40]}",
     )
 
@@ -314,11 +311,7 @@ def recall(
     memory_dir: Path,
     session: Session | None = None,
     recent_tools: Sequence[str] = (),
-    *,
-    selector: Selector | None = None,
-    settings: Settings | None = None,
-    trigger_rule: TriggerRule | None = None,
-    now: float | None = None,
+    **options: Unpack[PrefetchOptions],
 ) -> RecallResult:
     """Synchronous :func:`prefetch` for scripts and the CLI (not for code inside an event loop)."""
     return asyncio.run(
@@ -327,9 +320,6 @@ def recall(
             memory_dir,
             session if session is not None else Session(),
             recent_tools,
-            selector=selector,
-            settings=settings,
-            trigger_rule=trigger_rule,
-            now=now,
+            **options,
         )
     )

@@ -104,13 +104,14 @@ def target_at(directory: MemoryDirectory, path: Path, line: int, col: int) -> Ta
 
 def _cursor(
     ls: MemoryServer, uri: str, position: types.Position
-) -> tuple[MemoryDirectory, Path, int, int] | None:
+) -> tuple[MemoryDirectory, Path, int, Target | None] | None:
+    """The memory document at the cursor: its directory, path, line, and the link under it."""
     found = ls.memory_document(uri)
     if found is None:
         return None
     directory, path = found
     line, col = ls.from_position(position, ls.lines_of(path))
-    return directory, path, line, col
+    return directory, path, line, target_at(directory, path, line, col)
 
 
 # --- visibility ------------------------------------------------------------------------------
@@ -198,8 +199,7 @@ async def definition(
     cursor = _cursor(ls, params.text_document.uri, params.position)
     if cursor is None:
         return None
-    directory, path, line, col = cursor
-    target = target_at(directory, path, line, col)
+    directory, _, _, target = cursor
     if target is None or not target.path.exists():
         return None
     if target.wiki is not None:
@@ -214,27 +214,29 @@ async def hover(ls: MemoryServer, params: types.HoverParams) -> types.Hover | No
     cursor = _cursor(ls, params.text_document.uri, params.position)
     if cursor is None:
         return None
-    directory, path, line, col = cursor
+    directory, path, line, target = cursor
     lines = ls.lines_of(path)
-    target = target_at(directory, path, line, col)
+    full_line = Span.on_line(line, 0, len(lines[line]))
     if target is not None:
-        text = await asyncio.to_thread(describe, directory, directory.rel(target.path))
-        span = Span.on_line(line, 0, len(lines[line])) if target.entry is not None else target.span
-        return types.Hover(
-            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
-            range=ls.to_range(span, lines),
-        )
-    if not directory.is_index(path):
-        topic = directory.topic(path)
-        fm = topic.frontmatter if topic is not None else None
+        subject, span = target.path, full_line if target.entry is not None else target.span
+    elif _on_frontmatter_open(directory, path, line):
         # The frontmatter's first line answers "does the agent see this file?".
-        if fm is not None and line == fm.open_line:
-            text = await asyncio.to_thread(describe, directory, directory.rel(path))
-            return types.Hover(
-                contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
-                range=ls.to_range(Span.on_line(line, 0, len(lines[line])), lines),
-            )
-    return None
+        subject, span = path, full_line
+    else:
+        return None
+    text = await asyncio.to_thread(describe, directory, directory.rel(subject))
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+        range=ls.to_range(span, lines),
+    )
+
+
+def _on_frontmatter_open(directory: MemoryDirectory, path: Path, line: int) -> bool:
+    if directory.is_index(path):
+        return False
+    topic = directory.topic(path)
+    fm = topic.frontmatter if topic is not None else None
+    return fm is not None and line == fm.open_line
 
 
 async def references(
@@ -243,14 +245,12 @@ async def references(
     cursor = _cursor(ls, params.text_document.uri, params.position)
     if cursor is None:
         return None
-    directory, path, line, col = cursor
+    directory, path, _, target = cursor
     if directory.is_index(path):
-        target = target_at(directory, path, line, col)
         if target is None:
             return None
         subject = target.path
     else:
-        target = target_at(directory, path, line, col)
         subject = target.path if target is not None and target.wiki is not None else path
     return await asyncio.to_thread(_references_to, ls, directory, subject)
 

@@ -16,7 +16,7 @@ import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
@@ -254,14 +254,27 @@ async def memory_prefetch(ls: MemoryServer, params: Any) -> Any:
 # --- session notifications -------------------------------------------------------------------
 
 
-async def memory_did_read(ls: MemoryServer, params: Any) -> None:
+Notified = TypeVar("Notified", bound=T.DirectoryParams)
+
+
+def notification_params(
+    ls: MemoryServer, method: str, params: Any, cls: type[Notified]
+) -> tuple[Notified, MemoryDirectory] | None:
+    """A notification's params and directory, or None when they are bad (then logged: a
+    notification has no response to carry the error)."""
     try:
-        read = structure_params(params, T.DidReadParams)
-        directory = resolve_directory(ls, read)
+        structured = structure_params(params, cls)
+        return structured, resolve_directory(ls, structured)
     except JsonRpcInvalidParams as exc:
-        # A notification has no response to carry the error: log it instead.
-        ls.log(f"{P.MEMORY_DID_READ}: {exc.message}", types.MessageType.Warning)
+        ls.log(f"{method}: {exc.message}", types.MessageType.Warning)
+        return None
+
+
+async def memory_did_read(ls: MemoryServer, params: Any) -> None:
+    notified = notification_params(ls, P.MEMORY_DID_READ, params, T.DidReadParams)
+    if notified is None:
         return
+    read, directory = notified
     paths = []
     for name in read.paths:
         try:
@@ -272,13 +285,10 @@ async def memory_did_read(ls: MemoryServer, params: Any) -> None:
 
 
 async def memory_compacted(ls: MemoryServer, params: Any) -> None:
-    try:
-        compacted = structure_params(params, T.SessionParams)
-        directory = resolve_directory(ls, compacted)
-    except JsonRpcInvalidParams as exc:
-        ls.log(f"{P.MEMORY_COMPACTED}: {exc.message}", types.MessageType.Warning)
-        return
-    ls.sessions.get(directory.root, compacted.session_id).compact()
+    notified = notification_params(ls, P.MEMORY_COMPACTED, params, T.SessionParams)
+    if notified is not None:
+        compacted, directory = notified
+        ls.sessions.get(directory.root, compacted.session_id).compact()
 
 
 # --- the write path: memory/tool and memory/extract ----------------------------------------

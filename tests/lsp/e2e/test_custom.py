@@ -176,7 +176,8 @@ async def test_prefetch_answers_at_once_then_notifies(
     assert payload["sessionId"] == "chat-1"
     assert "orphan.md" in payload["selectedMemories"]
     surfaced = {s["path"]: s for s in payload["surfaced"]}
-    assert set(surfaced["orphan.md"]) == {"path", "text", "bytes", "truncated"}
+    assert set(surfaced["orphan.md"]) == {"path", "text", "bytes", "truncated", "truncationNote"}
+    assert surfaced["orphan.md"]["truncationNote"] is None
     assert payload["budget"]["used"] == sum(s["bytes"] for s in payload["surfaced"])
 
 
