@@ -37,7 +37,7 @@ Severities can be changed per code, and `recall_mode` shifts some of them: see
 [Configuration](../configuration.md).
 
 <!-- Generated from the rule registry (memdir.lint.rules.RULES) by
-`python -m memdir.lint.docs`; tests/test_lint_docs.py keeps this page equal to it. -->
+`python -m memdir.lint.docs`; tests/core/test_lint_docs.py keeps this page equal to it. -->
 
 """
 _INDEX_OUTRO = """

@@ -27,6 +27,9 @@ Scope = Literal["index", "topic", "directory"]
 Fixability = Literal["safe", "editor", "none"]
 
 
+_NO_FIELDS: Mapping[str, Problem] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class TopicView:
     """One topic file as the topic rules read it: the parser's problems sorted out once."""
@@ -34,16 +37,23 @@ class TopicView:
     topic: TopicFile
     #: Every problem kind the parser reported.
     kinds: frozenset[str]
-    #: False for binary or unreadable files: only the read rules (MEM112, MEM113) apply.
+    #: False for binary or unreadable files: they have neither text nor frontmatter, so only
+    #: the read rules (MEM112, MEM113) find anything in them.
     usable: bool
     yaml_errors: tuple[Problem, ...]
     #: The ``bad-field`` problem of a frontmatter that is not a mapping (a list, a string).
     not_mapping: Problem | None
     #: The ``bad-field`` problems of single fields, by frontmatter key.
     bad_fields: Mapping[str, Problem]
+    #: Whether the frontmatter's fields can be judged: closed, valid YAML, a mapping.
+    fields_readable: bool
 
     @classmethod
     def of(cls, topic: TopicFile) -> TopicView:
+        fm = topic.frontmatter
+        closed = fm is not None and fm.close_line is not None
+        if not topic.problems:  # nearly every file
+            return cls(topic, frozenset(), True, (), None, _NO_FIELDS, closed)
         kinds = frozenset(p.kind for p in topic.problems)
         not_mapping: Problem | None = None
         bad_fields: dict[str, Problem] = {}
@@ -55,24 +65,15 @@ class TopicView:
                     not_mapping = not_mapping or problem
                 else:
                     bad_fields.setdefault(problem.key, problem)
+        yaml_errors = tuple(p for p in topic.problems if p.kind == "yaml-error")
         return cls(
             topic,
             kinds,
             not kinds & {"binary", "unreadable"},
-            tuple(p for p in topic.problems if p.kind == "yaml-error") if kinds else (),
+            yaml_errors,
             not_mapping,
             bad_fields,
-        )
-
-    @property
-    def fields_readable(self) -> bool:
-        """Whether the frontmatter's fields can be judged: closed, valid YAML, a mapping."""
-        fm = self.topic.frontmatter
-        return (
-            fm is not None
-            and fm.close_line is not None
-            and not self.yaml_errors
-            and self.not_mapping is None
+            closed and not yaml_errors and not_mapping is None,
         )
 
 

@@ -40,30 +40,30 @@ def injection_cut(text: str, size: int) -> tuple[int, int, str] | None:
     return len(kept_lines), 0, reason
 
 
-def _body_past_injection_cap(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+def _body_past_injection_cap(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
-    if not view.usable:
-        return
-    cut = injection_cut(topic.text, topic.size)
+    cut = injection_cut(topic.text, topic.size) if view.usable else None
     if cut is None:
-        return
+        return []
     line, col, reason = cut
     lines = topic.text.split("\n", line + 1)
     end = len(lines[line].rstrip("\r")) if line < len(lines) else col
     note = ""
     if "too-large" in view.kinds:
         note = f" (the file is {topic.size:,} bytes; lint read the first {MAX_PARSE_BYTES:,})"
-    yield ctx.diag(
-        "MEM106",
-        topic.path,
-        topic.rel_path,
-        Span(line, col, line, max(end, col)),
-        f"not injected from here on: path B injects only the first "
-        f"{C.SURFACE_MAX_LINES} lines or {C.SURFACE_MAX_BYTES:,} bytes of a memory "
-        f"and this file is {reason}; the agent sees the part above this line and a "
-        f"note to read the rest itself{note}. Keep the essentials above it or split "
-        "the file",
-    )
+    return [
+        ctx.diag(
+            "MEM106",
+            topic.path,
+            topic.rel_path,
+            Span(line, col, line, max(end, col)),
+            f"not injected from here on: path B injects only the first "
+            f"{C.SURFACE_MAX_LINES} lines or {C.SURFACE_MAX_BYTES:,} bytes of a memory "
+            f"and this file is {reason}; the agent sees the part above this line and a "
+            f"note to read the rest itself{note}. Keep the essentials above it or split "
+            "the file",
+        )
+    ]
 
 
 MEM106 = Rule(
@@ -102,12 +102,12 @@ def secret_diagnostics(
         )
 
 
-def _secrets_in_topic(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+def _secrets_in_topic(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
-    if view.usable:
-        yield from secret_diagnostics(
-            topic.text, find_secrets(topic.text), ctx, topic.path, topic.rel_path
-        )
+    secrets = find_secrets(topic.text) if view.usable else []
+    if not secrets:
+        return []
+    return list(secret_diagnostics(topic.text, secrets, ctx, topic.path, topic.rel_path))
 
 
 def _secrets_in_index(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -138,17 +138,19 @@ MEM110 = Rule(
 
 def _undecodable(
     problems: tuple[Problem, ...], ctx: LintContext, path: Path, rel: str
-) -> Iterator[Diagnostic]:
-    for problem in problems:
-        if problem.kind == "not-utf8":
-            yield ctx.diag(
-                "MEM112",
-                path,
-                rel,
-                problem.span,
-                f"not valid UTF-8 ({problem.detail}): the agent reads undecodable bytes as "
-                "U+FFFD, so this text reaches the model garbled; re-save the file as UTF-8",
-            )
+) -> list[Diagnostic]:
+    return [
+        ctx.diag(
+            "MEM112",
+            path,
+            rel,
+            problem.span,
+            f"not valid UTF-8 ({problem.detail}): the agent reads undecodable bytes as "
+            "U+FFFD, so this text reaches the model garbled; re-save the file as UTF-8",
+        )
+        for problem in problems
+        if problem.kind == "not-utf8"
+    ]
 
 
 MEM112 = Rule(
@@ -171,25 +173,31 @@ MEM112 = Rule(
 
 def _unreadable(
     problems: tuple[Problem, ...], ctx: LintContext, path: Path, rel: str
-) -> Iterator[Diagnostic]:
+) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
     for problem in problems:
         if problem.kind == "binary":
-            yield ctx.diag(
-                "MEM113",
-                path,
-                rel,
-                problem.span,
-                "binary file (contains NUL bytes) named like a memory: the scan lists it, but "
-                "it holds nothing the agent can use; remove or rename it",
+            found.append(
+                ctx.diag(
+                    "MEM113",
+                    path,
+                    rel,
+                    problem.span,
+                    "binary file (contains NUL bytes) named like a memory: the scan lists it, but "
+                    "it holds nothing the agent can use; remove or rename it",
+                )
             )
         elif problem.kind == "unreadable":
-            yield ctx.diag(
-                "MEM113",
-                path,
-                rel,
-                problem.span,
-                f"{problem.message}: the agent cannot read this memory either",
+            found.append(
+                ctx.diag(
+                    "MEM113",
+                    path,
+                    rel,
+                    problem.span,
+                    f"{problem.message}: the agent cannot read this memory either",
+                )
             )
+    return found
 
 
 MEM113 = Rule(

@@ -13,7 +13,7 @@ import math
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
@@ -114,13 +114,15 @@ def description_problem(description: str, name: str | None, rel_path: str) -> st
     return None
 
 
-def _vague_description(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+def _vague_description(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
-    if not (view.usable and view.fields_readable and topic.description):
-        return
+    if not (topic.description and view.fields_readable):
+        return []
     reason = description_problem(topic.description, topic.name, topic.rel_path)
-    if reason is not None:
-        yield ctx.diag(
+    if reason is None:
+        return []
+    return [
+        ctx.diag(
             "MEM109",
             topic.path,
             topic.rel_path,
@@ -129,6 +131,7 @@ def _vague_description(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic
             "descriptions alone, never the body; say what this memory covers and when it "
             "applies",
         )
+    ]
 
 
 MEM109 = Rule(

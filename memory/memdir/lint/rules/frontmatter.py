@@ -7,7 +7,6 @@ from their message text.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
@@ -24,10 +23,12 @@ _TYPES = or_list(C.MEMORY_TYPES)
 # --- MEM101 --------------------------------------------------------------------------------------
 
 
-def _no_frontmatter(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+def _no_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
-    if view.usable and "no-frontmatter" in view.kinds:
-        yield ctx.diag(
+    if not (view.usable and "no-frontmatter" in view.kinds):
+        return []
+    return [
+        ctx.diag(
             "MEM101",
             topic.path,
             topic.rel_path,
@@ -37,6 +38,7 @@ def _no_frontmatter(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
             "it; add name, description and type",
             plan.frontmatter_skeleton(topic),
         )
+    ]
 
 
 MEM101 = Rule(
@@ -57,26 +59,29 @@ MEM101 = Rule(
 # --- MEM102 --------------------------------------------------------------------------------------
 
 
-def _malformed_frontmatter(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+def _malformed_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
-    if not view.usable:
-        return
-    for problem in view.yaml_errors:
-        yield ctx.diag(
+    found = [
+        ctx.diag(
             "MEM102",
             topic.path,
             topic.rel_path,
             problem.span,
             f"{problem.message}: the agent reads no name, description or type from this file",
         )
+        for problem in view.yaml_errors
+    ]
     if view.not_mapping is not None:
-        yield ctx.diag(
-            "MEM102",
-            topic.path,
-            topic.rel_path,
-            view.not_mapping.span,
-            f"{view.not_mapping.message}: the agent reads no name, description or type from it",
+        found.append(
+            ctx.diag(
+                "MEM102",
+                topic.path,
+                topic.rel_path,
+                view.not_mapping.span,
+                f"{view.not_mapping.message}: the agent reads no name, description or type from it",
+            )
         )
+    return found
 
 
 MEM102 = Rule(
@@ -109,35 +114,43 @@ _FIELD_WHY = {
 }
 
 
-def _missing_fields(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+def _missing_fields(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
     fm = topic.frontmatter
+    if topic.description and topic.raw_type and topic.name and not view.bad_fields:
+        return []  # nearly every file
     if not (view.usable and view.fields_readable):
-        return
+        return []
     assert fm is not None
+    found: list[Diagnostic] = []
     values = {"description": topic.description, "type": topic.raw_type, "name": topic.name}
     for key in ("description", "type", "name"):
         problem = view.bad_fields.get(key)
         if problem is not None:
-            yield ctx.diag(
-                "MEM103",
-                topic.path,
-                topic.rel_path,
-                problem.span,
-                f"{problem.message}, so the agent reads no {key}: {_FIELD_WHY[key]}",
+            found.append(
+                ctx.diag(
+                    "MEM103",
+                    topic.path,
+                    topic.rel_path,
+                    problem.span,
+                    f"{problem.message}, so the agent reads no {key}: {_FIELD_WHY[key]}",
+                )
             )
             continue
         if values[key]:
             continue
         present = key in fm.data or (key == "type" and "metadata.type" in fm.key_spans)
         state = "empty" if present else "missing"
-        yield ctx.diag(
-            "MEM103",
-            topic.path,
-            topic.rel_path,
-            field_span(topic, key),
-            f"{state} `{key}`: {_FIELD_WHY[key]}",
+        found.append(
+            ctx.diag(
+                "MEM103",
+                topic.path,
+                topic.rel_path,
+                field_span(topic, key),
+                f"{state} `{key}`: {_FIELD_WHY[key]}",
+            )
         )
+    return found
 
 
 MEM103 = Rule(
@@ -196,10 +209,10 @@ def suggest_type(raw: str) -> str | None:
     return close[0] if close else None
 
 
-def _unknown_type(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+def _unknown_type(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
-    if not (view.usable and view.fields_readable and topic.raw_type and topic.type is None):
-        return
+    if topic.type is not None or not topic.raw_type or not view.fields_readable:
+        return []
     raw = topic.raw_type
     fm = topic.frontmatter
     assert fm is not None
@@ -208,16 +221,18 @@ def _unknown_type(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
     suggestion = suggest_type(raw)
     hint = f"; did you mean `{suggestion}`?" if suggestion else ""
     fix = plan.set_type(topic, suggestion) if suggestion is not None else None
-    yield ctx.diag(
-        "MEM104",
-        topic.path,
-        topic.rel_path,
-        span,
-        f"unknown type `{raw}`: the agent accepts only {_TYPES} "
-        f"(case matters) and treats anything else as no type, so the manifest shows no "
-        f"[type] tag{hint}",
-        fix,
-    )
+    return [
+        ctx.diag(
+            "MEM104",
+            topic.path,
+            topic.rel_path,
+            span,
+            f"unknown type `{raw}`: the agent accepts only {_TYPES} "
+            f"(case matters) and treats anything else as no type, so the manifest shows no "
+            f"[type] tag{hint}",
+            fix,
+        )
+    ]
 
 
 MEM104 = Rule(
@@ -238,30 +253,33 @@ MEM104 = Rule(
 # --- MEM105 --------------------------------------------------------------------------------------
 
 
-def _frontmatter_beyond_scan(view: TopicView, ctx: LintContext) -> Iterator[Diagnostic]:
+def _frontmatter_beyond_scan(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
     fm = topic.frontmatter
-    if not view.usable:
-        return
     if "unclosed-frontmatter" in view.kinds:
-        yield ctx.diag(
-            "MEM105",
-            topic.path,
-            topic.rel_path,
-            Span(0, 0, 0, 3),
-            "frontmatter opened with --- is never closed: the scan reads no name, "
-            "description or type, and the whole file counts as body",
-        )
-    elif fm is not None and fm.close_line is not None and fm.close_line >= C.SCAN_MAX_LINES:
-        yield ctx.diag(
-            "MEM105",
-            topic.path,
-            topic.rel_path,
-            Span(fm.close_line, 0, fm.close_line, 3),
-            f"frontmatter closes on line {fm.close_line + 1}, past the first "
-            f"{C.SCAN_MAX_LINES} lines the prefetch scan reads: the scan sees no "
-            "description or type for this file. Move notes out of the frontmatter",
-        )
+        return [
+            ctx.diag(
+                "MEM105",
+                topic.path,
+                topic.rel_path,
+                Span(0, 0, 0, 3),
+                "frontmatter opened with --- is never closed: the scan reads no name, "
+                "description or type, and the whole file counts as body",
+            )
+        ]
+    if fm is not None and fm.close_line is not None and fm.close_line >= C.SCAN_MAX_LINES:
+        return [
+            ctx.diag(
+                "MEM105",
+                topic.path,
+                topic.rel_path,
+                Span(fm.close_line, 0, fm.close_line, 3),
+                f"frontmatter closes on line {fm.close_line + 1}, past the first "
+                f"{C.SCAN_MAX_LINES} lines the prefetch scan reads: the scan sees no "
+                "description or type for this file. Move notes out of the frontmatter",
+            )
+        ]
+    return []
 
 
 MEM105 = Rule(

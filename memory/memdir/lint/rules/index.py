@@ -21,6 +21,7 @@ from memdir.textio import utf16_len, utf16_prefix_index
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
 
+#: For the examples in the docs: the first line past the cap, and past the rewrite target.
 _FULL_AT = C.INDEX_MAX_LINES + 1
 _NEAR_AT = C.INDEX_REWRITE_TARGET_LINES + 1
 
