@@ -3,8 +3,9 @@
 A rule is one :class:`Rule` value, defined in its area's module next to the function that checks
 it: the code, name and severities the engine applies, the documentation the rule pages render,
 and the check itself. A check receives a view of what it reads (one topic file, the index, or
-the directory) and the :class:`~memdir.lint.engine.LintContext`, and yields diagnostics of its
-own code only; the engine calls it only when its code is enabled.
+the directory) and the :class:`~memdir.lint.engine.LintContext`, and returns diagnostics of its
+own code only; the entry points in :mod:`memdir.lint.rules` call it only when its code is
+enabled.
 """
 
 from __future__ import annotations
