@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import fake_anthropic
 import httpx2
 import pytest
 from memdir.config import Settings
@@ -48,20 +49,7 @@ Step = Callable[[Body], httpx2.Response]
 
 
 def message(*content: dict[str, Any], stop: str | None = None) -> httpx2.Response:
-    uses_tools = any(block["type"] == "tool_use" for block in content)
-    return httpx2.Response(
-        200,
-        json={
-            "id": "msg_test",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-test",
-            "content": list(content),
-            "stop_reason": stop or ("tool_use" if uses_tools else "end_turn"),
-            "stop_sequence": None,
-            "usage": {"input_tokens": 100, "output_tokens": 20},
-        },
-    )
+    return httpx2.Response(200, json=fake_anthropic.message(*content, stop=stop))
 
 
 def text(value: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from lsp_helpers import INDEX, Workspace
+from memdir_lsp.memory_protocol.converter import plain
 from memdir_lsp.memory_protocol.schema import SCHEMA_PATH
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
@@ -20,14 +21,6 @@ def check_schema(method: str, payload: Any, part: str = "result") -> None:
     (message,) = [m for m in SCHEMA["oneOf"] if m["title"] == method]
     schema = {**message["properties"][part], "$defs": SCHEMA["$defs"]}
     Draft202012Validator(schema).validate(payload)
-
-
-def plain(value: Any) -> Any:
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
 
 
 async def request(client: LanguageClient, method: str, params: Any) -> Any:

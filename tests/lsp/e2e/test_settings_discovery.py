@@ -16,17 +16,10 @@ from conftest import CONFIG_DIR
 from lsp_helpers import FILES, Workspace, build, open_doc, pos
 from lsprotocol import types
 from memdir.paths import slugify
+from memdir_lsp.memory_protocol.converter import plain
 from pytest_lsp import LanguageClient
 
 EXTRA = Path(__file__).parent / "_extra"  # replaced per test by tmp dirs
-
-
-def plain(value: Any) -> Any:
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
 
 
 async def status(client: LanguageClient) -> dict[str, Any]:
