@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from jsonschema import Draft202012Validator
 from lsprotocol import types
+from memdir_lsp.memory_protocol.converter import plain
+from memdir_lsp.memory_protocol.schema import SCHEMA_PATH
 from pytest_lsp import LanguageClient
 
 INDEX = """\
@@ -167,3 +174,81 @@ def units(text: str, encoding: str) -> int:
     if encoding == "utf-16":
         return len(text.encode("utf-16-le")) // 2
     return len(text)
+
+
+# --- waiting for diagnostics, asking for fixes, custom requests ---------------------------
+
+#: How long a test waits for the server to settle on a result (never a fixed sleep).
+TIMEOUT = 10.0
+
+
+def is_pull(client: LanguageClient) -> bool:
+    return client.init_result.capabilities.diagnostic_provider is not None  # type: ignore[attr-defined]
+
+
+async def diagnostics_for(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    """The current diagnostics of ``uri``: pulled, or the last pushed."""
+    if is_pull(client):
+        report = await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+        return list(report.items)
+    return list(client.diagnostics.get(uri, []))
+
+
+async def wait_until(
+    client: LanguageClient, uri: str, check: Any, timeout: float = TIMEOUT
+) -> list[types.Diagnostic]:
+    """Wait for diagnostics of ``uri`` satisfying ``check``: on each push, or by pulling."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        found = await diagnostics_for(client, uri)
+        if check(found):
+            return found
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out; last diagnostics of {uri}: {found}")
+        if is_pull(client):
+            # The pull itself re-lints; a change on disk may need one more round.
+            await asyncio.wait_for(client.protocol.send_request_async("memdir/status", {}), timeout)
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    client.wait_for_notification("textDocument/publishDiagnostics"),
+                    deadline - loop.time(),
+                )
+
+
+def codes(found: list[types.Diagnostic]) -> list[str]:
+    return sorted(str(d.code) for d in found)
+
+
+async def quick_fixes(
+    client: LanguageClient, uri: str, diagnostic: types.Diagnostic
+) -> list[types.CodeAction]:
+    """The code actions the server offers for one diagnostic."""
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    return [a for a in result or [] if isinstance(a, types.CodeAction)]
+
+
+SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def check_schema(method: str, payload: Any, part: str = "result") -> None:
+    """``payload`` is exactly what the protocol's schema says ``method`` sends."""
+    (message,) = [m for m in SCHEMA["oneOf"] if m["title"] == method]
+    schema = {**message["properties"][part], "$defs": SCHEMA["$defs"]}
+    Draft202012Validator(schema).validate(payload)
+
+
+async def request(client: LanguageClient, method: str, params: Any) -> Any:
+    result = plain(await client.protocol.send_request_async(method, params))
+    check_schema(method, result)
+    return result

@@ -2,31 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
-from lsp_helpers import INDEX, Workspace
+from lsp_helpers import INDEX, Workspace, check_schema, request
 from memdir_lsp.memory_protocol.converter import plain
-from memdir_lsp.memory_protocol.schema import SCHEMA_PATH
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
-
-SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-
-
-def check_schema(method: str, payload: Any, part: str = "result") -> None:
-    """``payload`` is exactly what the protocol's schema says ``method`` sends."""
-    (message,) = [m for m in SCHEMA["oneOf"] if m["title"] == method]
-    schema = {**message["properties"][part], "$defs": SCHEMA["$defs"]}
-    Draft202012Validator(schema).validate(payload)
-
-
-async def request(client: LanguageClient, method: str, params: Any) -> Any:
-    result = plain(await client.protocol.send_request_async(method, params))
-    check_schema(method, result)
-    return result
 
 
 async def test_index_is_the_path_a_text(client: LanguageClient, workspace: Workspace) -> None:

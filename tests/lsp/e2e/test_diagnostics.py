@@ -9,55 +9,24 @@ from typing import Any
 
 import frontmatter
 import pytest
-from lsp_helpers import FILES, INDEX, Workspace, apply_workspace_edit, encoding_of, open_doc, pos
+from lsp_helpers import (
+    FILES,
+    INDEX,
+    TIMEOUT,
+    Workspace,
+    apply_workspace_edit,
+    codes,
+    diagnostics_for,
+    encoding_of,
+    is_pull,
+    open_doc,
+    pos,
+    quick_fixes,
+    wait_until,
+)
 from lsprotocol import types
 from memdir import constants as C
 from pytest_lsp import LanguageClient
-
-#: How long a test waits for the server to settle on a result (never a fixed sleep).
-TIMEOUT = 10.0
-
-
-def is_pull(client: LanguageClient) -> bool:
-    return client.init_result.capabilities.diagnostic_provider is not None  # type: ignore[attr-defined]
-
-
-async def diagnostics_for(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
-    """The current diagnostics of ``uri``: pulled, or the last pushed."""
-    if is_pull(client):
-        report = await client.text_document_diagnostic_async(
-            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
-        )
-        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
-        return list(report.items)
-    return list(client.diagnostics.get(uri, []))
-
-
-async def wait_until(
-    client: LanguageClient, uri: str, check: Any, timeout: float = TIMEOUT
-) -> list[types.Diagnostic]:
-    """Wait for diagnostics of ``uri`` satisfying ``check``: on each push, or by pulling."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        found = await diagnostics_for(client, uri)
-        if check(found):
-            return found
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out; last diagnostics of {uri}: {found}")
-        if is_pull(client):
-            # The pull itself re-lints; a change on disk may need one more round.
-            await asyncio.wait_for(client.protocol.send_request_async("memdir/status", {}), timeout)
-        else:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    client.wait_for_notification("textDocument/publishDiagnostics"),
-                    deadline - loop.time(),
-                )
-
-
-def codes(found: list[types.Diagnostic]) -> list[str]:
-    return sorted(str(d.code) for d in found)
 
 
 async def test_index_diagnostics_push_or_pull(client: LanguageClient, workspace: Workspace) -> None:
@@ -162,24 +131,11 @@ async def test_workspace_diagnostic_pull(client: LanguageClient, workspace: Work
     )
 
 
-async def _fixes(
-    client: LanguageClient, uri: str, diagnostic: types.Diagnostic
-) -> list[types.CodeAction]:
-    result = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=diagnostic.range,
-            context=types.CodeActionContext(diagnostics=[diagnostic]),
-        )
-    )
-    return [a for a in result or [] if isinstance(a, types.CodeAction)]
-
-
 async def test_quick_fixes_for_dangling_entry(client: LanguageClient, workspace: Workspace) -> None:
     uri = open_doc(client, workspace, "MEMORY.md")
     found = await wait_until(client, uri, lambda f: "MEM005" in codes(f))
     dangling = next(d for d in found if d.code == "MEM005")
-    actions = await _fixes(client, uri, dangling)
+    actions = await quick_fixes(client, uri, dangling)
     titles = [a.title for a in actions]
     assert any(t.startswith("Create") for t in titles), titles
     assert any(t.startswith("Remove") for t in titles), titles
@@ -199,7 +155,7 @@ async def test_move_is_the_quick_fix_for_content_in_index(
     uri = open_doc(client, workspace, "MEMORY.md")
     found = await wait_until(client, uri, lambda f: "MEM004" in codes(f))
     content = next(d for d in found if d.code == "MEM004")
-    actions = await _fixes(client, uri, content)
+    actions = await quick_fixes(client, uri, content)
     moves = [a for a in actions if a.title.startswith("Move to topic file")]
     assert len(moves) == 1
     assert moves[0].kind == types.CodeActionKind.QuickFix and moves[0].is_preferred
@@ -238,7 +194,7 @@ async def test_frontmatter_skeleton_fix(client: LanguageClient, workspace: Works
     uri = open_doc(client, workspace, "role.md")
     found = await wait_until(client, uri, lambda f: "MEM101" in codes(f))
     skeleton = next(d for d in found if d.code == "MEM101")
-    [action] = await _fixes(client, uri, skeleton)
+    [action] = await quick_fixes(client, uri, skeleton)
     assert action.title == "Add a frontmatter skeleton (name, description, type)"
     assert action.edit is not None
     apply_workspace_edit(action.edit, encoding_of(client))
@@ -259,7 +215,7 @@ async def test_unknown_type_fix(client: LanguageClient, workspace: Workspace) ->
     uri = open_doc(client, workspace, "role.md")
     found = await wait_until(client, uri, lambda f: "MEM104" in codes(f))
     unknown = next(d for d in found if d.code == "MEM104")
-    actions = await _fixes(client, uri, unknown)
+    actions = await quick_fixes(client, uri, unknown)
     # Every type once; the one lint suggests is preferred.
     assert {a.title for a in actions} == {f"Change the type to `{t}`" for t in C.MEMORY_TYPES}
     [preferred] = [a for a in actions if a.is_preferred]
@@ -367,7 +323,7 @@ async def test_orphan_quick_fix_adds_an_index_entry(
     uri = open_doc(client, workspace, "orphan.md")
     found = await wait_until(client, uri, lambda f: "MEM107" in codes(f))
     orphan = next(d for d in found if d.code == "MEM107")
-    [action] = await _fixes(client, uri, orphan)
+    [action] = await quick_fixes(client, uri, orphan)
     assert action.title == "Add orphan.md to MEMORY.md" and action.is_preferred
     assert action.edit is not None
     apply_workspace_edit(action.edit, encoding_of(client))
@@ -422,7 +378,7 @@ async def test_long_entry_quick_fix_moves_the_detail(
     uri = open_doc(client, workspace, "MEMORY.md")
     found = await wait_until(client, uri, lambda f: "MEM001" in codes(f))
     long_line = next(d for d in found if d.code == "MEM001")
-    actions = await _fixes(client, uri, long_line)
+    actions = await quick_fixes(client, uri, long_line)
     (move,) = [a for a in actions if a.title.startswith("Move")]
     assert move.kind == types.CodeActionKind.QuickFix
     assert move.edit is not None

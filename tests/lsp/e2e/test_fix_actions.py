@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from lsp_helpers import Workspace, open_doc, topic
+from lsp_helpers import Workspace, codes, open_doc, quick_fixes, topic, wait_until
 from lsprotocol import types
 from memdir import constants as C
 from memdir.lint.rules import RULES
 from pytest_lsp import LanguageClient
-from test_diagnostics import _fixes, codes, wait_until
 
 INDEX = (
     "# Index\n"
@@ -84,7 +83,7 @@ async def test_no_finding_offers_two_actions_that_do_the_same(
         uri = opened.get(rel) or opened.setdefault(rel, open_doc(client, workspace, rel))
         found = await wait_until(client, uri, lambda f, code=code: code in codes(f))
         [diagnostic] = [d for d in found if d.code == code]
-        actions = await _fixes(client, uri, diagnostic)
+        actions = await quick_fixes(client, uri, diagnostic)
         assert {a.title for a in actions} == titles, code
         assert len(actions) == len(titles), (code, [a.title for a in actions])
         effects = [effect(a) for a in actions]

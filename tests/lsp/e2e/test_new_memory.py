@@ -6,12 +6,19 @@ import asyncio
 from typing import Any
 
 import pytest
-from lsp_helpers import FILES, INDEX, Workspace, apply_workspace_edit, encoding_of, open_doc
+from lsp_helpers import (
+    FILES,
+    INDEX,
+    Workspace,
+    apply_workspace_edit,
+    encoding_of,
+    open_doc,
+    request,
+)
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
-from test_custom import request
 
 TIMEOUT = 15.0
 SMALL_PRS = {
