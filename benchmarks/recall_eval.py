@@ -397,7 +397,7 @@ def _first_call_timing(queries: Sequence[Query], padded: Sequence[Any]) -> dict[
 def _clear_lexical_caches() -> None:
     """Forget every per-text cache of the selector: indexed documents, stems, path pieces. The
     vocabulary tables, built once per process, stay (see ``first call`` for a new process)."""
-    clear = getattr(lexical, "_clear_caches", None)
+    clear = getattr(lexical, "clear_caches", None)
     if clear is not None:
         clear()
         return

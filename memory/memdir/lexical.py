@@ -23,9 +23,15 @@ from typing import Final, Protocol
 __all__ = [
     "MIN_SCORE",
     "RELATIVE_CUT",
+    "CacheInfo",
     "LexicalMatch",
     "LexicalSelection",
     "ManifestItem",
+    "QueryAlternative",
+    "QueryConcept",
+    "cache_info",
+    "clear_caches",
+    "explain_query",
     "select_lexical",
     "tokenize",
 ]
@@ -339,7 +345,9 @@ def _is_han(char: str) -> bool:
 
 
 @dataclass(frozen=True)
-class _Alternative:
+class QueryAlternative:
+    """A wording a query concept is looked for as: the typed word, a translation or a tool."""
+
     tokens: tuple[str, ...]  # matched as a phrase: the mean of its tokens' scores
     surface: str
 
@@ -424,7 +432,7 @@ def _synonyms() -> _SynonymTable:
 
 
 @cache
-def _group_alternatives(index: int) -> tuple[tuple[_Alternative, float], ...]:
+def _group_alternatives(index: int) -> tuple[tuple[QueryAlternative, float], ...]:
     """The words of one vocabulary line as alternatives, with the tools of its kind."""
     from memdir.lexical_vocab import NARROWER, SYNONYM_GROUPS
 
@@ -435,15 +443,15 @@ def _group_alternatives(index: int) -> tuple[tuple[_Alternative, float], ...]:
 
 
 @lru_cache(maxsize=2048)
-def _alternative(surface: str) -> _Alternative:
-    return _Alternative(_surface_tokens(surface), surface)
+def _alternative(surface: str) -> QueryAlternative:
+    return QueryAlternative(_surface_tokens(surface), surface)
 
 
 @lru_cache(maxsize=1024)
-def _alternatives(groups: tuple[int, ...]) -> tuple[tuple[_Alternative, float], ...]:
+def _alternatives(groups: tuple[int, ...]) -> tuple[tuple[QueryAlternative, float], ...]:
     """Alternatives of a surface on these lines: a word on several lines (发布 is both
     "release" and "deploy") gets every line's words, each once, at the highest weight given."""
-    merged: dict[tuple[str, ...], tuple[_Alternative, float]] = {}
+    merged: dict[tuple[str, ...], tuple[QueryAlternative, float]] = {}
     for index in groups:
         for alt, weight in _group_alternatives(index):
             if weight > merged.get(alt.tokens, _NO_ALTERNATIVE)[1]:
@@ -451,25 +459,25 @@ def _alternatives(groups: tuple[int, ...]) -> tuple[tuple[_Alternative, float], 
     return tuple(merged.values())
 
 
-_NO_ALTERNATIVE: Final = (_Alternative((), ""), 0.0)
+_NO_ALTERNATIVE: Final = (QueryAlternative((), ""), 0.0)
 
 
 # --- the query -------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class _Concept:
+class QueryConcept:
     """One idea of the query: matched by its best alternative."""
 
     surface: str  # what the user typed, shown in matched_terms
-    alternatives: tuple[tuple[_Alternative, float], ...]  # with the weight of each
+    alternatives: tuple[tuple[QueryAlternative, float], ...]  # with the weight of each
     weight: float  # share of a "word" this concept stands for
     #: Share of a rare word's idf the concept costs when no memory matches it.
     charge: float = UNMATCHED_CHARGE
 
 
-def _word_concepts(words: list[str]) -> list[_Concept]:
+def _word_concepts(words: list[str]) -> list[QueryConcept]:
     table = _synonyms()
     stems = [_stem(w) for w in words]
-    concepts: list[_Concept] = []
+    concepts: list[QueryConcept] = []
     i = 0
     while i < len(words):
         for size in range(min(table.max_latin_len, len(words) - i), 0, -1):
@@ -484,12 +492,12 @@ def _word_concepts(words: list[str]) -> list[_Concept]:
                 break
         else:
             if words[i] not in _EN_STOP:
-                alt = _Alternative((stems[i],), words[i])
+                alt = QueryAlternative((stems[i],), words[i])
                 weight = WEAK_WEIGHT if stems[i] in _weak_stems() else 1.0
                 # A number no memory has (PR #482, us-east-1) is a value of the task, not its
                 # topic; one a memory has (Postgres 16, 5%) pins that memory.
                 charge = WEAK_WEIGHT * UNMATCHED_CHARGE if words[i].isdigit() else UNMATCHED_CHARGE
-                concepts.append(_Concept(words[i], ((alt, 1.0),), weight, charge))
+                concepts.append(QueryConcept(words[i], ((alt, 1.0),), weight, charge))
             i += 1
     return concepts
 
@@ -497,16 +505,16 @@ def _word_concepts(words: list[str]) -> list[_Concept]:
 def _synonym_concept(
     surface: str,
     typed: tuple[str, ...],
-    alternatives: tuple[tuple[_Alternative, float], ...],
+    alternatives: tuple[tuple[QueryAlternative, float], ...],
     weight: float,
-) -> _Concept:
+) -> QueryConcept:
     weighted = tuple((alt, 1.0 if alt.tokens == typed else w) for alt, w in alternatives)
     if _matchable(typed) and not any(w == 1.0 for _, w in weighted):
-        weighted = ((_Alternative(typed, surface), 1.0), *weighted)
-    return _Concept(surface, weighted, weight)
+        weighted = ((QueryAlternative(typed, surface), 1.0), *weighted)
+    return QueryConcept(surface, weighted, weight)
 
 
-def _han_concepts(piece: str) -> list[_Concept]:
+def _han_concepts(piece: str) -> list[QueryConcept]:
     grams = _bigrams(piece)
     if len(piece) == 1:
         # A lone character (写, 看, 用) is more often a verb of the question than its topic.
@@ -515,13 +523,15 @@ def _han_concepts(piece: str) -> list[_Concept]:
         # n characters hold about n/2 words but give n-1 overlapping bigrams, many spanning a
         # word boundary; weight them so a Chinese phrase weighs what the same English one would.
         weight = (len(piece) / 2) / len(grams) if len(grams) > 1 else 1.0
-    return [_Concept(g, ((_Alternative((g,), g), 1.0),), weight) for g in grams]
+    return [QueryConcept(g, ((QueryAlternative((g,), g), 1.0),), weight) for g in grams]
 
 
-def _query_concepts(query: str) -> list[_Concept]:
+def explain_query(query: str) -> list[QueryConcept]:
+    """The concepts ``query`` is read as, in order, with the wordings each is looked for as and
+    its weight: what the selector matches memories against (for ``recall --explain``)."""
     text = _normalize(query)
     table = _synonyms()
-    concepts: list[_Concept] = []
+    concepts: list[QueryConcept] = []
     # CJK synonyms first: the matched span is cut out so its characters don't also make bigrams.
     if not text.isascii():
         text = _take_cjk_synonyms(text, table, concepts)
@@ -536,8 +546,8 @@ def _query_concepts(query: str) -> list[_Concept]:
         concepts.extend(_word_concepts(words))
         words = []
         if kind == "kata":
-            alt = _Alternative((run,), run)
-            concepts.append(_Concept(run, ((alt, 1.0),), 1.0))
+            alt = QueryAlternative((run,), run)
+            concepts.append(QueryConcept(run, ((alt, 1.0),), 1.0))
         elif kind == "han":
             for piece in _ZH_STOP_RE.split(run):
                 if piece:
@@ -546,7 +556,7 @@ def _query_concepts(query: str) -> list[_Concept]:
     return _dedupe(concepts)
 
 
-def _take_cjk_synonyms(text: str, table: _SynonymTable, concepts: list[_Concept]) -> str:
+def _take_cjk_synonyms(text: str, table: _SynonymTable, concepts: list[QueryConcept]) -> str:
     """Append a concept for each CJK synonym surface in ``text``, scanning left to right and
     taking the longest surface at each position; return ``text`` with those spans blanked."""
     kept: list[str] = []
@@ -574,11 +584,11 @@ def _take_cjk_synonyms(text: str, table: _SynonymTable, concepts: list[_Concept]
     return " ".join(kept)
 
 
-def _dedupe(concepts: list[_Concept]) -> list[_Concept]:
+def _dedupe(concepts: list[QueryConcept]) -> list[QueryConcept]:
     # "test ... testing", 值班 twice or 监控看板 (one synonym group) is one idea; counting it
     # twice would let it dominate the score.
     seen: set[frozenset[tuple[str, ...]]] = set()
-    out: list[_Concept] = []
+    out: list[QueryConcept] = []
     for concept in concepts:
         key = frozenset(alt.tokens for alt, _ in concept.alternatives)
         if key not in seen:
@@ -588,7 +598,7 @@ def _dedupe(concepts: list[_Concept]) -> list[_Concept]:
     # alembic memory twice, once for "alembic" and once for 迁移's well-known tool alembic.
     typed = {alt.tokens for c in out for alt, weight in c.alternatives if weight == 1.0}
     return [
-        _Concept(
+        QueryConcept(
             c.surface,
             tuple(aw for aw in c.alternatives if aw[1] == 1.0 or aw[0].tokens not in typed),
             c.weight,
@@ -708,6 +718,8 @@ def _is_warning(tokens: frozenset[str], text: str) -> bool:
 #: Emptied when it would grow past _DOCUMENT_CACHE_SIZE.
 _document_cache: dict[tuple[str, str, str, str], _Document] = {}
 _DOCUMENT_CACHE_SIZE: Final = 4096
+#: Documents indexed since clear_caches(), for cache_info(); a list, so no ``global`` is needed.
+_indexed = [0]
 
 
 def _documents(candidates: Sequence[ManifestItem]) -> list[_Document]:
@@ -718,6 +730,7 @@ def _documents(candidates: Sequence[ManifestItem]) -> list[_Document]:
         return docs  # type: ignore[return-value]  # just checked: no None
     missing = list(dict.fromkeys(key for key, doc in zip(keys, docs, strict=True) if doc is None))
     built = dict(zip(missing, _index_documents(missing), strict=True))
+    _indexed[0] += len(built)
     if len(cache) + len(built) > _DOCUMENT_CACHE_SIZE:
         cache.clear()
     cache.update(built)
@@ -725,9 +738,24 @@ def _documents(candidates: Sequence[ManifestItem]) -> list[_Document]:
     return [built[key] if doc is None else doc for key, doc in zip(keys, docs, strict=True)]
 
 
-def _clear_caches() -> None:
+@dataclass(frozen=True)
+class CacheInfo:
+    #: Memories held indexed, by path, name, description and type.
+    documents: int
+    #: Memories indexed (tokenised) since :func:`clear_caches`; a selection over memories
+    #: already seen, unedited, adds none.
+    indexed: int
+
+
+def cache_info() -> CacheInfo:
+    """How much of the selector's work is cached (diagnostics: a cold or a warm selection)."""
+    return CacheInfo(len(_document_cache), _indexed[0])
+
+
+def clear_caches() -> None:
     """Forget indexed documents and stems (benchmarks time the cold path with it)."""
     _document_cache.clear()
+    _indexed[0] = 0
     _stem_cache.clear()
     _short_tokens.cache_clear()
     _directory_tokens.cache_clear()
@@ -874,7 +902,7 @@ def select_lexical(
 
     Pure and deterministic: equal scores are ordered by ``rel_path``.
     """
-    concepts = _query_concepts(query) if query.strip() else []
+    concepts = explain_query(query) if query.strip() else []
     if not concepts or not candidates:
         return LexicalSelection((), (), MIN_SCORE)
     docs = _documents(candidates)
@@ -925,7 +953,7 @@ def _idf(n_docs: int, df: int) -> float:
     return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
 
 
-def _score(concepts: Sequence[_Concept], docs: Sequence[_Document]) -> list[_Hit]:
+def _score(concepts: Sequence[QueryConcept], docs: Sequence[_Document]) -> list[_Hit]:
     """Normalised BM25F score, matched terms and matched concepts of every document."""
     n_docs = len(docs)
     # fsum: exactly rounded, so the order of the candidates cannot change a score by an ulp.

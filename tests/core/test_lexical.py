@@ -12,7 +12,14 @@ from types import ModuleType
 
 import pytest
 from memdir import lexical, lexical_vocab
-from memdir.lexical import LexicalSelection, select_lexical, tokenize
+from memdir.lexical import (
+    LexicalSelection,
+    cache_info,
+    clear_caches,
+    explain_query,
+    select_lexical,
+    tokenize,
+)
 from memhelpers import ROOT
 
 
@@ -224,16 +231,16 @@ def test_vocabulary_bridges_everyday_words_and_languages(
 def test_compound_cjk_words_are_one_idea() -> None:
     # 预发环境 is "staging", not "staging" plus "environment": a memory about environments
     # in general must not gain from it, and the question has one idea, not two.
-    concepts = lexical._query_concepts("预发环境的数据")
+    concepts = explain_query("预发环境的数据")
     assert [c.surface for c in concepts] == ["预发环境", "数据"]
     assert "staging" in {alt.surface for alt, _ in concepts[0].alternatives}
-    assert [c.surface for c in lexical._query_concepts("生产环境")] == ["生产环境"]
+    assert [c.surface for c in explain_query("生产环境")] == ["生产环境"]
 
 
 def test_question_word_phrases_match_only_through_their_translations() -> None:
     # 怎么用 ("how to use") is recognised as "usage"; what is left of it after its question
     # word, 用, is a character in half of all Chinese text and must not match by itself.
-    (concept,) = lexical._query_concepts("怎么用")
+    (concept,) = explain_query("怎么用")
     assert "usage" in {alt.surface for alt, _ in concept.alternatives}
     assert all(len(token) > 1 for alt, _ in concept.alternatives for token in alt.tokens)
     only_yong = [Item("notes/run.md", "跑测试", "用 pytest 跑", "reference")]
@@ -244,15 +251,15 @@ def test_question_word_phrases_match_only_through_their_translations() -> None:
 
 
 def test_request_words_and_generic_nouns_are_weak_in_every_form() -> None:
-    weights = {c.surface: c.weight for c in lexical._query_concepts("adding running changes")}
+    weights = {c.surface: c.weight for c in explain_query("adding running changes")}
     assert weights == dict.fromkeys(("adding", "running", "changes"), lexical.WEAK_WEIGHT)
     for query in ("函数 部署", "function deploy"):
-        weights = [c.weight for c in lexical._query_concepts(query)]
+        weights = [c.weight for c in explain_query(query)]
         assert weights == [lexical.WEAK_WEIGHT, 1.0], query
 
 
 def test_numbers_cost_little_when_missing_and_count_when_matched() -> None:
-    concepts = {c.surface: c for c in lexical._query_concepts("PR 482")}
+    concepts = {c.surface: c for c in explain_query("PR 482")}
     assert concepts["482"].weight == 1.0
     assert concepts["482"].charge == lexical.WEAK_WEIGHT * lexical.UNMATCHED_CHARGE
     assert concepts["pr"].charge == lexical.UNMATCHED_CHARGE
@@ -283,40 +290,49 @@ def test_a_kind_of_tool_finds_the_tool_but_not_the_other_way() -> None:
 
 
 def test_a_typed_tool_is_not_counted_again_through_its_kind() -> None:
-    alembic = lexical._surface_tokens("alembic")
-    concepts = {c.surface: c for c in lexical._query_concepts("alembic 迁移")}
+    alembic = tuple(tokenize("alembic"))
+    concepts = {c.surface: c for c in explain_query("alembic 迁移")}
     assert alembic not in {alt.tokens for alt, _ in concepts["迁移"].alternatives}
-    assert alembic in {alt.tokens for alt, _ in lexical._query_concepts("迁移")[0].alternatives}
+    assert alembic in {alt.tokens for alt, _ in explain_query("迁移")[0].alternatives}
 
 
 # --- indexing --------------------------------------------------------------------------------
-def test_batched_indexing_matches_one_text_at_a_time() -> None:
-    """Texts are cut and stemmed together; no text may lose or gain a token to a neighbour."""
-    texts = [
-        lexical._normalize(text)
-        for text in (
-            "Deploying PRs to staging",
-            "",
-            "ruff的配置 and MRs",
-            "a\0b deploys",  # a NUL, the batch's own separator, in a text
-            "東京チームはモバイルアプリのUIを担当",
-            "pytest 的坑：xdist 并行时共享的数据库会串数据",
-            "ＡＰＩ docs",
-            "the of and",
-        )
-    ]
-    alone = [lexical._index_many([text])[0] for text in texts]
-    assert lexical._index_many(texts) == alone
-    assert alone[0] == (["deploy", "pr", "stage"], 3.0)
-    assert alone[3] == (["deploy"], 1.0)
-    assert alone[2] == (["ruff", "配置", "mr"], 2.5)  # a bigram is half a word
+def test_batched_indexing_matches_one_memory_at_a_time() -> None:
+    """Unseen memories are cut and stemmed together; none may lose or gain a token to a
+    neighbour, so selecting over them indexed in one batch or one by one gives the same."""
+    texts = (
+        "Deploying PRs to staging",
+        "",
+        "ruff的配置 and MRs",
+        "a\0b deploys",  # a NUL, the batch's own separator, in a text
+        "東京チームはモバイルアプリのUIを担当",
+        "pytest 的坑：xdist 并行时共享的数据库会串数据",
+        "ＡＰＩ docs",
+        "the of and",
+    )
+    items = [Item(f"notes/n{i}.md", text, texts[-1 - i], None) for i, text in enumerate(texts)]
+    queries = ["deploy PRs to staging", "ruff 配置 MR", "東京 UI 担当", "xdist 数据库", "API docs"]
+
+    clear_caches()
+    for item in items:
+        select_lexical("deploy", [item])
+    assert cache_info().indexed == len(items)
+    alone = [select_lexical(q, items) for q in queries]
+    assert cache_info().indexed == len(items)  # every memory came from the cache
+
+    clear_caches()
+    assert [select_lexical(q, items) for q in queries] == alone
+    assert all(selection.considered for selection in alone)
+    assert tokenize("Deploying PRs to staging") == ["deploy", "pr", "stage"]
+    assert tokenize("a\0b deploys") == ["deploy"]
+    assert tokenize("ruff的配置 and MRs") == ["ruff", "配置", "mr"]
 
 
 def test_full_caches_are_emptied_without_losing_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
     expected = select_lexical("how do we deploy to staging", MEMORIES)
     monkeypatch.setattr(lexical, "_STEM_CACHE_SIZE", 3)
     monkeypatch.setattr(lexical, "_DOCUMENT_CACHE_SIZE", 4)
-    lexical._clear_caches()
+    clear_caches()
     select_lexical("how do we deploy to staging", MEMORIES[:3])
     # Now both caches are full while this call has both cached and unseen entries.
     assert select_lexical("how do we deploy to staging", MEMORIES) == expected
@@ -346,14 +362,21 @@ def test_selection_from_many_threads_with_full_caches(monkeypatch: pytest.Monkey
 
 
 def test_documents_are_cached_by_content() -> None:
-    lexical._clear_caches()
+    clear_caches()
+    assert cache_info() == lexical.CacheInfo(documents=0, indexed=0)
     item = Item("notes/deploy.md", "Deploy", "How we deploy", "project")
-    first = lexical._documents([item])[0]
-    assert lexical._documents([item])[0] is first
+    first = select_lexical("deploy", [item])
+    assert cache_info().indexed == 1
+    # The same memory again, even as an equal but new object: its indexed form is reused.
+    again = Item("notes/deploy.md", "Deploy", "How we deploy", "project")
+    assert select_lexical("deploy", [again]) == first
+    assert cache_info().indexed == 1
     edited = Item("notes/deploy.md", "Deploy", "How we deploy to staging", "project")
-    assert lexical._documents([edited])[0] is not first
-    lexical._clear_caches()
-    assert lexical._documents([item])[0] is not first
+    select_lexical("deploy", [edited])
+    assert cache_info() == lexical.CacheInfo(documents=2, indexed=2)
+    clear_caches()
+    assert select_lexical("deploy", [item]) == first
+    assert cache_info() == lexical.CacheInfo(documents=1, indexed=1)
 
 
 # --- limits, edge cases, determinism ---------------------------------------------------------
@@ -500,20 +523,21 @@ def test_tools_rule_understands_bash_and_chinese_warnings() -> None:
 
 # --- the synonym table -----------------------------------------------------------------------
 def test_synonym_groups_never_merge_by_accident() -> None:
-    """Stemming can fold two surfaces into one key ("localization" -> "local"); only the
-    overlaps listed here are intended."""
-    owners: dict[object, set[int]] = {}
-    for index, group in enumerate(lexical_vocab.SYNONYM_GROUPS):
+    """Stemming can fold two surfaces into one key ("localization" -> "local"), and a word read
+    as another line's word is offered that line's translations; only the overlaps listed here
+    are intended."""
+    groups = lexical_vocab.SYNONYM_GROUPS
+    shared: set[str] = set()
+    for group in groups:
+        line = set(group) | {tool for s in group for tool in lexical_vocab.NARROWER.get(s, ())}
         for surface in group:
-            key = lexical._latin_key(surface) or lexical._normalize(surface)
-            owners.setdefault(key, set()).add(index)
-            if not lexical._surface_tokens(surface):
-                # Only function words (まとめ is hiragana, 多少个 a question word): recognised
-                # in a question, where it stands for the rest of its line.
-                concepts = lexical._query_concepts(surface)
-                assert len(concepts) == 1 and concepts[0].alternatives, surface
-    shared = {key for key, groups in owners.items() if len(groups) > 1}
-    assert shared == {"单测", ("ship",), "发布"}
+            # Every surface, even one of function words only (まとめ is hiragana, 多少个 a
+            # question word), is read as one idea with the words it stands for.
+            concepts = explain_query(surface)
+            assert len(concepts) == 1 and concepts[0].alternatives, surface
+            if {alt.surface for alt, _ in concepts[0].alternatives} - line:
+                shared.add(surface)
+    assert shared == {"单测", "ship", "发布"}
 
 
 def test_module_import_does_not_load_the_stemmer() -> None:
@@ -594,7 +618,7 @@ def test_stemmer_collisions_are_kept_apart() -> None:
     # Snowball folds "locale" into "local" and "settings" into "set" (a request word): a
     # question about the locale file must find the translation note, not the local dev stack.
     assert "local" not in tokenize("locale files")
-    assert lexical._stem("localization") == lexical._stem("locale")
+    assert tokenize("localization") == tokenize("locale")
     memories = [
         Item(
             "tools/local-stack.md", "Local stack", "Run the local stack with docker compose", None
@@ -606,9 +630,7 @@ def test_stemmer_collisions_are_kept_apart() -> None:
     assert paths(select_lexical("fix the typo in the German locale file", memories)) == [
         "project/translations.md"
     ]
-    settings = next(
-        c for c in lexical._query_concepts("edit settings.json") if c.surface == "settings"
-    )
+    settings = next(c for c in explain_query("edit settings.json") if c.surface == "settings")
     assert settings.weight == 1.0
 
 
@@ -623,7 +645,7 @@ def test_stemmer_collisions_are_kept_apart() -> None:
 def test_contractions_fillers_and_question_words_are_not_topics(
     query: str, absent: set[str]
 ) -> None:
-    surfaces = {c.surface for c in lexical._query_concepts(query)}
+    surfaces = {c.surface for c in explain_query(query)}
     assert not surfaces & absent
 
 
