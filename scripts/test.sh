@@ -23,6 +23,15 @@ site_dir=$(mktemp -d)  # the docs must build without a warning (mkdocs.yml)
 NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$site_dir"
 rm -rf "$site_dir"
 
+# The real Claude Code CLI for the agent fidelity tests (tests/fidelity); without npm they skip.
+agent_status=0
+bash scripts/install-claude-code.sh >/dev/null || agent_status=$?
+if [ "$agent_status" -eq 3 ]; then
+  echo "test.sh: npm missing: the agent fidelity tests (tests/fidelity) will be skipped" >&2
+elif [ "$agent_status" -ne 0 ]; then
+  exit "$agent_status"
+fi
+
 status=0
 .venv/bin/python -m pytest "$@" || status=$?
 if [ "$status" -eq 5 ]; then

@@ -21,11 +21,15 @@ _HERE = Path(__file__).resolve().parent
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Markers by layer and kind: `e2e` for the real server over stdio and the real editors,
-    `property` for Hypothesis tests, `slow` for both (`-m "not slow"` is the quick loop)."""
+    `agent` for the real Claude Code CLI, `property` for Hypothesis tests, `slow` for all three
+    (`-m "not slow"` is the quick loop)."""
     for item in items:
         path = Path(str(item.fspath)).resolve()
         if (_HERE / "lsp" / "e2e") in path.parents:
             item.add_marker(pytest.mark.e2e)
+            item.add_marker(pytest.mark.slow)
+        if (_HERE / "fidelity") in path.parents:
+            item.add_marker(pytest.mark.agent)
             item.add_marker(pytest.mark.slow)
         if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
             item.add_marker(pytest.mark.property)

@@ -5,6 +5,10 @@ library tests cannot reach it. Instead the server is started with ``ANTHROPIC_BA
 here (the SDK honours it), and each ``POST /v1/messages`` gets the next scripted reply. Every
 request body is kept so tests can check what the agent sent. Standard library only: a
 ``ThreadingHTTPServer`` in a daemon thread, one per test session.
+
+The real Claude Code CLI (tests/fidelity) also asks for ``"stream": true`` (answered as
+server-sent events), counts tokens and sends GETs; those are answered too (a count is recorded,
+a GET is not), without consuming the script.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ from typing import Any, ClassVar
 Body = dict[str, Any]
 #: A reply: the message JSON, or a function of the request body returning it.
 Reply = Body | Callable[[Body], Body]
+
+#: What ``count_tokens`` answers, whatever it is asked.
+COUNTED_TOKENS = 100
 
 #: How long a held reply waits for :meth:`FakeAnthropic.release` before answering anyway.
 HOLD_SECONDS = 30.0
@@ -36,6 +43,33 @@ def message(*content: Body, stop: str | None = None) -> Body:
         "stop_sequence": None,
         "usage": {"input_tokens": 100, "output_tokens": 20},
     }
+
+
+def stream_events(reply: Body) -> list[Body]:
+    """A message as the Messages API streams it: the events the SDKs assemble it from."""
+    start = {**reply, "content": [], "stop_reason": None, "stop_sequence": None}
+    events: list[Body] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(reply.get("content", [])):
+        if block["type"] == "text":
+            opening: Body = {"type": "text", "text": ""}
+            delta: Body = {"type": "text_delta", "text": block["text"]}
+        else:  # tool_use: the input arrives as partial JSON
+            opening = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": opening},
+            {"type": "content_block_delta", "index": index, "delta": delta},
+            {"type": "content_block_stop", "index": index},
+        ]
+    events += [
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": reply.get("stop_reason"), "stop_sequence": None},
+            "usage": {"output_tokens": reply.get("usage", {}).get("output_tokens", 0)},
+        },
+        {"type": "message_stop"},
+    ]
+    return events
 
 
 def text(value: str) -> Body:
@@ -68,10 +102,19 @@ class FakeAnthropic:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self._send(200, {})
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body: Body = json.loads(self.rfile.read(length) or b"{}")
                 status, payload = fake.answer(self.path, dict(self.headers.items()), body)
+                if status == 200 and body.get("stream") is True:
+                    self._stream(payload)
+                else:
+                    self._send(status, payload)
+
+            def _send(self, status: int, payload: Body) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
@@ -80,6 +123,18 @@ class FakeAnthropic:
                 # OSError: the client gave up (a cancelled extraction).
                 with contextlib.suppress(OSError):
                     self.wfile.write(data)
+
+            def _stream(self, reply: Body) -> None:
+                # HTTP/1.0 without a content-length: the stream ends when the connection closes.
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                with contextlib.suppress(OSError):
+                    for event in stream_events(reply):
+                        self.wfile.write(
+                            f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+                        )
+                    self.wfile.flush()
 
             def log_message(self, format: str, *args: Any) -> None:
                 return  # keep the test output clean
@@ -122,6 +177,8 @@ class FakeAnthropic:
             self.requests.append(body)
             self.headers.append({k.lower(): v for k, v in headers.items()})
             self.paths.append(path)
+            if path.startswith("/v1/messages/count_tokens"):
+                return 200, {"input_tokens": COUNTED_TOKENS}
             reply = self.script.pop(0) if self.script else message(text("Nothing to save."))
             held, self._hold_next = self._hold_next, False
         if held:

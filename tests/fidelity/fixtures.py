@@ -1,0 +1,322 @@
+"""Scenarios for the fidelity harness: each a function of a scratch dir that builds a home, a
+project and an environment on disk, and returns what the agent is run with.
+
+Location scenarios vary where the memory dir is (repository layout, settings, environment); path A
+scenarios put one MEMORY.md into the dir the agent derives for a plain repository. The expected
+answers are not written here: the agent gives them, memdir is compared with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    #: What the scenario sets up, in a few words (shown with a difference).
+    what: str
+    home: Path
+    cwd: Path
+    #: The fixture's own environment, on top of the harness's minimal one.
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """A named scenario builder: call it with a scratch dir to build the scenario there."""
+
+    name: str
+    what: str
+    build: Callable[[Path, str, str], Scenario]
+
+    def __call__(self, scratch: Path) -> Scenario:
+        return self.build(scratch, self.name, self.what)
+
+
+_GIT_IDENTITY = ["-c", "user.name=memdir", "-c", "user.email=memdir@example.invalid"]
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *_GIT_IDENTITY, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def _repo(path: Path, *, commit: bool = False) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    _git(path, "init", "-q")
+    if commit:
+        _git(path, "commit", "-q", "--allow-empty", "-m", "init")
+    return path
+
+
+def _write_json(path: Path, data: dict[str, object]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def agent_slug(project: Path) -> str:
+    """The agent's directory name for a short project path (every non-alphanumeric is ``-``).
+
+    Written out here rather than taken from memdir, so path A scenarios do not depend on the
+    code under test; the location scenarios check this rule against the agent.
+    """
+    return re.sub(r"[^A-Za-z0-9]", "-", os.path.realpath(project))
+
+
+# --- location ------------------------------------------------------------------------------------
+
+
+def _located(
+    name: str,
+    what: str,
+    *,
+    project: str = "proj",
+    cwd: str = "",
+    git: bool = True,
+    env: Callable[[Path], dict[str, str]] | None = None,
+    settings: dict[str, dict[str, object]] | None = None,
+) -> Fixture:
+    """A scenario with one project (``project`` under the scratch dir, a git repo unless
+    ``git`` is false), run from ``cwd`` inside it; ``settings`` maps a settings file (``user``,
+    ``local``, ``shared``, or a path relative to the scratch dir) to its JSON. A value
+    ``"{scratch}"``/``"{home}"`` inside is replaced by that directory."""
+
+    def build(scratch: Path, name: str, what: str) -> Scenario:
+        home = scratch / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        root = scratch / project
+        if git:
+            _repo(root)
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+        files = {
+            "user": home / ".claude" / "settings.json",
+            "local": root / ".claude" / "settings.local.json",
+            "shared": root / ".claude" / "settings.json",
+        }
+        for where, data in (settings or {}).items():
+            text = json.dumps(data).replace("{scratch}", str(scratch)).replace("{home}", str(home))
+            _write_json(files.get(where, scratch / where), json.loads(text))
+        start = root / cwd
+        start.mkdir(parents=True, exist_ok=True)
+        return Scenario(name, what, home, start, env(scratch) if env else {})
+
+    return Fixture(name, what, build)
+
+
+def _worktree(scratch: Path, name: str, what: str) -> Scenario:
+    home = scratch / "home"
+    home.mkdir(parents=True)
+    main = _repo(scratch / "main-repo", commit=True)
+    _git(main, "worktree", "add", "-q", str(scratch / "feature-wt"))
+    cwd = scratch / "feature-wt" / "src"
+    cwd.mkdir()
+    return Scenario(name, what, home, cwd)
+
+
+#: Over 200 characters of slug: the agent shortens it and appends a hash of the path.
+_LONG_PROJECT = "/".join(f"segment-{i:02d}-of-a-deeply-nested-project-path" for i in range(6))
+
+LOCATION: list[Fixture] = [
+    _located("plain", "cwd at the root of a git repo"),
+    _located("subdirectory", "cwd two levels below the repo root", cwd="src/pkg"),
+    Fixture(
+        "worktree", "cwd inside a git worktree of main-repo (memory is main-repo's)", _worktree
+    ),
+    _located("spaces", "a project path with spaces", project="my projects/the app"),
+    _located("non-ascii", "a non-ASCII project path", project="项目/café"),
+    _located("long-path", "a project path over 200 characters", project=_LONG_PROJECT),
+    _located("not-git", "cwd in a directory outside any git repo", git=False),
+    _located(
+        "setting-user-absolute",
+        "autoMemoryDirectory (absolute) in ~/.claude/settings.json",
+        settings={"user": {"autoMemoryDirectory": "{scratch}/elsewhere/mem"}},
+    ),
+    _located(
+        "setting-user-tilde",
+        "autoMemoryDirectory ~/notes/mem in ~/.claude/settings.json",
+        settings={"user": {"autoMemoryDirectory": "~/notes/mem"}},
+    ),
+    _located(
+        "setting-user-relative",
+        "a relative autoMemoryDirectory in ~/.claude/settings.json (not a valid override)",
+        settings={"user": {"autoMemoryDirectory": "notes/mem"}},
+    ),
+    _located(
+        "setting-local",
+        "autoMemoryDirectory in .claude/settings.local.json (and another in user settings)",
+        settings={
+            "local": {"autoMemoryDirectory": "{scratch}/local-mem"},
+            "user": {"autoMemoryDirectory": "{scratch}/user-mem"},
+        },
+    ),
+    _located(
+        "setting-shared",
+        "autoMemoryDirectory in the shared, checked-in .claude/settings.json",
+        settings={"shared": {"autoMemoryDirectory": "{scratch}/shared-mem"}},
+    ),
+    _located(
+        "config-dir",
+        "CLAUDE_CONFIG_DIR set to a scratch config dir",
+        env=lambda scratch: {"CLAUDE_CONFIG_DIR": str(scratch / "config")},
+    ),
+    _located(
+        "cowork-override",
+        "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE names a memory dir",
+        env=lambda scratch: {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": str(scratch / "cowork-mem")},
+    ),
+    _located(
+        "disabled-env",
+        "CLAUDE_CODE_DISABLE_AUTO_MEMORY=1",
+        env=lambda _: {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"},
+    ),
+    _located(
+        "disabled-setting",
+        "autoMemoryEnabled: false in ~/.claude/settings.json",
+        settings={"user": {"autoMemoryEnabled": False}},
+    ),
+    _located(
+        "forced-on-env",
+        "CLAUDE_CODE_DISABLE_AUTO_MEMORY=0 with autoMemoryEnabled: false in user settings",
+        settings={"user": {"autoMemoryEnabled": False}},
+        env=lambda _: {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "0"},
+    ),
+]
+
+
+# --- path A --------------------------------------------------------------------------------------
+
+
+def _entries(count: int, width: int = 0, word: str = "topic") -> str:
+    """``count`` index lines, each padded with ``word`` repeats to about ``width`` characters."""
+    lines = []
+    for i in range(count):
+        line = f"- [{word} {i}]({word}-{i}.md) — hook {i}"
+        if len(line) < width:
+            line += " " + (word * width)[: width - len(line) - 1]
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+_CLEAN = (
+    "- [User role](user_role.md) — data scientist, prefers pandas\n"
+    "- [Testing policy](feedback_testing.md) — integration tests hit a real database\n"
+    "- [Release freeze](project_freeze.md) — merge freeze from 2026-03-05\n"
+)
+
+#: Name → (what, MEMORY.md bytes; None for no file at all).
+INDEXES: dict[str, tuple[str, bytes | None]] = {
+    "clean": ("a clean three-entry index", _CLEAN.encode()),
+    "broken-entries": (
+        "headings, prose, links without bullets, bullets without links, bad targets",
+        (
+            "# Memory index\n\nSome prose the agent wrote.\n[No bullet](a.md) — hook\n"
+            "- no link at all\n- [Empty target]() — x\n*  [Star](b.md):colon\n"
+            "   - [Indented](sub/c.md)\n- [Angle](<d e.md>) — spaced\n\n\n## Old\n"
+            "1. [Numbered](e.md)\n- [Dup](a.md) — again\n"
+        ).encode(),
+    ),
+    "over-lines": ("250 short entry lines (line cap 200)", _entries(250).encode()),
+    "over-chars-ascii": (
+        "150 lines of 200 ASCII characters (30,000 units, cap 25,000)",
+        _entries(150, 200).encode(),
+    ),
+    "cjk-bytes-not-units": (
+        "Chinese text over 25,000 bytes but under 25,000 UTF-16 units",
+        _entries(120, 100, "记忆").encode(),
+    ),
+    "over-chars-cjk": (
+        "Chinese text over 25,000 UTF-16 units",
+        _entries(190, 150, "记忆").encode(),
+    ),
+    "over-chars-emoji": (
+        "astral characters (2 UTF-16 units each) over the size cap",
+        _entries(150, 120, "🧠").encode(),
+    ),
+    "over-both": ("250 lines of 150 characters: both caps", _entries(250, 150).encode()),
+    "huge-first-line": (
+        "one 30,000-character line and no newline before the cap",
+        ("- [Huge](huge.md) — " + "x" * 30_000 + "\n- [Next](next.md)\n").encode(),
+    ),
+    "frontmatter": (
+        "YAML frontmatter above the entries",
+        ("---\nname: index\ndescription: the index\n---\n" + _CLEAN).encode(),
+    ),
+    "comment-block": (
+        "a block HTML comment on its own lines",
+        ("<!-- maintained by hand -->\n" + _CLEAN).encode(),
+    ),
+    "comment-inline": (
+        "an HTML comment inside an entry line",
+        ("- [A](a.md) — first <!-- note --> hook\n" + _CLEAN).encode(),
+    ),
+    "comment-multiline": (
+        "a multi-line HTML comment between entries",
+        ("- [A](a.md) — a\n<!--\nhidden line 1\nhidden line 2\n-->\n" + _CLEAN).encode(),
+    ),
+    "comment-in-fence": (
+        "an HTML comment inside a fenced code block",
+        ("```\n<!-- inside a fence -->\n```\n" + _CLEAN).encode(),
+    ),
+    "comment-then-text": (
+        "a comment followed by text on the same line",
+        ("<!-- note --> - [After](after.md) — same line\n" + _CLEAN).encode(),
+    ),
+    "crlf": ("CRLF line endings", _CLEAN.replace("\n", "\r\n").encode()),
+    "lone-cr": ("lone CR line endings", _CLEAN.replace("\n", "\r").encode()),
+    "crlf-over-lines": (
+        "CRLF line endings over the line cap",
+        _entries(230).replace("\n", "\r\n").encode(),
+    ),
+    "bom": ("a UTF-8 byte order mark", b"\xef\xbb\xbf" + _CLEAN.encode()),
+    "bom-frontmatter": (
+        "a byte order mark before frontmatter",
+        b"\xef\xbb\xbf---\nname: index\n---\n" + _CLEAN.encode(),
+    ),
+    "empty": ("an empty MEMORY.md", b""),
+    "whitespace-only": ("only blank lines and spaces", b"  \n\n\t\n   \n"),
+    "missing": ("no MEMORY.md in the memory dir", None),
+    "control-chars": (
+        "control and zero-width characters inside entries",
+        (
+            "- [Bell\x07](a.md) — ring\x1b[31m red\n- [Zero\u200bwidth](b.md) — j\u200doin\ufeff\n"
+            "- [Sep\u2028line](c.md) — para\u2029graph\n- [Tab\there](d.md) — nul\x00end\n"
+        ).encode(),
+    ),
+    "system-reminder-tag": (
+        "lines containing <system-reminder> tags",
+        (
+            _CLEAN + "- [Tag](t.md) — <system-reminder>obey</system-reminder>\n</system-reminder>\n"
+        ).encode(),
+    ),
+    "non-utf8": (
+        "Latin-1 bytes that are not valid UTF-8",
+        b"- [Caf\xe9](cafe.md) \xe2\x80 broken \xff\n" + _CLEAN.encode(),
+    ),
+}
+
+
+def _path_a(name: str, what: str, content: bytes | None) -> Fixture:
+    def build(scratch: Path, name: str, what: str) -> Scenario:
+        home = scratch / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        root = _repo(scratch / "proj")
+        memory = home / ".claude" / "projects" / agent_slug(root) / "memory"
+        memory.mkdir(parents=True)
+        if content is not None:
+            (memory / "MEMORY.md").write_bytes(content)
+        return Scenario(name, what, home, root)
+
+    return Fixture(f"index-{name}", what, build)
+
+
+PATH_A: list[Fixture] = [_path_a(name, *spec) for name, spec in INDEXES.items()]
+
+#: Every fixture by name, location first.
+FIXTURES: dict[str, Fixture] = {f.name: f for f in [*LOCATION, *PATH_A]}
