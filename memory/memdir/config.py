@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memdir import constants as C
+from memdir.target import DEFAULT_TARGET, TARGETS, Target, get_target
 
 #: How much a finding matters: LSP's four levels, most severe first.
 Severity = Literal["error", "warning", "info", "hint"]
@@ -45,12 +46,18 @@ class Settings:
     selector: SelectorName = "auto"
     model: str = C.DEFAULT_SELECTOR_MODEL
     trigger: Literal["multilingual", "claude-code"] = "multilingual"
+    #: Which agent behaviour to reproduce: ``claude-code-<version>`` or ``seed`` (the spec).
+    target: str = DEFAULT_TARGET.name
     #: Where these settings came from (for messages), and what was wrong with them.
     source: str | None = None
     errors: tuple[str, ...] = ()
     #: Set when the configuration file exists but cannot be read or parsed (the defaults are
     #: used then); a command line treats that as a usage error, an editor as a warning.
     load_error: str | None = None
+
+    @property
+    def agent_target(self) -> Target:
+        return get_target(self.target)
 
     def code_enabled(self, code: str) -> bool:
         if self.select and not any(code.startswith(s) for s in self.select):
@@ -140,6 +147,12 @@ def settings_from_mapping(
                 changes[key] = value
             else:
                 errors.append(f"`trigger` must be multilingual or claude-code, got {value!r}")
+        elif key == "target":
+            if isinstance(value, str) and value in TARGETS:
+                changes[key] = value
+            else:
+                names = ", ".join(sorted(TARGETS))
+                errors.append(f"`target` must be one of {names}, got {value!r}")
     return replace(base, **changes, source=source or base.source, errors=tuple(errors))
 
 

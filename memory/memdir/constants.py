@@ -33,6 +33,8 @@ INDEX_FILENAME: Final = "MEMORY.md"
 INDEX_MAX_LINES: Final = 200
 #: ... and at most this many characters, counted in UTF-16 code units.
 INDEX_MAX_CHARS: Final = 25_000
+#: MEMORY.md is read up to this many bytes: the agent skips a larger one altogether.
+INDEX_MAX_READ_BYTES: Final = 4 * 1024 * 1024
 #: What the agent is told to aim for per index line.
 INDEX_LINE_LIMIT: Final = 150
 #: The agent is told to rewrite an over-cap index under this many lines; memdir warns past it.
@@ -40,7 +42,7 @@ INDEX_REWRITE_TARGET_LINES: Final = 140
 #: Share of INDEX_MAX_CHARS past which an index counts as "near the cap".
 INDEX_NEAR_CAP_RATIO: Final = 0.9
 INDEX_WARNING_TEMPLATE: Final = (
-    "> WARNING: MEMORY.md is {reason}. Only part of it was loaded. "
+    "> WARNING: MEMORY.md is {reason}. Only part of it was loaded{detail}. "
     "Keep index entries to one line under ~200 chars; move detail into topic files."
 )
 

@@ -9,12 +9,17 @@ the file, so memdir can say precisely which entries the agent never sees.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from itertools import accumulate
 from pathlib import Path
 from typing import Literal
 
 from memdir import constants as C
 from memdir.model import IndexEntry, IndexLine, Problem, Span
+from memdir.sanitize import for_model
+from memdir.target import DEFAULT_TARGET, Target
 from memdir.textio import read_text, utf16_len, utf16_prefix_index
 
 #: An entry line; ``lead`` is the separator before the hook with the blanks around it, when the
@@ -195,131 +200,255 @@ class Index:
     exists: bool = True
 
 
+def _to_fixed_1(value: float) -> str:
+    """JavaScript's ``toFixed(1)``: ties round up (Python's format rounds them to even)."""
+    return str(Decimal(value).quantize(Decimal("0.1"), ROUND_HALF_UP)).removesuffix(".0")
+
+
 def format_size(units: int) -> str:
     """The agent's file-size wording (1 KB = 1,024), e.g. ``24.4KB``."""
     kb = units / 1024
     if kb < 1:
         return f"{units} bytes"
     if kb < 1024:
-        return f"{kb:.1f}".removesuffix(".0") + "KB"
-    return f"{kb / 1024:.1f}".removesuffix(".0") + "MB"
+        return _to_fixed_1(kb) + "KB"
+    return _to_fixed_1(kb / 1024) + "MB"
 
 
-def _strip_for_load(lines: list[str]) -> list[tuple[int, str]]:
-    """Drop frontmatter and block-level HTML comments; keep each surviving line's number."""
-    kept: list[tuple[int, str]] = []
-    start = 0
-    if lines and _FM_BOUNDARY.match(lines[0]):
-        close = next((i for i in range(1, len(lines)) if _FM_BOUNDARY.match(lines[i])), None)
-        if close is not None:
-            start = close + 1
-    in_fence = False
-    number = start
-    while number < len(lines):
-        line = lines[number]
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        if not in_fence and _COMMENT_OPEN.match(line):
-            end = number
-            while end < len(lines) and "-->" not in lines[end]:
-                end += 1
-            if end < len(lines):
-                block = "\n".join(lines[number : end + 1])
-                residue = _COMMENT_SPAN.sub("", block)
-                if residue.strip():
-                    # Text after the comment on the same lines stays, as the agent keeps it.
-                    for offset, rest in enumerate(residue.split("\n")):
-                        if rest.strip():
-                            kept.append((number + offset, rest))
-                number = end + 1
-                continue
-        kept.append((number, line))
-        number += 1
-    return kept
+#: JavaScript's ``\s`` and ``String.prototype.trim`` set (the agent is JavaScript).
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_SPACE_CHARS = (
+    "".join(chr(c) for c in range(0x3001) if re.match(f"[{_JS_SPACE}]", chr(c))) + "\ufeff"
+)
+#: The agent's frontmatter: ``---`` to the first ``---`` after it, wherever that is.
+_AGENT_FRONTMATTER = re.compile(f"---[{_JS_SPACE}]*\n(?:.*?)---[{_JS_SPACE}]*\n?", re.DOTALL)
+_CR = re.compile("\r\n|\r")
+_COMMENT_START = re.compile(r" {0,3}<!--")
+_LIST_ITEM = re.compile(r"( {0,3})([-*+]|\d{1,9}[.)])( *)(?=\S|$)")
+_BLOCK_START = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|$)|>|```|~~~|(?:[-*_][ \t]*){3,}$)")
+_HTML_TAG_LINE = re.compile(r" {0,3}</?[A-Za-z][A-Za-z0-9-]*(?:\s[^\n]*)?/?>[ \t]*$")
+
+
+def js_trim(text: str) -> str:
+    """``String.prototype.trim``: Python's ``strip`` misses U+FEFF and strips \\x1c-\\x1f."""
+    return text.strip(_JS_SPACE_CHARS)
+
+
+def _frontmatter_end(text: str) -> int:
+    """Where the agent's view of MEMORY.md starts: after its frontmatter, if it sees one."""
+    shift = 1 if text.startswith("\ufeff") else 0
+    if text.find("---", shift + 3) < 0:
+        return 0
+    match = _AGENT_FRONTMATTER.match(text, shift)
+    return match.end() if match else 0
+
+
+def _comment_blocks(text: str) -> list[tuple[int, int]]:
+    """The HTML comment blocks the agent's Markdown lexer (marked, top level only) finds.
+
+    Each runs from a line starting with ``<!--`` (at most three spaces in, and not inside a
+    list item, block quote, fence or other HTML block) through the line with the first ``-->``
+    after it, plus the empty lines that follow. An unclosed comment is no block.
+    """
+    blocks: list[tuple[int, int]] = []
+    pos = 0
+    fence: str | None = None
+    list_indent: int | None = None
+    in_html = False
+    previous_blank = True
+    while pos < len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        line = text[pos:end]
+        blank = not line.strip(" \t")
+        indent = len(line) - len(line.lstrip(" "))
+        if fence is not None:
+            if line.lstrip(" ").startswith(fence) and not line.strip(" \t").strip(fence[0]):
+                fence = None
+        elif in_html:
+            in_html = not blank
+        elif blank:
+            pass
+        elif list_indent is not None and indent >= list_indent:
+            stripped = line.lstrip(" ")
+            if stripped.startswith(("```", "~~~")):
+                fence = stripped[:3]
+        elif _COMMENT_START.match(line):
+            close = text.find("-->", pos + indent + 4)
+            if text.startswith(("<!-->", "<!--->"), pos + indent):
+                close = text.find(">", pos + indent + 4) - 2
+            if close < 0:
+                break  # unclosed: the rest is one html token the agent keeps
+            stop = text.find("\n", close + 3)
+            stop = len(text) if stop < 0 else stop
+            while stop < len(text) and text[stop] == "\n":
+                stop += 1
+            blocks.append((pos, stop))
+            list_indent = None
+            previous_blank = True
+            pos = stop
+            continue
+        elif (item := _LIST_ITEM.match(line)) is not None:
+            lead, marker, gap = item.groups()
+            width = len(gap) if 1 <= len(gap) <= 4 else 1
+            list_indent = len(lead) + len(marker) + width
+        elif _BLOCK_START.match(line):
+            list_indent = None
+            stripped = line.lstrip(" ")
+            if stripped.startswith(("```", "~~~")):
+                fence = stripped[:3]
+        elif _HTML_TAG_LINE.match(line) and previous_blank and list_indent is None:
+            in_html = True
+        elif previous_blank:
+            list_indent = None
+        previous_blank = blank
+        pos = end + 1
+    return blocks
+
+
+@dataclass(frozen=True)
+class _Visible:
+    """What the agent keeps of MEMORY.md before the cap, with where each part came from."""
+
+    text: str
+    #: (offset in ``text``, offset in the file) where each kept part starts, in order.
+    origins: tuple[tuple[int, int], ...]
+
+    def source(self, offset: int) -> int:
+        """The file offset of ``text[offset]`` (approximate inside line-break rewrites)."""
+        best = self.origins[0] if self.origins else (0, 0)
+        for start, origin in self.origins:
+            if start > offset:
+                break
+            best = (start, origin)
+        return best[1] + (offset - best[0])
+
+
+def _visible(text: str) -> _Visible:
+    """Frontmatter and top-level comment blocks removed, as the agent reads MEMORY.md."""
+    start = _frontmatter_end(text)
+    body = text[start:]
+    if "<!--" not in body:
+        return _Visible(body, ((0, start),))
+    # The lexer sees (and returns) the text with CR line breaks unified; the origins below
+    # stay exact for LF files, which is every file where line numbers matter.
+    normalized = _CR.sub("\n", body)
+    parts: list[str] = []
+    origins: list[tuple[int, int]] = []
+    length = cursor = 0
+    for block_start, block_end in _comment_blocks(normalized):
+        for piece, origin in (
+            (normalized[cursor:block_start], cursor),
+            (_COMMENT_SPAN.sub("", normalized[block_start:block_end]), -1),
+        ):
+            if origin < 0:
+                if not js_trim(piece):
+                    continue
+                origin = block_end - len(piece)
+            if piece:
+                origins.append((length, start + origin))
+                parts.append(piece)
+                length += len(piece)
+        cursor = block_end
+    tail = normalized[cursor:]
+    if tail:
+        origins.append((length, start + cursor))
+        parts.append(tail)
+    return _Visible("".join(parts), tuple(origins))
+
+
+def _first_line_preview(text: str, units: int = 80) -> str:
+    """The agent's one-line preview: at most ``units`` UTF-16 units, cut at a word if the word
+    boundary keeps over half, ending in "…"."""
+    if utf16_len(text) <= units:
+        return text
+    head = text[: utf16_prefix_index(text, units - 1)]
+    match = re.search(f"[{_JS_SPACE}][^{_JS_SPACE}]*$", head)
+    words = head[: match.start()].rstrip(_JS_SPACE_CHARS) if match else ""
+    return f"{words if utf16_len(words) > units / 2 else head.rstrip(_JS_SPACE_CHARS)}…"
 
 
 def load_cap(
     text: str,
     max_lines: int = C.INDEX_MAX_LINES,
     max_chars: int = C.INDEX_MAX_CHARS,
+    target: Target = DEFAULT_TARGET,
 ) -> IndexLoad:
-    """Apply path A's load cap to the text of MEMORY.md."""
-    kept = _strip_for_load(text.split("\n"))
-    # Trim like JavaScript's String.prototype.trim: whitespace (incl. newlines) at both ends.
-    while kept and not kept[0][1].strip():
-        kept.pop(0)
-    while kept and not kept[-1][1].strip():
-        kept.pop()
-    if kept:
-        kept[0] = (kept[0][0], kept[0][1].lstrip())
-        kept[-1] = (kept[-1][0], kept[-1][1].rstrip())
-    content_lines = [line for _, line in kept]
-    trimmed = "\n".join(content_lines)
-    line_count = len(content_lines) if trimmed else 0
+    """Apply path A's load cap to the text of MEMORY.md, as ``target`` does."""
+    visible = _visible(text)
+    lead = len(visible.text) - len(visible.text.lstrip(_JS_SPACE_CHARS))
+    trimmed = js_trim(visible.text)
+    line_count = trimmed.count("\n") + 1 if trimmed else 0
     char_count = utf16_len(trimmed)
     line_truncated = line_count > max_lines
     char_truncated = char_count > max_chars
-    if not line_truncated and not char_truncated:
-        return IndexLoad(
-            trimmed,
-            line_count,
-            char_count,
-            line_count,
-            char_count,
-            False,
-            False,
-            None,
-            None,
-            None,
-            tuple(n for n, _ in kept),
-        )
-
-    loaded = content_lines[:max_lines] if line_truncated else content_lines
-    loaded_text = "\n".join(loaded)
-    partial_last = False
-    if utf16_len(loaded_text) > max_chars:
-        # lastIndexOf('\n', max_chars): the last newline at a UTF-16 offset <= max_chars.
-        offset = 0
-        cut_line = None
-        for number, line in enumerate(loaded[:-1]):
-            offset += utf16_len(line)
-            if offset > max_chars:
-                break
-            cut_line = number
-            offset += 1
-        if cut_line is not None:
-            loaded = loaded[: cut_line + 1]
+    loaded = trimmed
+    reason: str | None = None
+    warning: str | None = None
+    partial_line = False
+    if line_truncated or char_truncated:
+        if line_truncated:
+            loaded = "\n".join(trimmed.split("\n")[:max_lines])
+        if utf16_len(loaded) > max_chars:
+            # lastIndexOf('\n', max_chars), in UTF-16 units; none (or at 0): cut mid-line.
+            limit = utf16_prefix_index(loaded, max_chars)
+            newline = loaded.rfind("\n", 0, limit + 1)
+            loaded = loaded[:newline] if newline > 0 else loaded[:limit]
+        if char_truncated and not line_truncated:
+            reason = (
+                f"{format_size(char_count)} (limit: {format_size(max_chars)})"
+                " — index entries are too long"
+            )
+        elif line_truncated and not char_truncated:
+            reason = f"{line_count} lines (limit: {max_lines})"
         else:
-            head = loaded_text[: utf16_prefix_index(loaded_text, max_chars)]
-            loaded = head.split("\n")
-            partial_last = True
-        loaded_text = "\n".join(loaded)
+            reason = f"{line_count} lines and {format_size(char_count)}"
+        partial_line = trimmed[len(loaded) : len(loaded) + 1] != "\n"
+        detail = ""
+        if target.cut_detail:
+            if partial_line:
+                # Only a first line longer than the cap is cut inside; JavaScript's slice
+                # keeps exactly ``max_chars`` units of it.
+                detail = (
+                    f": everything after the first {max_chars} characters of line 1 was cut off"
+                )
+            else:
+                kept = loaded.count("\n") + 1
+                rest = trimmed[len(loaded) + 1 :]
+                next_line = js_trim(rest.split("\n", 1)[0])
+                quoted = f' ("{_first_line_preview(next_line)}")' if next_line else ""
+                detail = (
+                    f": {line_count - kept} of {line_count} lines were cut off, "
+                    f"starting at line {kept + 1}{quoted}"
+                )
+        warning = C.INDEX_WARNING_TEMPLATE.format(reason=reason, detail=detail)
+    injected = f"{loaded}\n\n{warning}" if warning else loaded
+    if target.sanitize_index:
+        # Applied once where the file is read and once where the context is assembled.
+        injected = js_trim(for_model(for_model(injected)))
 
-    if char_truncated and not line_truncated:
-        reason = (
-            f"{format_size(char_count)} (limit: {format_size(max_chars)})"
-            " — index entries are too long"
-        )
-    elif line_truncated and not char_truncated:
-        reason = f"{line_count} lines (limit: {max_lines})"
-    else:
-        reason = f"{line_count} lines and {format_size(char_count)}"
-    warning = C.INDEX_WARNING_TEMPLATE.format(reason=reason)
-    full_lines = len(loaded) - (1 if partial_last else 0)
-    sources = tuple(n for n, _ in kept[:full_lines])
-    first_cut = kept[full_lines][0] if full_lines < len(kept) else None
+    # Map what was loaded back to file lines, for the entries the agent never sees.
+    lines = text.split("\n")
+    starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    file_lines: list[int] = []
+    offset = lead
+    for visible_line in trimmed.split("\n") if trimmed else ():
+        file_lines.append(bisect_right(starts, visible.source(offset)) - 1)
+        offset += len(visible_line) + 1
+    full = (loaded.count("\n") + 1 if loaded else 0) - (1 if partial_line else 0)
+    first_cut = file_lines[full] if reason and full < len(file_lines) else None
     return IndexLoad(
-        text=f"{loaded_text}\n\n{warning}",
+        text=injected,
         line_count=line_count,
         char_count=char_count,
-        loaded_lines=len(loaded),
-        loaded_chars=utf16_len(loaded_text),
+        loaded_lines=loaded.count("\n") + 1 if loaded else 0,
+        loaded_chars=utf16_len(loaded),
         line_truncated=line_truncated,
         char_truncated=char_truncated,
         reason=reason,
         warning=warning,
         first_cut_line=first_cut,
-        loaded_source_lines=sources,
+        loaded_source_lines=tuple(file_lines[:full]),
     )
 
 
@@ -365,11 +494,40 @@ def _line_kind(line: str) -> str:
     return "bullet" if BULLET.match(line) else "text"
 
 
-def parse_index(text: str, path: Path | None = None, problems: tuple[Problem, ...] = ()) -> Index:
-    """Parse the text of MEMORY.md: entries, other lines, and what path A loads of it."""
+def _not_loaded(load: IndexLoad, size: int, limit: int) -> IndexLoad:
+    """The agent skips a MEMORY.md over ``limit`` bytes altogether: nothing is injected."""
+    return IndexLoad(
+        text="",
+        line_count=load.line_count,
+        char_count=load.char_count,
+        loaded_lines=0,
+        loaded_chars=0,
+        line_truncated=load.line_truncated,
+        char_truncated=True,
+        reason=f"{format_size(size)}, over the {format_size(limit)} the agent reads at all",
+        warning=None,
+        first_cut_line=load.loaded_source_lines[0] if load.loaded_source_lines else None,
+        loaded_source_lines=(),
+    )
+
+
+def parse_index(
+    text: str,
+    path: Path | None = None,
+    problems: tuple[Problem, ...] = (),
+    target: Target = DEFAULT_TARGET,
+    size: int | None = None,
+) -> Index:
+    """Parse the text of MEMORY.md: entries, other lines, and what path A loads of it as
+    ``target`` does. ``size`` is the file's size in bytes (default: the text's, in UTF-8)."""
     lines = text.split("\n")
     entries, other = classify_lines(lines)
-    load = load_cap(text)
+    load = load_cap(text, target=target)
+    limit = target.index_max_file_bytes
+    if limit is not None and len(text) > limit // 4:
+        size = len(text.encode("utf-8", "surrogatepass")) if size is None else size
+        if size > limit:
+            load = _not_loaded(load, size, limit)
     loaded = set(load.loaded_source_lines)
     cut = tuple(e for e in entries if e.line not in loaded) if load.truncated else ()
     return Index(
@@ -384,11 +542,11 @@ def parse_index(text: str, path: Path | None = None, problems: tuple[Problem, ..
     )
 
 
-def load_index(memory_dir: Path) -> Index:
+def load_index(memory_dir: Path, target: Target = DEFAULT_TARGET) -> Index:
     """Read ``MEMORY.md`` of a memory dir; a missing index is an empty one (``exists=False``)."""
     path = memory_dir / C.INDEX_FILENAME
     if not path.exists():
-        index = parse_index("", path)
+        index = parse_index("", path, target=target)
         return Index(index.path, "", index.lines, (), index.other, index.load, (), (), exists=False)
-    result = read_text(path)
-    return parse_index(result.text, path, result.problems)
+    result = read_text(path, C.INDEX_MAX_READ_BYTES)
+    return parse_index(result.text, path, result.problems, target, result.size)

@@ -100,8 +100,8 @@ class MemoryDirectory:
     def index(self) -> Index:
         opened = self._text_of(self.index_path)
         if opened is not None:
-            return parse_index(opened, self.index_path)
-        return load_index(self.root)
+            return parse_index(opened, self.index_path, target=self.settings.agent_target)
+        return load_index(self.root, self.settings.agent_target)
 
     def topic(self, path: Path) -> TopicFile | None:
         opened = self._text_of(path)

@@ -15,6 +15,7 @@ from memdir.index import (
     parse_index,
     render_entry,
 )
+from memdir.target import SEED
 from memdir.textio import utf16_len
 
 
@@ -146,11 +147,67 @@ def test_line_cap_exact_warning_and_cut_entries() -> None:
     body, warning = load.text.split("\n\n")
     assert body == "\n".join(lines[:200])
     assert warning == (
-        "> WARNING: MEMORY.md is 230 lines (limit: 200). Only part of it was loaded. "
+        "> WARNING: MEMORY.md is 230 lines (limit: 200). Only part of it was loaded: 30 of 230 "
+        'lines were cut off, starting at line 201 ("- [M200](m200.md) — hook"). '
         "Keep index entries to one line under ~200 chars; move detail into topic files."
     )
     assert [e.path for e in index.cut_entries] == [f"m{i}.md" for i in range(200, 230)]
     assert load.first_cut_line == 200
+    # The documented design (target "seed") says only that part was loaded.
+    seed = parse_index("\n".join(lines) + "\n", target=SEED).load
+    assert seed.warning == (
+        "> WARNING: MEMORY.md is 230 lines (limit: 200). Only part of it was loaded. "
+        "Keep index entries to one line under ~200 chars; move detail into topic files."
+    )
+    assert seed.loaded_source_lines == load.loaded_source_lines
+
+
+def test_cut_detail_quotes_the_first_cut_line_shortened_at_a_word() -> None:
+    lines = ["- [x](x.md)"] * 200 + ["- [Long](long.md) — " + "word " * 30]
+    warning = load_cap("\n".join(lines)).warning or ""
+    assert (
+        'starting at line 201 ("- [Long](long.md) — word word word word word word word' in warning
+    )
+    assert 'word…"). Keep' in warning
+
+
+def test_cut_inside_a_first_line_longer_than_the_cap() -> None:
+    load = load_cap("- " + "z" * 30_000 + "\n- [B](b.md)")
+    assert load.text.startswith("- zzz")
+    assert utf16_len(load.text.split("\n\n> WARNING")[0]) == C.INDEX_MAX_CHARS
+    assert "loaded: everything after the first 25000 characters of line 1 was cut off." in (
+        load.warning or ""
+    )
+    assert load.loaded_source_lines == () and load.first_cut_line == 0
+
+
+def test_sizes_round_ties_up_like_javascript() -> None:
+    assert format_size(25_856) == "25.3KB"  # 25.25: Python's own rounding gives 25.2
+    assert format_size(25_600) == "25KB" and format_size(1000) == "1000 bytes"
+
+
+def test_injected_text_is_sanitised_as_the_agent_does() -> None:
+    load = load_cap(
+        "- [A](a.md) — a\u200bb\u0007c <system-reminder>x</system-reminder>\r\n- [B](b.md)"
+    )
+    assert load.text == "- [A](a.md) — abc <\\system-reminder>x<\\/system-reminder>\n- [B](b.md)"
+    assert load_cap("<ticket> <\\tick>").text == "<ticket> <\\tick>"  # not an agent tag; done
+    assert load_cap("a\u200bb", target=SEED).text == "a\u200bb"
+
+
+def test_comment_indented_into_a_list_item_stays() -> None:
+    text = "- [A](a.md)\n  <!-- in the item -->\n<!-- top level -->\n\n- [B](b.md)"
+    assert load_cap(text).text == "- [A](a.md)\n  <!-- in the item -->\n- [B](b.md)"
+
+
+def test_an_index_over_4_mib_is_not_loaded_at_all() -> None:
+    line = render_entry("M", "m.md", "h" * 200)
+    text = "\n".join([line] * (C.INDEX_MAX_READ_BYTES // len(line.encode()) + 10))
+    index = parse_index(text)
+    assert index.load.text == "" and index.load.truncated
+    assert "over the 4MB the agent reads at all" in (index.load.reason or "")
+    assert len(index.cut_entries) == len(index.entries)
+    assert parse_index(text, target=SEED).load.text.startswith(line)
 
 
 def test_load_level_near_past_the_rewrite_target_or_the_char_share() -> None:

@@ -6,7 +6,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from memdir.target import Target
 
 
 class CliError(Exception):
@@ -29,6 +32,29 @@ def add_dir_argument(parser: argparse.ArgumentParser) -> None:
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
+
+
+def add_target_argument(parser: argparse.ArgumentParser) -> None:
+    from memdir.target import TARGETS
+
+    parser.add_argument(
+        "--target",
+        metavar="T",
+        choices=sorted(TARGETS),
+        help="agent behaviour to reproduce: "
+        + ", ".join(sorted(TARGETS))
+        + " (default: the `target` setting, else the newest verified Claude Code release)",
+    )
+
+
+def resolve_target(value: str | None, directory: Path) -> Target:
+    """``--target``, else the memory dir's ``target`` setting, else the default."""
+    from memdir.config import load_settings
+    from memdir.target import get_target
+
+    if value is not None:
+        return get_target(value)
+    return load_settings(directory).agent_target
 
 
 def resolve_dir(value: Path | None) -> Path:

@@ -9,8 +9,10 @@ from memdir import constants as C
 from memdir.cli.common import (
     add_dir_argument,
     add_json_argument,
+    add_target_argument,
     print_json,
     resolve_dir,
+    resolve_target,
 )
 
 
@@ -19,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "index", help="print exactly what path A injects of MEMORY.md, with the cap summary"
     )
     add_dir_argument(index)
+    add_target_argument(index)
     add_json_argument(index)
     index.set_defaults(func=cmd_index)
 
@@ -28,7 +31,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from memdir.projections import cli_json, index_summary
 
     directory = resolve_dir(args.dir)
-    index = load_index(directory)
+    index = load_index(directory, resolve_target(args.target, directory))
     load = index.load
     if args.json:
         data = cli_json(index_summary(directory, index, exists=index.exists))

@@ -352,7 +352,7 @@ class DirState:
         path = self.root / C.INDEX_FILENAME
         overlay = self._overlays.get(C.INDEX_FILENAME)
         if overlay is not None:
-            index = parse_index(overlay, path)
+            index = parse_index(overlay, path, target=self.settings.agent_target)
             self._index = _IndexResult(None, index, self._check_index(index))
             return True
         try:
@@ -364,12 +364,14 @@ class DirState:
         if not force and self._index is not None and self._index.key == key:
             return False
         if stat is None:
-            empty = parse_index("", path)
+            empty = parse_index("", path, target=self.settings.agent_target)
             index = Index(empty.path, "", empty.lines, (), empty.other, empty.load, exists=False)
         else:
             self.reads[C.INDEX_FILENAME] += 1
             result = read_text(path, INDEX_MAX_BYTES)
-            index = parse_index(result.text, path, result.problems)
+            index = parse_index(
+                result.text, path, result.problems, self.settings.agent_target, result.size
+            )
         self._index = _IndexResult(key, index, self._check_index(index))
         return True
 

@@ -1,0 +1,53 @@
+"""Which agent behaviour memdir reproduces, like ruff's target-version.
+
+The written spec (``seed``) documents an older agent; each Claude Code release the fidelity
+harness (``tests/fidelity``, ``scripts/agent-diff.sh``) has checked is a target of its own. Only
+differences a user can observe are switches here, and each switch is read in exactly one place in
+the core (named beside it), so supporting a new release is one entry in :data:`TARGETS`.
+docs/agent-fidelity.md lists every difference with its evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memdir import constants as C
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    #: Path A's warning line also says how many lines were cut and where the cut starts
+    #: (read in :func:`memdir.index.load_cap`).
+    cut_detail: bool
+    #: Path A's text has control and format characters removed, line breaks unified and
+    #: injection-prone tag openers neutralised (read in :func:`memdir.index.load_cap`).
+    sanitize_index: bool
+    #: MEMORY.md files larger than this many bytes are not injected at all; None: no such limit
+    #: (read in :func:`memdir.index.parse_index`).
+    index_max_file_bytes: int | None
+
+
+SEED = Target("seed", cut_detail=False, sanitize_index=False, index_max_file_bytes=None)
+CLAUDE_CODE_2_1_328 = Target(
+    "claude-code-2.1.328",
+    cut_detail=True,
+    sanitize_index=True,
+    index_max_file_bytes=C.INDEX_MAX_READ_BYTES,
+)
+
+#: Every target, by the name settings and ``--target`` use.
+TARGETS: dict[str, Target] = {t.name: t for t in (SEED, CLAUDE_CODE_2_1_328)}
+#: The newest Claude Code release the fidelity harness has verified.
+DEFAULT_TARGET = CLAUDE_CODE_2_1_328
+#: The release the fidelity harness pins (scripts/install-claude-code.sh installs it).
+VERIFIED_AGENT_VERSION = "2.1.328"
+
+
+def get_target(name: str) -> Target:
+    """The target called ``name``; ValueError naming the known ones otherwise."""
+    try:
+        return TARGETS[name]
+    except KeyError:
+        known = ", ".join(sorted(TARGETS))
+        raise ValueError(f"unknown target {name!r}; known targets: {known}") from None
