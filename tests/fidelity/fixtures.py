@@ -120,6 +120,14 @@ def _worktree(scratch: Path, name: str, what: str) -> Scenario:
     return Scenario(name, what, home, cwd)
 
 
+def _symlinked(scratch: Path, name: str, what: str) -> Scenario:
+    home = scratch / "home"
+    home.mkdir(parents=True)
+    real = _repo(scratch / "real-proj")
+    (scratch / "link-proj").symlink_to(real)
+    return Scenario(name, what, home, scratch / "link-proj")
+
+
 #: Over 200 characters of slug: the agent shortens it and appends a hash of the path.
 _LONG_PROJECT = "/".join(f"segment-{i:02d}-of-a-deeply-nested-project-path" for i in range(6))
 
@@ -129,6 +137,7 @@ LOCATION: list[Fixture] = [
     Fixture(
         "worktree", "cwd inside a git worktree of main-repo (memory is main-repo's)", _worktree
     ),
+    Fixture("symlink", "cwd reached through a symlink to the repo", _symlinked),
     _located("spaces", "a project path with spaces", project="my projects/the app"),
     _located("non-ascii", "a non-ASCII project path", project="项目/café"),
     _located("long-path", "a project path over 200 characters", project=_LONG_PROJECT),
@@ -149,6 +158,16 @@ LOCATION: list[Fixture] = [
         settings={"user": {"autoMemoryDirectory": "notes/mem"}},
     ),
     _located(
+        "setting-user-dotdot",
+        "autoMemoryDirectory ~/../escape in ~/.claude/settings.json",
+        settings={"user": {"autoMemoryDirectory": "~/../escape"}},
+    ),
+    _located(
+        "setting-user-trailing-slash",
+        "an absolute autoMemoryDirectory ending in / in ~/.claude/settings.json",
+        settings={"user": {"autoMemoryDirectory": "{scratch}/elsewhere/mem/"}},
+    ),
+    _located(
         "setting-local",
         "autoMemoryDirectory in .claude/settings.local.json (and another in user settings)",
         settings={
@@ -167,6 +186,12 @@ LOCATION: list[Fixture] = [
         env=lambda scratch: {"CLAUDE_CONFIG_DIR": str(scratch / "config")},
     ),
     _located(
+        "config-dir-setting",
+        "CLAUDE_CONFIG_DIR with autoMemoryDirectory in its settings.json",
+        env=lambda scratch: {"CLAUDE_CONFIG_DIR": str(scratch / "config")},
+        settings={"config/settings.json": {"autoMemoryDirectory": "{scratch}/config-mem"}},
+    ),
+    _located(
         "cowork-override",
         "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE names a memory dir",
         env=lambda scratch: {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": str(scratch / "cowork-mem")},
@@ -180,6 +205,16 @@ LOCATION: list[Fixture] = [
         "disabled-setting",
         "autoMemoryEnabled: false in ~/.claude/settings.json",
         settings={"user": {"autoMemoryEnabled": False}},
+    ),
+    _located(
+        "disabled-local-setting",
+        "autoMemoryEnabled: false in .claude/settings.local.json",
+        settings={"local": {"autoMemoryEnabled": False}},
+    ),
+    _located(
+        "disabled-simple",
+        "CLAUDE_CODE_SIMPLE=1",
+        env=lambda _: {"CLAUDE_CODE_SIMPLE": "1"},
     ),
     _located(
         "forced-on-env",
@@ -222,7 +257,17 @@ INDEXES: dict[str, tuple[str, bytes | None]] = {
             "1. [Numbered](e.md)\n- [Dup](a.md) — again\n"
         ).encode(),
     ),
+    "at-line-cap": ("exactly 200 lines", _entries(200).encode()),
     "over-lines": ("250 short entry lines (line cap 200)", _entries(250).encode()),
+    "one-over-line-cap": ("201 lines", _entries(201).encode()),
+    "at-char-cap": (
+        "exactly 25,000 UTF-16 units after trimming",
+        (_entries(124, 200) + "x" * (25_000 - len(_entries(124, 200)))).encode(),
+    ),
+    "one-over-char-cap": (
+        "25,001 UTF-16 units after trimming",
+        (_entries(124, 200) + "x" * (25_001 - len(_entries(124, 200)))).encode(),
+    ),
     "over-chars-ascii": (
         "150 lines of 200 ASCII characters (30,000 units, cap 25,000)",
         _entries(150, 200).encode(),
@@ -248,6 +293,14 @@ INDEXES: dict[str, tuple[str, bytes | None]] = {
         "YAML frontmatter above the entries",
         ("---\nname: index\ndescription: the index\n---\n" + _CLEAN).encode(),
     ),
+    "frontmatter-unclosed": (
+        "a frontmatter opening line that is never closed",
+        ("---\nname: index\n" + _CLEAN).encode(),
+    ),
+    "frontmatter-crlf": (
+        "frontmatter and entries with CRLF line endings",
+        ("---\nname: index\n---\n" + _CLEAN).replace("\n", "\r\n").encode(),
+    ),
     "comment-block": (
         "a block HTML comment on its own lines",
         ("<!-- maintained by hand -->\n" + _CLEAN).encode(),
@@ -259,6 +312,14 @@ INDEXES: dict[str, tuple[str, bytes | None]] = {
     "comment-multiline": (
         "a multi-line HTML comment between entries",
         ("- [A](a.md) — a\n<!--\nhidden line 1\nhidden line 2\n-->\n" + _CLEAN).encode(),
+    ),
+    "comment-unclosed": (
+        "an HTML comment that is never closed",
+        (_CLEAN + "<!-- never closed\n- [Hidden?](h.md)\n").encode(),
+    ),
+    "comment-indented": (
+        "a comment indented four spaces (a code block in Markdown)",
+        ("    <!-- indented -->\n" + _CLEAN).encode(),
     ),
     "comment-in-fence": (
         "an HTML comment inside a fenced code block",
@@ -279,6 +340,10 @@ INDEXES: dict[str, tuple[str, bytes | None]] = {
         "a byte order mark before frontmatter",
         b"\xef\xbb\xbf---\nname: index\n---\n" + _CLEAN.encode(),
     ),
+    "surrounding-blank-lines": (
+        "blank lines, spaces and tabs around the entries",
+        ("\n\n  \t\n" + _CLEAN.replace("\n", "  \n") + "\n\t\n\n").encode(),
+    ),
     "empty": ("an empty MEMORY.md", b""),
     "whitespace-only": ("only blank lines and spaces", b"  \n\n\t\n   \n"),
     "missing": ("no MEMORY.md in the memory dir", None),
@@ -286,8 +351,12 @@ INDEXES: dict[str, tuple[str, bytes | None]] = {
         "control and zero-width characters inside entries",
         (
             "- [Bell\x07](a.md) — ring\x1b[31m red\n- [Zero\u200bwidth](b.md) — j\u200doin\ufeff\n"
-            "- [Sep\u2028line](c.md) — para\u2029graph\n- [Tab\there](d.md) — nul\x00end\n"
+            "- [Sep\u2028line](c.md) — para\u2029graph\n- [Tab\there](d.md) — del\x7fend\n"
         ).encode(),
+    ),
+    "nul-byte": (
+        "a NUL byte inside an entry (memdir reads such a file as binary)",
+        (_CLEAN + "- [Nul](n.md) — before\x00after\n").encode(),
     ),
     "system-reminder-tag": (
         "lines containing <system-reminder> tags",
