@@ -83,6 +83,8 @@ def agent_env(home: Path, base_url: str, env_extra: Mapping[str, str]) -> dict[s
         "HOME": str(home),
         "ANTHROPIC_BASE_URL": base_url,
         "ANTHROPIC_API_KEY": "sk-ant-test-dummy",
+        # The CLI keeps temp files in $TMPDIR/claude-<uid>: in the scratch home, not /tmp.
+        "TMPDIR": str(home / "tmp"),
     }
     env.update(dict(env_extra))
     return env
@@ -99,6 +101,7 @@ def run_agent(
 ) -> AgentRun:
     """Run ``claude -p PROMPT`` for one turn in ``cwd`` and record what it sent."""
     fake = _fake_api()
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
     with _running:
         fake.reset()
         proc = subprocess.run(
