@@ -45,7 +45,10 @@ class Difference:
         """A readable block: one-line values side by side, texts as a unified diff."""
         head = f"--- {self.fixture}: {self.aspect}"
         if "\n" not in self.agent + self.memdir and max(len(self.agent), len(self.memdir)) < 300:
-            return f"{head}\n  agent:  {visible(self.agent)}\n  memdir: {visible(self.memdir)}"
+            # Strings that differ only in Unicode normalisation look alike: spell them out.
+            alike = _nfc(self.agent) == _nfc(self.memdir)
+            shown = ascii if alike else visible
+            return f"{head}\n  agent:  {shown(self.agent)}\n  memdir: {shown(self.memdir)}"
         diff = difflib.unified_diff(
             [visible(line) + "\n" for line in self.agent.split("\n")],
             [visible(line) + "\n" for line in self.memdir.split("\n")],
@@ -66,6 +69,10 @@ def visible(text: str) -> str:
         repr(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch
         for ch in text
     )
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 def _clip(line: str, width: int = 240) -> str:

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import subprocess
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,6 +141,11 @@ LOCATION: list[Fixture] = [
     Fixture("symlink", "cwd reached through a symlink to the repo", _symlinked),
     _located("spaces", "a project path with spaces", project="my projects/the app"),
     _located("non-ascii", "a non-ASCII project path", project="项目/café"),
+    _located(
+        "non-ascii-nfd",
+        "a project path with a decomposed (NFD) é",
+        project=unicodedata.normalize("NFD", "café"),
+    ),
     _located("long-path", "a project path over 200 characters", project=_LONG_PROJECT),
     _located("not-git", "cwd in a directory outside any git repo", git=False),
     _located(
@@ -161,6 +167,16 @@ LOCATION: list[Fixture] = [
         "setting-user-dotdot",
         "autoMemoryDirectory ~/../escape in ~/.claude/settings.json",
         settings={"user": {"autoMemoryDirectory": "~/../escape"}},
+    ),
+    _located(
+        "setting-user-tilde-only",
+        "autoMemoryDirectory ~/ (the home itself) in ~/.claude/settings.json",
+        settings={"user": {"autoMemoryDirectory": "~/"}},
+    ),
+    _located(
+        "setting-user-nfd",
+        "an autoMemoryDirectory spelled with a decomposed (NFD) é",
+        settings={"user": {"autoMemoryDirectory": unicodedata.normalize("NFD", "{scratch}/café")}},
     ),
     _located(
         "setting-user-trailing-slash",
