@@ -197,6 +197,22 @@ LOCATION: list[Fixture] = [
         settings={"shared": {"autoMemoryDirectory": "{scratch}/shared-mem"}},
     ),
     _located(
+        "setting-shared-over-user",
+        "autoMemoryDirectory in both the shared .claude/settings.json and user settings",
+        settings={
+            "shared": {"autoMemoryDirectory": "{scratch}/shared-mem"},
+            "user": {"autoMemoryDirectory": "{scratch}/user-mem"},
+        },
+    ),
+    _located(
+        "setting-local-over-shared",
+        "autoMemoryDirectory in both .claude/settings.local.json and the shared settings",
+        settings={
+            "local": {"autoMemoryDirectory": "{scratch}/local-mem"},
+            "shared": {"autoMemoryDirectory": "{scratch}/shared-mem"},
+        },
+    ),
+    _located(
         "config-dir",
         "CLAUDE_CONFIG_DIR set to a scratch config dir",
         env=lambda scratch: {"CLAUDE_CONFIG_DIR": str(scratch / "config")},
@@ -226,6 +242,16 @@ LOCATION: list[Fixture] = [
         "disabled-local-setting",
         "autoMemoryEnabled: false in .claude/settings.local.json",
         settings={"local": {"autoMemoryEnabled": False}},
+    ),
+    _located(
+        "disabled-shared-setting",
+        "autoMemoryEnabled: false in the shared .claude/settings.json",
+        settings={"shared": {"autoMemoryEnabled": False}},
+    ),
+    _located(
+        "enabled-local-over-user",
+        "autoMemoryEnabled: false in user settings, true in .claude/settings.local.json",
+        settings={"user": {"autoMemoryEnabled": False}, "local": {"autoMemoryEnabled": True}},
     ),
     _located(
         "disabled-simple",
