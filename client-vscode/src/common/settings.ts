@@ -22,6 +22,7 @@ export const SERVER_SETTING_KEYS = [
   'selector',
   'model',
   'trigger',
+  'target',
 ] as const;
 
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];
