@@ -326,6 +326,10 @@ INDEXES: dict[str, tuple[str, bytes | None]] = {
         "astral characters (2 UTF-16 units each) over the size cap",
         _entries(150, 120, "🧠").encode(),
     ),
+    "over-chars-emoji-shifted": (
+        "astral characters one unit further on: the warning's 80-unit preview cuts elsewhere",
+        _entries(150, 120, "x🧠").encode(),
+    ),
     "over-both": ("250 lines of 150 characters: both caps", _entries(250, 150).encode()),
     "huge-first-line": (
         "one 30,000-character line and no newline before the cap",
