@@ -10,12 +10,13 @@
 # install when the marker, the binary and its `--version` agree. An install made by hand (binary
 # present and right, no marker) is adopted. A half-finished one is redone from scratch.
 #
-# Usage: scripts/install-claude-code.sh [VERSION]     (default: the pinned release below)
+# Usage: scripts/install-claude-code.sh [VERSION]     (default: the pinned release)
 # Prints the binary's path on stdout. Exit 3 when npm is missing (callers skip the tests then).
 set -euo pipefail
 
-# Keep in step with PINNED_VERSION in tests/fidelity/agent.py.
-PINNED_VERSION=2.1.328
+# The pinned release is named once, in tests/fidelity/agent.py.
+PINNED_VERSION=$(sed -n 's/^PINNED_VERSION = "\(.*\)"$/\1/p' "$(dirname "$0")/../tests/fidelity/agent.py")
+[ -n "$PINNED_VERSION" ] || { echo "[install-claude-code] no PINNED_VERSION in tests/fidelity/agent.py" >&2; exit 1; }
 VERSION=${1:-$PINNED_VERSION}
 
 CACHE=${MEMDIR_E2E_CACHE:-$HOME/.cache/memdir-e2e}

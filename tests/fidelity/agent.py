@@ -19,7 +19,7 @@ from typing import Any
 
 from fake_anthropic import Body, FakeAnthropic
 
-#: The release the harness is pinned to (scripts/install-claude-code.sh installs the same).
+#: The release the harness is pinned to (scripts/install-claude-code.sh reads it from here).
 PINNED_VERSION = "2.1.328"
 #: What a run asks; the text does not matter, the agent must only complete one turn.
 PROMPT = "hello there"
