@@ -229,6 +229,22 @@ LOCATION: list[Fixture] = [
         env=lambda scratch: {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": str(scratch / "cowork-mem")},
     ),
     _located(
+        "remote-memory-dir",
+        "CLAUDE_CODE_REMOTE_MEMORY_DIR names a root for projects/",
+        env=lambda scratch: {"CLAUDE_CODE_REMOTE_MEMORY_DIR": str(scratch / "remote")},
+    ),
+    _located(
+        "remote-memory-dir-long-path",
+        "CLAUDE_CODE_REMOTE_MEMORY_DIR with a project path over 200 characters",
+        project=_LONG_PROJECT,
+        env=lambda scratch: {"CLAUDE_CODE_REMOTE_MEMORY_DIR": str(scratch / "remote")},
+    ),
+    _located(
+        "project-dir-name",
+        "CLAUDE_CODE_PROJECT_DIR_NAME names the project's directory",
+        env=lambda _: {"CLAUDE_CODE_PROJECT_DIR_NAME": "named-project"},
+    ),
+    _located(
         "disabled-env",
         "CLAUDE_CODE_DISABLE_AUTO_MEMORY=1",
         env=lambda _: {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"},
