@@ -16,6 +16,12 @@ DEFAULT_CONFIG_DIRNAME: Final = ".claude"
 PROJECTS_DIRNAME: Final = "projects"
 MEMORY_DIRNAME: Final = "memory"
 DISABLE_AUTO_MEMORY_ENV: Final = "CLAUDE_CODE_DISABLE_AUTO_MEMORY"
+#: Simple mode (no memory, no CLAUDE.md) when set to a true value.
+SIMPLE_MODE_ENV: Final = "CLAUDE_CODE_SIMPLE"
+#: A memory dir named outright; it outranks every setting.
+COWORK_MEMORY_DIR_ENV: Final = "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"
+#: Replaces the config root under which ``projects/<slug>/memory`` is derived.
+REMOTE_MEMORY_ROOT_ENV: Final = "CLAUDE_CODE_REMOTE_MEMORY_DIR"
 AUTO_MEMORY_DIRECTORY_SETTING: Final = "autoMemoryDirectory"
 AUTO_MEMORY_ENABLED_SETTING: Final = "autoMemoryEnabled"
 #: A slug longer than this is cut and gets ``-<hash>`` appended by the agent's runtime.

@@ -548,5 +548,5 @@ def load_index(memory_dir: Path, target: Target = DEFAULT_TARGET) -> Index:
     if not path.exists():
         index = parse_index("", path, target=target)
         return Index(index.path, "", index.lines, (), index.other, index.load, (), (), exists=False)
-    result = read_text(path, C.INDEX_MAX_READ_BYTES)
+    result = read_text(path, C.INDEX_MAX_READ_BYTES, keep_binary=True)
     return parse_index(result.text, path, result.problems, target, result.size)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdir import constants as C
+from memdir.target import DEFAULT_TARGET, Target
 
 _NON_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
@@ -149,9 +151,13 @@ def _load_settings(path: Path, notes: list[str]) -> dict[str, object]:
 
 
 def settings_files(
-    project_root: Path, root: Path, policy_paths: tuple[str, ...] = C.POLICY_SETTINGS_PATHS
+    project_root: Path,
+    root: Path,
+    policy_paths: tuple[str, ...] = C.POLICY_SETTINGS_PATHS,
+    target: Target = DEFAULT_TARGET,
 ) -> list[tuple[str, Path]]:
-    """The trusted settings files, highest precedence first: policy, local project, user."""
+    """The settings files that can place or switch off memory, highest precedence first:
+    policy, local project, shared project (only where ``target`` reads it there), user."""
     files: list[tuple[str, Path]] = []
     for candidate in policy_paths:
         path = Path(candidate)
@@ -159,8 +165,37 @@ def settings_files(
             files.append(("policy", path))
             break
     files.append(("local", project_root / ".claude" / "settings.local.json"))
+    if target.shared_settings_place_memory:
+        files.append(("shared", project_root / ".claude" / "settings.json"))
     files.append(("user", root / "settings.json"))
     return files
+
+
+def _env_switch(value: str | None) -> bool | None:
+    """An on/off environment variable: True for 1/true/yes/on, False for 0/false/no/off."""
+    word = (value or "").strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    return None
+
+
+def _override_dir(value: str, home: Path) -> Path | None:
+    """A configured memory dir as the agent accepts it: absolute or ``~/…`` below the home
+    directory (never the home itself or above it), NFC-normalised; None when it is refused."""
+    if "\x00" in value or len(value) < 3:
+        return None
+    if value.startswith("~/"):
+        rest = os.path.normpath(value[2:]) if value[2:] else "."
+        if rest in (".", "..") or rest.startswith("../") or rest.startswith("/"):
+            return None
+        path = os.path.join(home, rest)
+    elif os.path.isabs(value):
+        path = os.path.normpath(value)
+    else:
+        return None
+    return Path(unicodedata.normalize("NFC", path))
 
 
 def locate_memory_dir(
@@ -168,6 +203,7 @@ def locate_memory_dir(
     env: Mapping[str, str] | None = None,
     home: Path | None = None,
     policy_paths: tuple[str, ...] = C.POLICY_SETTINGS_PATHS,
+    target: Target = DEFAULT_TARGET,
 ) -> MemoryLocation:
     """The memory directory the agent uses for the project containing ``project_path``."""
     env = os.environ if env is None else env
@@ -177,42 +213,62 @@ def locate_memory_dir(
     slug = slugify(project_root)
     notes: list[str] = []
 
-    enabled = env.get(C.DISABLE_AUTO_MEMORY_ENV, "").strip().lower() not in ("1", "true", "yes")
-    if not enabled:
-        notes.append(f"auto memory is disabled by {C.DISABLE_AUTO_MEMORY_ENV}")
+    # Switched off or on: the environment first, then the highest-precedence setting.
+    enabled: bool | None = None
+    forced = _env_switch(env.get(C.DISABLE_AUTO_MEMORY_ENV))
+    if forced is not None:
+        enabled = not forced
+        if forced:
+            notes.append(f"auto memory is disabled by {C.DISABLE_AUTO_MEMORY_ENV}")
+    elif _env_switch(env.get(C.SIMPLE_MODE_ENV)):
+        enabled = False
+        notes.append(f"auto memory is off in simple mode ({C.SIMPLE_MODE_ENV})")
 
     override: tuple[str, Path] | None = None
-    for kind, path in settings_files(project_root, root, policy_paths):
+    cowork = env.get(C.COWORK_MEMORY_DIR_ENV, "").strip()
+    if cowork:
+        directory = _override_dir(cowork, home)
+        if directory is not None:
+            override = (f"env:{C.COWORK_MEMORY_DIR_ENV}", directory)
+    for kind, path in settings_files(project_root, root, policy_paths, target):
         data = _load_settings(path, notes)
-        if data.get(C.AUTO_MEMORY_ENABLED_SETTING) is False and enabled:
-            enabled = False
-            notes.append(f"auto memory is disabled by {C.AUTO_MEMORY_ENABLED_SETTING} in {path}")
+        switch = data.get(C.AUTO_MEMORY_ENABLED_SETTING)
+        if enabled is None and isinstance(switch, bool):
+            enabled = switch
+            if not switch:
+                setting = C.AUTO_MEMORY_ENABLED_SETTING
+                notes.append(f"auto memory is disabled by {setting} in {path}")
         value = data.get(C.AUTO_MEMORY_DIRECTORY_SETTING)
         if override is None and isinstance(value, str) and value.strip():
-            value = value.strip()
-            if value.startswith("~/"):
-                override = (f"setting:{kind}", home / value[2:])
-            elif Path(value).is_absolute():
-                override = (f"setting:{kind}", Path(value))
-            else:
+            directory = _override_dir(value.strip(), home)
+            if directory is None:
                 notes.append(
-                    f"ignored {C.AUTO_MEMORY_DIRECTORY_SETTING}={value!r} in {path}: "
-                    "it must be absolute or start with ~/"
+                    f"ignored {C.AUTO_MEMORY_DIRECTORY_SETTING}={value!r} in {path}: it must be "
+                    "an absolute path or ~/ followed by a folder below the home directory"
                 )
-
-    shared = _load_settings(project_root / ".claude" / "settings.json", notes)
-    if C.AUTO_MEMORY_DIRECTORY_SETTING in shared:
-        notes.append(
-            f"ignored {C.AUTO_MEMORY_DIRECTORY_SETTING} in the shared project settings "
-            f"{project_root / '.claude' / 'settings.json'}: a cloned repository could redirect "
-            "memory writes; set it in user or local settings instead"
-        )
+                continue
+            override = (f"setting:{kind}", directory)
+            if kind == "shared":
+                notes.append(
+                    f"{C.AUTO_MEMORY_DIRECTORY_SETTING} comes from the shared project settings "
+                    f"{path}: a cloned repository can redirect memory writes; check it"
+                )
+    if not target.shared_settings_place_memory:
+        shared = _load_settings(project_root / ".claude" / "settings.json", notes)
+        if C.AUTO_MEMORY_DIRECTORY_SETTING in shared:
+            notes.append(
+                f"ignored {C.AUTO_MEMORY_DIRECTORY_SETTING} in the shared project settings "
+                f"{project_root / '.claude' / 'settings.json'}: a cloned repository could "
+                "redirect memory writes; set it in user or local settings instead"
+            )
+    enabled = True if enabled is None else enabled
 
     if override is not None:
         source, directory = override
         return MemoryLocation(directory, project_root, slug, source, enabled, None, tuple(notes))
 
-    projects = root / C.PROJECTS_DIRNAME
+    remote = env.get(C.REMOTE_MEMORY_ROOT_ENV, "").strip()
+    projects = (Path(remote) if remote else root) / C.PROJECTS_DIRNAME
     prefix = slug_prefix(slug)
     if prefix is None:
         memory_dir = projects / slug / C.MEMORY_DIRNAME

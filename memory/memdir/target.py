@@ -23,16 +23,27 @@ class Target:
     #: Path A's text has control and format characters removed, line breaks unified and
     #: injection-prone tag openers neutralised (read in :func:`memdir.index.load_cap`).
     sanitize_index: bool
+    #: The shared, checked-in ``.claude/settings.json`` can move the memory dir and switch it
+    #: off like the user's own settings (read in :func:`memdir.paths.settings_files` and
+    #: :func:`memdir.paths.locate_memory_dir`); the spec says to distrust it.
+    shared_settings_place_memory: bool
     #: MEMORY.md files larger than this many bytes are not injected at all; None: no such limit
     #: (read in :func:`memdir.index.parse_index`).
     index_max_file_bytes: int | None
 
 
-SEED = Target("seed", cut_detail=False, sanitize_index=False, index_max_file_bytes=None)
+SEED = Target(
+    "seed",
+    cut_detail=False,
+    sanitize_index=False,
+    shared_settings_place_memory=False,
+    index_max_file_bytes=None,
+)
 CLAUDE_CODE_2_1_328 = Target(
     "claude-code-2.1.328",
     cut_detail=True,
     sanitize_index=True,
+    shared_settings_place_memory=True,
     index_max_file_bytes=C.INDEX_MAX_READ_BYTES,
 )
 

@@ -81,15 +81,21 @@ def _unreadable(path: Path, exc: OSError) -> ReadResult:
     )
 
 
-def read_text(path: Path, max_bytes: int = MAX_PARSE_BYTES) -> ReadResult:
-    """The whole file as text (at most ``max_bytes`` of it), with problems instead of errors."""
+def read_text(
+    path: Path, max_bytes: int = MAX_PARSE_BYTES, keep_binary: bool = False
+) -> ReadResult:
+    """The whole file as text (at most ``max_bytes`` of it), with problems instead of errors.
+
+    A binary file reads as empty unless ``keep_binary`` (the agent injects MEMORY.md whatever
+    it holds, so memdir must read it the same way): then it is decoded anyway, still flagged.
+    """
     try:
         with path.open("rb") as handle:
             stat = os.fstat(handle.fileno())
             data = handle.read(max_bytes + 1)
     except OSError as exc:
         return _unreadable(path, exc)
-    return _finish(data, stat.st_size, stat.st_mtime, max_bytes)
+    return _finish(data, stat.st_size, stat.st_mtime, max_bytes, keep_binary)
 
 
 def read_head(path: Path, max_lines: int, max_bytes: int = HEAD_MAX_BYTES) -> ReadResult:
@@ -138,13 +144,17 @@ def decode_bytes(
     return _finish(data, size, mtime, max_bytes)
 
 
-def _finish(data: bytes, size: int, mtime: float, max_bytes: int) -> ReadResult:
+def _finish(
+    data: bytes, size: int, mtime: float, max_bytes: int, keep_binary: bool = False
+) -> ReadResult:
     problems: list[Problem] = []
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+    binary = b"\x00" in data[:BINARY_SNIFF_BYTES]
+    if binary:
         problems.append(
             Problem("binary", "binary file (contains NUL bytes): not a memory", Span(0, 0, 0, 0))
         )
-        return ReadResult("", size, mtime, tuple(problems), binary=True)
+        if not keep_binary:
+            return ReadResult("", size, mtime, tuple(problems), binary=True)
     partial = len(data) > max_bytes
     if partial:
         data = data[:max_bytes]
@@ -161,4 +171,4 @@ def _finish(data: bytes, size: int, mtime: float, max_bytes: int) -> ReadResult:
             )
         )
     text = _decode(data, problems)
-    return ReadResult(text, size, mtime, tuple(problems), partial=partial)
+    return ReadResult(text, size, mtime, tuple(problems), partial=partial, binary=binary)

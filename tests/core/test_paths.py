@@ -3,7 +3,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from memdir.paths import canonical_git_root, config_root, locate_memory_dir, slug_prefix, slugify
+from memdir.target import SEED
 
 NO_POLICY: tuple[str, ...] = ()
 
@@ -145,17 +147,90 @@ def test_policy_settings_win(tmp_path: Path) -> None:
     assert loc.source == "setting:policy"
 
 
-def test_shared_project_settings_are_not_trusted(tmp_path: Path) -> None:
+def test_shared_project_settings_place_memory_as_the_agent_lets_them(tmp_path: Path) -> None:
     project = tmp_path / "p"
     (project / ".claude").mkdir(parents=True)
     (project / ".claude" / "settings.json").write_text(
         json.dumps({"autoMemoryDirectory": "/tmp/evil"})
     )
-    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "settings.json").write_text(json.dumps({"autoMemoryDirectory": "/tmp/mine"}))
+    env = {"CLAUDE_CONFIG_DIR": str(cfg)}
+    # Claude Code 2.1.328 reads it, over the user's own setting; memdir says where it came from.
     loc = locate_memory_dir(project, env=env, home=tmp_path, policy_paths=NO_POLICY)
-    assert loc.memory_dir != Path("/tmp/evil")
-    assert loc.source == "derived"
-    assert any("shared project settings" in n for n in loc.notes)
+    assert loc.memory_dir == Path("/tmp/evil") and loc.source == "setting:shared"
+    assert any("a cloned repository can redirect memory writes" in n for n in loc.notes)
+    # The spec (target "seed") distrusts it.
+    seed = locate_memory_dir(project, env=env, home=tmp_path, policy_paths=NO_POLICY, target=SEED)
+    assert seed.memory_dir == Path("/tmp/mine") and seed.source == "setting:user"
+    assert any("shared project settings" in n for n in seed.notes)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("~/notes/mem", "HOME/notes/mem"),
+        ("/srv/mem/", "/srv/mem"),
+        ("/srv/cafe\u0301", "/srv/caf\u00e9"),  # NFC, as the agent normalises it
+        ("~/", None),
+        ("~/../escape", None),
+        ("~/a/../../b", None),
+        ("relative/dir", None),
+        ("/", None),
+    ],
+)
+def test_configured_dirs_the_agent_accepts(
+    tmp_path: Path, value: str, expected: str | None
+) -> None:
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "settings.json").write_text(json.dumps({"autoMemoryDirectory": value}))
+    env = {"CLAUDE_CONFIG_DIR": str(cfg)}
+    loc = locate_memory_dir(tmp_path, env=env, home=tmp_path / "h", policy_paths=NO_POLICY)
+    if expected is None:
+        assert loc.source == "derived"
+        assert any("must be an absolute path or ~/" in n for n in loc.notes)
+    else:
+        assert str(loc.memory_dir) == expected.replace("HOME", str(tmp_path / "h"))
+
+
+def test_environment_overrides(tmp_path: Path) -> None:
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "settings.json").write_text(
+        json.dumps({"autoMemoryDirectory": "/srv/set", "autoMemoryEnabled": False})
+    )
+    base = {"CLAUDE_CONFIG_DIR": str(cfg)}
+
+    def where(**extra: str) -> tuple[Path | None, bool]:
+        loc = locate_memory_dir(tmp_path, env={**base, **extra}, policy_paths=NO_POLICY)
+        return loc.memory_dir, loc.enabled
+
+    assert where() == (Path("/srv/set"), False)
+    # A named memory dir outranks every setting; 0/false/no/off forces memory on.
+    assert where(CLAUDE_COWORK_MEMORY_PATH_OVERRIDE="/srv/cowork") == (Path("/srv/cowork"), False)
+    assert where(CLAUDE_CODE_DISABLE_AUTO_MEMORY="0")[1] is True
+    assert where(CLAUDE_CODE_DISABLE_AUTO_MEMORY="off")[1] is True
+    (cfg / "settings.json").write_text("{}")
+    assert where(CLAUDE_CODE_SIMPLE="1")[1] is False
+    remote = tmp_path / "remote"
+    slug = slugify(canonical_git_root(tmp_path))
+    assert where(CLAUDE_CODE_REMOTE_MEMORY_DIR=str(remote)) == (
+        remote / "projects" / slug / "memory",
+        True,
+    )
+
+
+def test_the_highest_precedence_switch_wins(tmp_path: Path) -> None:
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "settings.json").write_text('{"autoMemoryEnabled": false}')
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.local.json").write_text('{"autoMemoryEnabled": true}')
+    env = {"CLAUDE_CONFIG_DIR": str(cfg)}
+    assert locate_memory_dir(project, env=env, policy_paths=NO_POLICY).enabled
 
 
 def test_relative_override_ignored_and_bad_json_noted(tmp_path: Path) -> None:
@@ -169,7 +244,7 @@ def test_relative_override_ignored_and_bad_json_noted(tmp_path: Path) -> None:
         project, env={"CLAUDE_CONFIG_DIR": str(cfg)}, home=tmp_path, policy_paths=NO_POLICY
     )
     assert loc.source == "derived"
-    assert any("must be absolute" in n for n in loc.notes)
+    assert any("must be an absolute path" in n for n in loc.notes)
     assert any("invalid JSON" in n for n in loc.notes)
 
 

@@ -368,7 +368,7 @@ class DirState:
             index = Index(empty.path, "", empty.lines, (), empty.other, empty.load, exists=False)
         else:
             self.reads[C.INDEX_FILENAME] += 1
-            result = read_text(path, INDEX_MAX_BYTES)
+            result = read_text(path, INDEX_MAX_BYTES, keep_binary=True)
             index = parse_index(
                 result.text, path, result.problems, self.settings.agent_target, result.size
             )
