@@ -30,8 +30,27 @@ MAX_SLUG_LENGTH: Final = 200
 POLICY_SETTINGS_PATHS: Final = (
     "/etc/claude-code/managed-settings.json",
     "/Library/Application Support/ClaudeCode/managed-settings.json",
-    "C:\\ProgramData\\ClaudeCode\\managed-settings.json",
+    "C:\\Program Files\\ClaudeCode\\managed-settings.json",
 )
+#: Beside each policy file: drop-in ``*.json`` files, read in name order, each over the last.
+POLICY_DROP_IN_DIRNAME: Final = "managed-settings.d"
+SETTINGS_FILENAME: Final = "settings.json"
+LOCAL_SETTINGS_FILENAME: Final = "settings.local.json"
+#: Memory off, whatever else is set, when true (1/true/yes/on).
+SAFE_MODE_ENV: Final = "CLAUDE_CODE_SAFE_MODE"
+#: A remote session: memory off unless a remote or cowork memory dir is named.
+REMOTE_SESSION_ENV: Final = "CLAUDE_CODE_REMOTE"
+#: When true, local and shared project settings are untrusted and not read for memory.
+IGNORE_TRUST_ENV: Final = "CLAUDE_CODE_IGNORE_PERSISTED_TRUST"
+#: Names the project's directory under ``projects/`` when ``CLAUDE_CONFIG_DIR`` is set too.
+PROJECT_DIR_NAME_ENV: Final = "CLAUDE_CODE_PROJECT_DIR_NAME"
+PROJECT_DIR_NAME_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
+WINDOWS_RESERVED_NAME_PATTERN: Final = r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$"
+#: A configured memory dir shorter than this (``/a``) is refused.
+MIN_CONFIGURED_DIR_LENGTH: Final = 3
+#: Environment values read as true and as false by the agent's switches (trimmed, any case).
+ENV_TRUE_WORDS: Final = ("1", "true", "yes", "on")
+ENV_FALSE_WORDS: Final = ("0", "false", "no", "off")
 
 # --- the index, MEMORY.md (spec section 3) ---------------------------------------------------
 INDEX_FILENAME: Final = "MEMORY.md"

@@ -1,9 +1,10 @@
-"""Where the agent keeps a project's memory.
+"""Where the agent keeps a project's memory, and whether it uses memory at all.
 
-Reproduces the agent's location rules (spec section 2): the config root, the canonical git root
-(worktrees share the main repository's memory), the slug of the project path, the long-slug rule
-and the ``autoMemoryDirectory`` override. Everything here is a pure function of the file system
-and the environment passed in, so tests can build fixtures instead of touching ``~``.
+Reproduces the agent's location rules (spec section 2, as Claude Code 2.1.328 runs them; the
+evidence is in docs/agent-fidelity.md): the switches, the configured dirs, the config root, the
+canonical git root (worktrees share the main repository's memory), the slug of the project path
+and the long-slug rule. Everything here is a pure function of the file system and the arguments
+(environment and home passed in), so tests can build fixtures instead of touching ``~``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,88 +21,156 @@ from pathlib import Path
 from memdir import constants as C
 from memdir.target import DEFAULT_TARGET, Target
 
-_NON_ALNUM = re.compile(r"[^A-Za-z0-9]")
+_PROJECT_DIR_NAME = re.compile(C.PROJECT_DIR_NAME_PATTERN)
+_WINDOWS_RESERVED = re.compile(C.WINDOWS_RESERVED_NAME_PATTERN, re.IGNORECASE)
+#: Network and automounter paths the agent refuses as a memory dir: UNC (``//host``, ``\\?\``),
+#: ``/net`` (autofs) and macOS ``/.vol``.
+_REFUSED_DIR = re.compile(r"^(?:[\\/]{2}|/net(?:/|$)|/\.vol(?:/|$))")
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _nfc(path: str) -> str:
+    return unicodedata.normalize("NFC", path)
+
+
+def _normalize(path: str) -> str:
+    """``path.normalize`` of Node: ``..`` folded, one leading slash (Python keeps two)."""
+    normal = os.path.normpath(path)
+    if normal.startswith("//"):
+        normal = "/" + normal.lstrip("/")
+    return normal
 
 
 def config_root(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
-    """``$CLAUDE_CONFIG_DIR`` if set, else ``~/.claude``."""
+    """``$CLAUDE_CONFIG_DIR`` as written (no ``~`` expansion; empty is the relative dir ``.``),
+    else ``<home>/.claude``; NFC-normalised like the agent's."""
     env = os.environ if env is None else env
     configured = env.get(C.CONFIG_DIR_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    return (home or Path.home()) / C.DEFAULT_CONFIG_DIRNAME
+    if configured is not None:
+        return Path(_nfc(configured))
+    return Path(_nfc(os.path.join(home or Path.home(), C.DEFAULT_CONFIG_DIRNAME)))
+
+
+def _utf16_units(text: str) -> bytes:
+    return text.encode("utf-16-le", "surrogatepass")
 
 
 def slugify(project_path: str | os.PathLike[str]) -> str:
-    """Every character that is not an ASCII letter or digit becomes ``-``.
+    """Every UTF-16 unit that is not an ASCII letter or digit becomes ``-`` (so a character
+    outside the BMP, an emoji, becomes ``--``); no Unicode normalisation first.
 
-    The result may exceed :data:`~memdir.constants.MAX_SLUG_LENGTH`; see :func:`slug_prefix`.
+    The result may exceed :data:`~memdir.constants.MAX_SLUG_LENGTH`; see :func:`project_dir_name`.
     """
-    return _NON_ALNUM.sub("-", os.fspath(project_path))
+    return "".join(
+        ch if ch.isascii() and ch.isalnum() else "-" * (len(_utf16_units(ch)) // 2)
+        for ch in os.fspath(project_path)
+    )
 
 
 def slug_prefix(slug: str) -> str | None:
-    """For a slug over 200 characters, the 200-character prefix the agent's directory starts with.
-
-    The agent appends ``-<hash>`` to that prefix and the hash differs between its runtimes, so a
-    long-path directory must be found by prefix, never by recomputing the hash.
-    """
+    """For a slug over 200 characters (UTF-16 units: a slug is ASCII), the 200-character prefix
+    the agent's directory name starts with; None for a slug short enough to be the name."""
     return slug[: C.MAX_SLUG_LENGTH] if len(slug) > C.MAX_SLUG_LENGTH else None
 
 
-def _read_gitdir_file(dot_git: Path) -> Path | None:
-    try:
-        text = dot_git.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if line.startswith("gitdir:"):
-            target = Path(line[len("gitdir:") :].strip())
-            if not target.is_absolute():
-                target = dot_git.parent / target
-            return Path(os.path.normpath(target))
-    return None
+def slug_hash(key: str | os.PathLike[str]) -> str:
+    """The agent's long-slug suffix: Java's ``String.hashCode`` of the unslugged path over its
+    UTF-16 units (32-bit, signed), made positive and written in base 36."""
+    units = _utf16_units(os.fspath(key))
+    value = 0
+    for i in range(0, len(units), 2):
+        value = (value * 31 + int.from_bytes(units[i : i + 2], "little")) & 0xFFFFFFFF
+    number = abs(value - (1 << 32) if value >= 1 << 31 else value)
+    digits = ""
+    while True:
+        number, digit = divmod(number, 36)
+        digits = _BASE36[digit] + digits
+        if number == 0:
+            return digits
 
 
-def _common_dir(git_dir: Path) -> Path:
-    """A worktree's git dir names the shared repository in ``commondir``; others are their own."""
+def project_dir_name(key: str | os.PathLike[str]) -> str:
+    """The agent's directory name under ``projects/`` for the project path ``key``: its slug,
+    or past 200 units the slug's first 200 and ``-<hash>``."""
+    slug = slugify(key)
+    prefix = slug_prefix(slug)
+    return slug if prefix is None else f"{prefix}-{slug_hash(key)}"
+
+
+def _regular_file(path: str) -> bool:
+    """A regular file, not reached through a symlink (the agent refuses those in a git dir)."""
     try:
-        text = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+        return stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:
-        return git_dir
-    if not text:
-        return git_dir
-    common = Path(text)
-    if not common.is_absolute():
-        common = git_dir / common
-    return Path(os.path.normpath(common))
+        return False
+
+
+def _git_entry(path: str) -> bool:
+    """A ``.git`` that counts: a directory or a file (also through a symlink)."""
+    return os.path.isdir(path) or os.path.isfile(path)
+
+
+def _read_stripped(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read().strip()
+
+
+def _resolve(base: str, path: str) -> str:
+    return _normalize(os.path.join(base, path))
+
+
+def _worktree_main_root(root: str) -> str:
+    """For a ``.git`` file at ``root``: the main repository's root when it is a linked worktree
+    whose links check out both ways, else ``root`` (a submodule, a hand-made ``gitdir:``, a
+    moved or copied worktree). The result is as the git dir names it, not resolved further."""
+    try:
+        text = _read_stripped(os.path.join(root, ".git"))
+        if not text.startswith("gitdir:"):
+            return root
+        git_dir = _resolve(root, text[len("gitdir:") :].strip())
+        if not _regular_file(os.path.join(git_dir, "commondir")):
+            return root
+        common = _resolve(git_dir, _read_stripped(os.path.join(git_dir, "commondir")))
+        # The git dir must be <common>/worktrees/<name> ...
+        if _normalize(os.path.dirname(git_dir)) != _resolve(common, "worktrees"):
+            return root
+        # ... and its back-link must name this worktree's .git.
+        if not _regular_file(os.path.join(git_dir, "gitdir")):
+            return root
+        back = _read_stripped(os.path.join(git_dir, "gitdir"))
+        if os.sep == "/" and any("\\" in p for p in (root, git_dir, back, common)):
+            return root
+        linked = os.path.realpath(_resolve(git_dir, back))
+        if linked != os.path.join(os.path.realpath(root), ".git"):
+            return root
+    except (OSError, ValueError):
+        return root
+    if os.path.basename(common) != ".git":
+        # A bare repository's worktree uses the repository, unless that holds a .git itself.
+        return root if _git_entry(os.path.join(common, ".git")) else common
+    return os.path.dirname(common)
 
 
 def canonical_git_root(start: str | os.PathLike[str]) -> Path:
     """The project path the agent derives memory from.
 
-    Walk up to the first ``.git`` (a directory, or a ``gitdir:`` file in a worktree or
-    submodule). A worktree follows its git dir to the common dir and uses the main repository's
-    root, so every worktree of a repository shares one memory; a bare repository (common dir not
-    named ``.git``) uses its common dir. Outside git, the start directory itself.
+    From the physical start directory (the agent's cwd), walk up to the first ``.git`` that is a
+    directory or a file. A ``.git`` file of a linked worktree leads to the main repository's
+    root, so every worktree of a repository shares one memory (a bare repository's worktree:
+    the repository). Outside git, the start directory itself.
     """
-    start_path = Path(os.path.realpath(os.fspath(start)))
-    for directory in (start_path, *start_path.parents):
-        dot_git = directory / ".git"
-        if dot_git.is_dir():
-            return directory
-        if dot_git.is_file():
-            git_dir = _read_gitdir_file(dot_git)
-            if git_dir is None:
-                return directory
-            common = _common_dir(git_dir)
-            if common == git_dir:
-                # A submodule (or a plain gitdir redirect): its own working tree is the root.
-                return directory
-            if common.name == ".git":
-                return Path(os.path.realpath(common.parent))
-            return Path(os.path.realpath(common))
-    return start_path
+    start_path = os.path.realpath(os.fspath(start))
+    directory = start_path
+    while True:
+        dot_git = os.path.join(directory, ".git")
+        if _git_entry(dot_git):
+            if os.path.isfile(dot_git):
+                return Path(_worktree_main_root(directory))
+            return Path(directory)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return Path(start_path)
+        directory = parent
 
 
 @dataclass(frozen=True)
@@ -110,11 +180,15 @@ class MemoryLocation:
     #: The memory directory, or None when it can only be named by a prefix that matches nothing.
     memory_dir: Path | None
     project_root: Path
+    #: The project's directory name under ``projects/`` (the whole slug when only a prefix of it
+    #: is known).
     slug: str
-    #: ``setting:<file>``, ``derived`` or ``derived:prefix``.
+    #: ``env:<variable>`` or ``setting:<file>`` for a configured dir; ``derived`` (the default
+    #: ``projects/<slug>/memory``), ``derived:hash`` (a long slug with the computed hash) or
+    #: ``derived:prefix`` (a long slug found by its 200-character prefix).
     source: str
     enabled: bool = True
-    #: Glob of the agent's directory name when the slug is too long to derive exactly.
+    #: Glob of the agent's directory name when the slug is over 200 characters.
     prefix_pattern: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -134,10 +208,12 @@ class MemoryLocation:
 def _load_settings(path: Path, notes: list[str]) -> dict[str, object]:
     try:
         raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return {}
-    except OSError as exc:
-        notes.append(f"could not read {path}: {exc.strerror or exc}")
+    except (OSError, UnicodeDecodeError) as exc:
+        notes.append(f"could not read {path}: {getattr(exc, 'strerror', None) or exc}")
+        return {}
+    if not raw.strip():
         return {}
     try:
         data = json.loads(raw)
@@ -150,52 +226,138 @@ def _load_settings(path: Path, notes: list[str]) -> dict[str, object]:
     return data
 
 
+def _policy_files(policy_paths: tuple[str, ...]) -> list[Path]:
+    """The first policy location in use: its drop-ins (last name first), then its base file."""
+    for candidate in policy_paths:
+        base = Path(candidate)
+        drop_ins = base.parent / C.POLICY_DROP_IN_DIRNAME
+        if not (base.is_file() or drop_ins.is_dir()):
+            continue
+        names = []
+        if drop_ins.is_dir():
+            names = sorted(
+                entry.name
+                for entry in os.scandir(drop_ins)
+                if entry.name.endswith(".json") and not entry.name.startswith(".")
+                if entry.is_file() or entry.is_symlink()
+            )
+        return [drop_ins / name for name in reversed(names)] + [base]
+    return []
+
+
+def _owned(*paths: Path) -> bool:
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return True
+    try:
+        return all(p.stat().st_uid == getuid() for p in paths if p.exists())
+    except OSError:
+        return False
+
+
 def settings_files(
+    start: Path,
     project_root: Path,
     root: Path,
     policy_paths: tuple[str, ...] = C.POLICY_SETTINGS_PATHS,
     target: Target = DEFAULT_TARGET,
+    *,
+    home: Path | None = None,
+    trusted: bool = True,
 ) -> list[tuple[str, Path]]:
     """The settings files that can place or switch off memory, highest precedence first:
-    policy, local project, shared project (only where ``target`` reads it there), user."""
-    files: list[tuple[str, Path]] = []
-    for candidate in policy_paths:
-        path = Path(candidate)
-        if path.is_file():
-            files.append(("policy", path))
-            break
-    files.append(("local", project_root / ".claude" / "settings.local.json"))
-    if target.shared_settings_place_memory:
-        files.append(("shared", project_root / ".claude" / "settings.json"))
-    files.append(("user", root / "settings.json"))
+    policy (drop-ins over the base file), local (the canonical root's over the start dir's),
+    shared (the start dir's, where ``target`` reads it), user. Local and shared only when the
+    workspace is ``trusted``; a relative config ``root`` is taken from ``start``."""
+    files = [("policy", path) for path in _policy_files(policy_paths)]
+    if trusted:
+        local = C.LOCAL_SETTINGS_FILENAME
+        real_home = os.path.realpath(home) if home is not None else None
+        # The canonical root's own file, when that root is the user's (the agent checks who owns
+        # it, so a repository someone else controls cannot place memory) ...
+        if os.path.realpath(project_root) != real_home and _owned(
+            project_root, project_root / ".git", project_root / ".claude"
+        ):
+            files.append(("local", project_root / ".claude" / local))
+        # ... and the start dir's, below it.
+        if not files or files[-1][1] != start / ".claude" / local:
+            files.append(("local", start / ".claude" / local))
+        if target.shared_settings_place_memory:
+            files.append(("shared", start / ".claude" / C.SETTINGS_FILENAME))
+    files.append(("user", start / root / C.SETTINGS_FILENAME))
     return files
 
 
 def _env_switch(value: str | None) -> bool | None:
-    """An on/off environment variable: True for 1/true/yes/on, False for 0/false/no/off."""
+    """An on/off environment variable: True for 1/true/yes/on, False for 0/false/no/off (trimmed,
+    any case), None for anything else."""
     word = (value or "").strip().lower()
-    if word in ("1", "true", "yes", "on"):
+    if word in C.ENV_TRUE_WORDS:
         return True
-    if word in ("0", "false", "no", "off"):
+    if word in C.ENV_FALSE_WORDS:
         return False
     return None
 
 
-def _override_dir(value: str, home: Path) -> Path | None:
-    """A configured memory dir as the agent accepts it: absolute or ``~/…`` below the home
-    directory (never the home itself or above it), NFC-normalised; None when it is refused."""
-    if "\x00" in value or len(value) < 3:
+def _configured_dir(value: str, home: Path | None) -> str | None:
+    """A configured memory dir as the agent accepts it, or None when it refuses it: absolute
+    (``..`` folded, trailing separators dropped) and at least 3 characters, or with ``home`` given
+    ``~/…`` below the home directory (never the home itself or above it); not trimmed, not
+    network paths, NFC-normalised."""
+    if not value:
         return None
-    if value.startswith("~/"):
-        rest = os.path.normpath(value[2:]) if value[2:] else "."
-        if rest in (".", "..") or rest.startswith("../") or rest.startswith("/"):
+    path = value
+    if home is not None and path.startswith(("~/", "~\\")):
+        rest = _normalize(path[2:] or ".")
+        if rest in (".", "..") or rest.startswith(("../", "..\\")):
             return None
-        path = os.path.join(home, rest)
-    elif os.path.isabs(value):
-        path = os.path.normpath(value)
-    else:
+        path = os.path.join(home, path[2:])
+    path = _normalize(path).rstrip("/\\")
+    if (
+        not os.path.isabs(path)
+        or len(path) < C.MIN_CONFIGURED_DIR_LENGTH
+        or re.fullmatch(r"[A-Za-z]:", path)
+        or _REFUSED_DIR.match(path)
+        or "\x00" in path
+    ):
         return None
-    return Path(unicodedata.normalize("NFC", path))
+    return _nfc(path)
+
+
+def _refused(what: str, value: str, where: str) -> str:
+    return (
+        f"ignored {what}={value!r} in {where}: the agent takes only an absolute path or ~/ "
+        "followed by a folder below the home directory, and uses the default dir instead"
+    )
+
+
+def _switched_off(env: Mapping[str, str]) -> tuple[bool | None, str | None]:
+    """Memory forced off (False, why) or on (True, None) by the environment, or (None, None)."""
+    if _env_switch(env.get(C.SAFE_MODE_ENV)):
+        return False, f"auto memory is off in safe mode ({C.SAFE_MODE_ENV})"
+    # Simple (bare) mode replaces the whole system prompt: no memory, even when forced on.
+    if _env_switch(env.get(C.SIMPLE_MODE_ENV)):
+        return False, f"auto memory is off in simple mode ({C.SIMPLE_MODE_ENV})"
+    forced = _env_switch(env.get(C.DISABLE_AUTO_MEMORY_ENV))
+    if forced is not None:
+        return (
+            (False, f"auto memory is disabled by {C.DISABLE_AUTO_MEMORY_ENV}")
+            if forced
+            else (
+                True,
+                None,
+            )
+        )
+    if (
+        _env_switch(env.get(C.REMOTE_SESSION_ENV))
+        and not env.get(C.REMOTE_MEMORY_ROOT_ENV)
+        and not env.get(C.COWORK_MEMORY_DIR_ENV)
+    ):
+        return False, (
+            f"auto memory is off in a remote session ({C.REMOTE_SESSION_ENV}) without "
+            f"{C.REMOTE_MEMORY_ROOT_ENV} or {C.COWORK_MEMORY_DIR_ENV}"
+        )
+    return None, None
 
 
 def locate_memory_dir(
@@ -205,93 +367,155 @@ def locate_memory_dir(
     policy_paths: tuple[str, ...] = C.POLICY_SETTINGS_PATHS,
     target: Target = DEFAULT_TARGET,
 ) -> MemoryLocation:
-    """The memory directory the agent uses for the project containing ``project_path``."""
+    """The memory directory the agent uses for the project containing ``project_path`` (its
+    working directory; the physical path counts), and whether memory is on there.
+
+    A relative ``CLAUDE_CONFIG_DIR`` (or ``~/…``, which the agent does not expand) is relative
+    to that working directory; the result is absolute all the same."""
     env = os.environ if env is None else env
     home = home or Path.home()
-    project_root = canonical_git_root(project_path if project_path is not None else Path.cwd())
+    start = Path(os.path.realpath(os.fspath(project_path if project_path is not None else ".")))
+    project_root = canonical_git_root(start)
     root = config_root(env, home)
-    slug = slugify(project_root)
     notes: list[str] = []
+    if not root.is_absolute():
+        notes.append(
+            f"{C.CONFIG_DIR_ENV}={env.get(C.CONFIG_DIR_ENV)!r} is a relative path (the agent "
+            f"expands no ~ in it): the agent takes it from its working directory, {start}"
+        )
 
-    # Switched off or on: the environment first, then the highest-precedence setting.
-    enabled: bool | None = None
-    forced = _env_switch(env.get(C.DISABLE_AUTO_MEMORY_ENV))
-    if forced is not None:
-        enabled = not forced
-        if forced:
-            notes.append(f"auto memory is disabled by {C.DISABLE_AUTO_MEMORY_ENV}")
-    elif _env_switch(env.get(C.SIMPLE_MODE_ENV)):
-        enabled = False
-        notes.append(f"auto memory is off in simple mode ({C.SIMPLE_MODE_ENV})")
+    enabled, why = _switched_off(env)
+    if why:
+        notes.append(why)
+    trusted = not _env_switch(env.get(C.IGNORE_TRUST_ENV))
+    if not trusted:
+        notes.append(f"local and shared project settings are not read ({C.IGNORE_TRUST_ENV})")
 
-    override: tuple[str, Path] | None = None
-    cowork = env.get(C.COWORK_MEMORY_DIR_ENV, "").strip()
+    #: (source, the dir or None when the agent refuses the value): the first one set decides.
+    override: tuple[str, str | None] | None = None
+    cowork = env.get(C.COWORK_MEMORY_DIR_ENV, "")
     if cowork:
-        directory = _override_dir(cowork, home)
-        if directory is not None:
-            override = (f"env:{C.COWORK_MEMORY_DIR_ENV}", directory)
-    for kind, path in settings_files(project_root, root, policy_paths, target):
+        # No ~/ expansion here; a refused value leaves the settings to decide.
+        cowork_dir = _configured_dir(cowork, None)
+        if cowork_dir is None:
+            notes.append(_refused(C.COWORK_MEMORY_DIR_ENV, cowork, "the environment"))
+        else:
+            override = (f"env:{C.COWORK_MEMORY_DIR_ENV}", cowork_dir)
+    for kind, path in settings_files(
+        start, project_root, root, policy_paths, target, home=home, trusted=trusted
+    ):
         data = _load_settings(path, notes)
         switch = data.get(C.AUTO_MEMORY_ENABLED_SETTING)
         if enabled is None and isinstance(switch, bool):
             enabled = switch
             if not switch:
-                setting = C.AUTO_MEMORY_ENABLED_SETTING
-                notes.append(f"auto memory is disabled by {setting} in {path}")
+                notes.append(
+                    f"auto memory is disabled by {C.AUTO_MEMORY_ENABLED_SETTING} in {path}"
+                )
         value = data.get(C.AUTO_MEMORY_DIRECTORY_SETTING)
-        if override is None and isinstance(value, str) and value.strip():
-            directory = _override_dir(value.strip(), home)
-            if directory is None:
-                notes.append(
-                    f"ignored {C.AUTO_MEMORY_DIRECTORY_SETTING}={value!r} in {path}: it must be "
-                    "an absolute path or ~/ followed by a folder below the home directory"
-                )
-                continue
-            override = (f"setting:{kind}", directory)
-            if kind == "shared":
-                notes.append(
-                    f"{C.AUTO_MEMORY_DIRECTORY_SETTING} comes from the shared project settings "
-                    f"{path}: a cloned repository can redirect memory writes; check it"
-                )
+        if override is not None or not isinstance(value, str):
+            continue
+        # The first file that sets it decides, even with a value the agent refuses.
+        override = (f"setting:{kind}", _configured_dir(value, home))
+        if override[1] is None:
+            notes.append(_refused(C.AUTO_MEMORY_DIRECTORY_SETTING, value, str(path)))
+        elif kind == "shared":
+            notes.append(
+                f"{C.AUTO_MEMORY_DIRECTORY_SETTING} comes from the shared project settings "
+                f"{path}: a cloned repository can redirect memory writes; check it"
+            )
     if not target.shared_settings_place_memory:
-        shared = _load_settings(project_root / ".claude" / "settings.json", notes)
-        if C.AUTO_MEMORY_DIRECTORY_SETTING in shared:
+        shared_path = start / ".claude" / C.SETTINGS_FILENAME
+        if C.AUTO_MEMORY_DIRECTORY_SETTING in _load_settings(shared_path, []):
             notes.append(
                 f"ignored {C.AUTO_MEMORY_DIRECTORY_SETTING} in the shared project settings "
-                f"{project_root / '.claude' / 'settings.json'}: a cloned repository could "
-                "redirect memory writes; set it in user or local settings instead"
+                f"{shared_path}: a cloned repository could redirect memory writes; set it in "
+                "user or local settings instead"
             )
     enabled = True if enabled is None else enabled
 
-    if override is not None:
-        source, directory = override
-        return MemoryLocation(directory, project_root, slug, source, enabled, None, tuple(notes))
-
-    remote = env.get(C.REMOTE_MEMORY_ROOT_ENV, "").strip()
-    projects = (Path(remote) if remote else root) / C.PROJECTS_DIRNAME
-    prefix = slug_prefix(slug)
-    if prefix is None:
-        memory_dir = projects / slug / C.MEMORY_DIRNAME
+    key = os.fspath(project_root)
+    if override is not None and override[1] is not None:
+        directory, name = Path(override[1]), project_dir_name(key)
         return MemoryLocation(
-            memory_dir, project_root, slug, "derived", enabled, None, tuple(notes)
+            directory, project_root, name, override[0], enabled, None, tuple(notes)
         )
 
+    remote = env.get(C.REMOTE_MEMORY_ROOT_ENV, "")
+    projects = _projects_dir(start, remote or os.fspath(root))
+    named = _named_project_dir(env, (remote or os.fspath(root)) == os.fspath(root), notes)
+    if named is not None:
+        directory = projects / named / C.MEMORY_DIRNAME
+        return MemoryLocation(
+            directory, project_root, named, "derived", enabled, None, tuple(notes)
+        )
+    if remote:
+        notes.append(f"derived under {C.REMOTE_MEMORY_ROOT_ENV}")
+    found, slug, source, pattern = _derived_dir(projects, key, target, notes)
+    return MemoryLocation(found, project_root, slug, source, enabled, pattern, tuple(notes))
+
+
+def _projects_dir(start: Path, base: str) -> Path:
+    """``<base>/projects`` as the agent joins it (normalised, NFC), taken from the working
+    directory ``start`` when ``base`` is relative."""
+    return start / _nfc(_normalize(os.path.join(base, C.PROJECTS_DIRNAME)))
+
+
+def _named_project_dir(
+    env: Mapping[str, str], under_config_root: bool, notes: list[str]
+) -> str | None:
+    """``CLAUDE_CODE_PROJECT_DIR_NAME`` where the agent uses it as the project's directory name:
+    with ``CLAUDE_CONFIG_DIR`` set (not empty), derived under the config root, a valid name."""
+    named = env.get(C.PROJECT_DIR_NAME_ENV, "")
+    if not named:
+        return None
+    if not (under_config_root and env.get(C.CONFIG_DIR_ENV)):
+        notes.append(
+            f"ignored {C.PROJECT_DIR_NAME_ENV}: the agent reads it only with {C.CONFIG_DIR_ENV} "
+            f"set and without {C.REMOTE_MEMORY_ROOT_ENV}"
+        )
+        return None
+    if not _PROJECT_DIR_NAME.match(named) or _WINDOWS_RESERVED.match(named):
+        notes.append(
+            f"ignored {C.PROJECT_DIR_NAME_ENV}={named!r}: the agent takes 1 to 64 letters, "
+            "digits, - or _, and no reserved Windows device name"
+        )
+        return None
+    notes.append(f"the project's directory is named by {C.PROJECT_DIR_NAME_ENV}")
+    return named
+
+
+def _derived_dir(
+    projects: Path, key: str, target: Target, notes: list[str]
+) -> tuple[Path | None, str, str, str | None]:
+    """The default memory dir below ``projects`` for the project path ``key``: (the dir, its
+    project directory's name, the source, the long-slug glob)."""
+    slug = slugify(key)
+    prefix = slug_prefix(slug)
+    if prefix is None:
+        return projects / slug / C.MEMORY_DIRNAME, slug, "derived", None
     pattern = f"{prefix}-*"
-    matches = sorted(projects.glob(pattern)) if projects.is_dir() else []
-    matches = [m for m in matches if m.is_dir()]
+    matches = [m for m in sorted(projects.glob(pattern)) if m.is_dir()] if projects.is_dir() else []
+    if target.slug_hash_computed:
+        name = project_dir_name(key)
+        if (projects / name).is_dir() or not matches:
+            return projects / name / C.MEMORY_DIRNAME, name, "derived:hash", pattern
+        # Kept for agent builds whose hash differs (the spec says runtimes differ).
+        notes.append(
+            f"the agent names this project's directory {name}, which does not exist, but "
+            f"{pattern} matches: using that (a build with another hash made it)"
+        )
     if len(matches) > 1:
         # Several runtimes hashed the same path differently; the most recently used one wins.
         matches.sort(key=lambda m: m.stat().st_mtime, reverse=True)
         notes.append(f"{len(matches)} directories match {pattern}; using the most recent")
-    found = matches[0] / C.MEMORY_DIRNAME if matches else None
-    if found is None:
+    if not matches:
         notes.append(
             f"the project path is over {C.MAX_SLUG_LENGTH} characters, so the agent names its "
             f"directory {projects / pattern} with a runtime-specific hash; none exists yet"
         )
-    return MemoryLocation(
-        found, project_root, slug, "derived:prefix", enabled, pattern, tuple(notes)
-    )
+        return None, slug, "derived:prefix", pattern
+    return matches[0] / C.MEMORY_DIRNAME, slug, "derived:prefix", pattern
 
 
 def is_within(path: Path, root: Path) -> bool:

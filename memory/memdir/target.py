@@ -30,6 +30,10 @@ class Target:
     #: MEMORY.md files larger than this many bytes are not injected at all; None: no such limit
     #: (read in :func:`memdir.index.parse_index`).
     index_max_file_bytes: int | None
+    #: A project path whose slug is over 200 UTF-16 units gets its directory name's hash
+    #: computed (Java's String.hashCode, base 36); else it is found by prefix only, as the spec
+    #: says the hash differs between runtimes (read in :func:`memdir.paths.locate_memory_dir`).
+    slug_hash_computed: bool
 
 
 SEED = Target(
@@ -38,6 +42,7 @@ SEED = Target(
     sanitize_index=False,
     shared_settings_place_memory=False,
     index_max_file_bytes=None,
+    slug_hash_computed=False,
 )
 CLAUDE_CODE_2_1_328 = Target(
     "claude-code-2.1.328",
@@ -45,6 +50,7 @@ CLAUDE_CODE_2_1_328 = Target(
     sanitize_index=True,
     shared_settings_place_memory=True,
     index_max_file_bytes=C.INDEX_MAX_READ_BYTES,
+    slug_hash_computed=True,
 )
 
 #: Every target, by the name settings and ``--target`` use.
