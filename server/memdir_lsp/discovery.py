@@ -23,6 +23,7 @@ from pathlib import Path
 
 from lsprotocol import types
 from memdir import constants as C
+from memdir.config import settings_from_mapping
 from memdir.paths import locate_memory_dir
 
 from memdir_lsp.lifecycle import folder_paths
@@ -61,6 +62,8 @@ def find_directories(
 ) -> dict[Path, set[str]]:
     """Every memory directory of the workspace, with why each was found."""
     found: dict[Path, set[str]] = {}
+    # The editor's `target`: a memdir.toml would live in the memory dir being looked for.
+    target = settings_from_mapping(settings.overrides).agent_target
 
     def add(path: Path | None, origin: str) -> None:
         if path is not None and path.is_dir():
@@ -70,7 +73,7 @@ def find_directories(
         if looks_like_memory_dir(folder):
             add(folder, "workspace")
         try:
-            location = locate_memory_dir(folder, env=env)
+            location = locate_memory_dir(folder, env=env, target=target)
         except OSError as exc:
             logger.warning("cannot locate the agent's memory dir of %s: %s", folder, exc)
         else:

@@ -552,3 +552,17 @@ def test_no_tilde_of_the_developer_leaks(tmp_path: Path, monkeypatch: pytest.Mon
     assert loc.memory_dir == tmp_path / "h" / "mem"
     loc = locate_memory_dir(tmp_path, env={"CLAUDE_CONFIG_DIR": "~/c"}, home=tmp_path / "h")
     assert "nonexistent-real-home" not in str(loc.memory_dir)
+
+
+def test_where_takes_the_target_from_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memdir.cli import main
+
+    project, env, _ = _long_project(tmp_path)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", env["CLAUDE_CONFIG_DIR"])
+    sources = {}
+    for target in ("claude-code-2.1.328", "seed"):
+        assert main(["where", str(project), "--json", "--target", target]) == 0
+        sources[target] = json.loads(capsys.readouterr().out)["source"]
+    assert sources == {"claude-code-2.1.328": "derived:hash", "seed": "derived:prefix"}

@@ -79,8 +79,10 @@ def _clip(line: str, width: int = 240) -> str:
     return line if len(line) <= width else line[: width - 1] + "…\n"
 
 
-def _same_dir(agent_dir: str, memdir_dir: Path) -> bool:
-    return os.path.realpath(agent_dir) == os.path.realpath(memdir_dir)
+def _same_dir(agent_dir: str, memdir_dir: Path, cwd: Path) -> bool:
+    # A relative dir (CLAUDE_CONFIG_DIR relative, or ~ which the agent does not expand) is the
+    # agent's cwd's; memdir names it absolute.
+    return os.path.realpath(os.path.join(cwd, agent_dir)) == os.path.realpath(memdir_dir)
 
 
 def compare(scenario: Scenario, run: AgentRun) -> list[Difference]:
@@ -108,7 +110,7 @@ def compare(scenario: Scenario, run: AgentRun) -> list[Difference]:
         pattern = location.prefix_pattern or ""
         if not fnmatch.fnmatchcase(Path(agent_dir).parent.name, pattern):
             differ("location", agent_dir, memdir_where)
-    elif not _same_dir(agent_dir, memdir_dir):
+    elif not _same_dir(agent_dir, memdir_dir, scenario.cwd):
         differ("location", agent_dir, memdir_where)
 
     injected = injected_index(request)

@@ -132,6 +132,198 @@ def _symlinked(scratch: Path, name: str, what: str) -> Scenario:
 #: Over 200 characters of slug: the agent shortens it and appends a hash of the path.
 _LONG_PROJECT = "/".join(f"segment-{i:02d}-of-a-deeply-nested-project-path" for i in range(6))
 
+
+def _long_emoji(scratch: Path, name: str, what: str) -> Scenario:
+    """A project path of exactly 200 code points, 210 UTF-16 units: the emoji count twice."""
+    home = scratch / "home"
+    home.mkdir(parents=True)
+    base = os.path.realpath(scratch) + "/"
+    root = _repo(Path(base + "x" * (190 - len(base)) + "\U0001f600" * 10))
+    return Scenario(name, what, home, root)
+
+
+def _worktree_local(scratch: Path, name: str, what: str) -> Scenario:
+    """A worktree whose own .claude/settings.local.json places memory (the cwd is its root)."""
+    home = scratch / "home"
+    home.mkdir(parents=True)
+    main = _repo(scratch / "main-repo", commit=True)
+    wt = scratch / "feature-wt"
+    _git(main, "worktree", "add", "-q", str(wt))
+    _write_json(
+        wt / ".claude" / "settings.local.json", {"autoMemoryDirectory": str(scratch / "wt-mem")}
+    )
+    return Scenario(name, what, home, wt)
+
+
+#: Differences found by the location research (docs/agent-fidelity.md), one fixture each; the
+#: managed-policy ones need /etc and are unit tests (tests/core/test_paths.py) instead, those
+#: that need a command-line flag (--bare, --settings, --setting-sources) are not run.
+_MORE_LOCATION: list[Fixture] = [
+    _located(
+        "emoji",
+        "an astral character (two UTF-16 units) in the project path",
+        project="a\U0001f600b",
+    ),
+    _located(
+        "long-chinese",
+        "a long Chinese project path ending in an emoji",
+        project="/".join(["项目" * 20] * 3) + "/\U0001f600x",
+    ),
+    Fixture("long-emoji", "a project path of 200 code points but 210 UTF-16 units", _long_emoji),
+    _located(
+        "config-dir-tilde",
+        "CLAUDE_CONFIG_DIR=~/cfg (not expanded: relative to the cwd)",
+        env=lambda _: {"CLAUDE_CONFIG_DIR": "~/cfg"},
+    ),
+    _located(
+        "config-dir-empty",
+        "CLAUDE_CONFIG_DIR set to the empty string (relative projects/ in the cwd)",
+        env=lambda _: {"CLAUDE_CONFIG_DIR": ""},
+    ),
+    _located(
+        "config-dir-nfd",
+        "CLAUDE_CONFIG_DIR spelled with a decomposed (NFD) é",
+        env=lambda scratch: {
+            "CLAUDE_CONFIG_DIR": str(scratch) + "/cf" + unicodedata.normalize("NFD", "é")
+        },
+    ),
+    _located(
+        "project-dir-name-config-dir",
+        "CLAUDE_CODE_PROJECT_DIR_NAME with CLAUDE_CONFIG_DIR set",
+        env=lambda scratch: {
+            "CLAUDE_CONFIG_DIR": str(scratch / "cfg"),
+            "CLAUDE_CODE_PROJECT_DIR_NAME": "my-proj_1",
+        },
+    ),
+    _located(
+        "project-dir-name-invalid",
+        "an invalid CLAUDE_CODE_PROJECT_DIR_NAME with CLAUDE_CONFIG_DIR set",
+        env=lambda scratch: {
+            "CLAUDE_CONFIG_DIR": str(scratch / "cfg"),
+            "CLAUDE_CODE_PROJECT_DIR_NAME": "bad/name",
+        },
+    ),
+    _located(
+        "remote-dir-config-dir-project-name",
+        "CLAUDE_CODE_REMOTE_MEMORY_DIR with CLAUDE_CONFIG_DIR and CLAUDE_CODE_PROJECT_DIR_NAME",
+        env=lambda scratch: {
+            "CLAUDE_CONFIG_DIR": str(scratch / "cfg"),
+            "CLAUDE_CODE_PROJECT_DIR_NAME": "named",
+            "CLAUDE_CODE_REMOTE_MEMORY_DIR": str(scratch / "remote"),
+        },
+    ),
+    _located(
+        "remote-session",
+        "CLAUDE_CODE_REMOTE=1 (a remote session without a memory dir)",
+        env=lambda _: {"CLAUDE_CODE_REMOTE": "1"},
+    ),
+    _located(
+        "remote-session-with-dir",
+        "CLAUDE_CODE_REMOTE=1 with CLAUDE_CODE_REMOTE_MEMORY_DIR",
+        env=lambda scratch: {
+            "CLAUDE_CODE_REMOTE": "1",
+            "CLAUDE_CODE_REMOTE_MEMORY_DIR": str(scratch / "remote"),
+        },
+    ),
+    _located(
+        "remote-session-forced-on",
+        "CLAUDE_CODE_REMOTE=1 with CLAUDE_CODE_DISABLE_AUTO_MEMORY=0",
+        env=lambda _: {"CLAUDE_CODE_REMOTE": "1", "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "0"},
+    ),
+    _located(
+        "cowork-over-user-setting",
+        "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE and autoMemoryDirectory in user settings",
+        settings={"user": {"autoMemoryDirectory": "{scratch}/user-mem"}},
+        env=lambda scratch: {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": str(scratch / "cowork-mem")},
+    ),
+    _located(
+        "cowork-tilde",
+        "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE=~/cowork (not expanded: refused)",
+        env=lambda _: {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": "~/cowork"},
+    ),
+    _located(
+        "safe-mode",
+        "CLAUDE_CODE_SAFE_MODE=1",
+        env=lambda _: {"CLAUDE_CODE_SAFE_MODE": "1"},
+    ),
+    _located(
+        "disabled-env-on",
+        "CLAUDE_CODE_DISABLE_AUTO_MEMORY=on",
+        env=lambda _: {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "on"},
+    ),
+    _located(
+        "simple-beats-forced-on",
+        "CLAUDE_CODE_SIMPLE=1 with CLAUDE_CODE_DISABLE_AUTO_MEMORY=0",
+        env=lambda _: {"CLAUDE_CODE_SIMPLE": "1", "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "0"},
+    ),
+    _located(
+        "setting-user-dotdot-absolute",
+        "an absolute autoMemoryDirectory with a .. segment",
+        settings={"user": {"autoMemoryDirectory": "{scratch}/a/../mem-norm"}},
+    ),
+    _located(
+        "setting-user-too-short",
+        "autoMemoryDirectory /a (too short)",
+        settings={"user": {"autoMemoryDirectory": "/a"}},
+    ),
+    _located(
+        "setting-user-whitespace",
+        "an absolute autoMemoryDirectory with spaces around it (not trimmed)",
+        settings={"user": {"autoMemoryDirectory": "  {scratch}/mem-ws  "}},
+    ),
+    _located(
+        "setting-invalid-local-masks-user",
+        "a relative autoMemoryDirectory in local settings and a valid one in user settings",
+        settings={
+            "local": {"autoMemoryDirectory": "relative"},
+            "user": {"autoMemoryDirectory": "{scratch}/user-mem"},
+        },
+    ),
+    _located(
+        "setting-local-untrusted",
+        "local and user autoMemoryDirectory with CLAUDE_CODE_IGNORE_PERSISTED_TRUST=1",
+        settings={
+            "local": {"autoMemoryDirectory": "{scratch}/local-mem"},
+            "user": {"autoMemoryDirectory": "{scratch}/user-mem"},
+        },
+        env=lambda _: {"CLAUDE_CODE_IGNORE_PERSISTED_TRUST": "1"},
+    ),
+    _located(
+        "setting-local-in-subdirectory-cwd",
+        "autoMemoryDirectory in the subdirectory cwd's own .claude/settings.local.json",
+        cwd="sub",
+        settings={
+            "proj/sub/.claude/settings.local.json": {"autoMemoryDirectory": "{scratch}/sub-mem"}
+        },
+    ),
+    _located(
+        "setting-shared-in-subdirectory-cwd",
+        "autoMemoryDirectory in the subdirectory cwd's own .claude/settings.json",
+        cwd="sub",
+        settings={"proj/sub/.claude/settings.json": {"autoMemoryDirectory": "{scratch}/sub-mem"}},
+    ),
+    _located(
+        "setting-shared-at-root-cwd-subdirectory",
+        "autoMemoryDirectory in the repo root's .claude/settings.json, cwd in a subdirectory",
+        cwd="sub",
+        settings={"shared": {"autoMemoryDirectory": "{scratch}/root-mem"}},
+    ),
+    _located(
+        "setting-local-root-over-subdirectory",
+        "local autoMemoryDirectory both at the repo root and in the subdirectory cwd",
+        cwd="sub",
+        settings={
+            "local": {"autoMemoryDirectory": "{scratch}/root-mem"},
+            "proj/sub/.claude/settings.local.json": {"autoMemoryDirectory": "{scratch}/sub-mem"},
+        },
+    ),
+    Fixture(
+        "setting-local-in-worktree",
+        "autoMemoryDirectory in a worktree's own .claude/settings.local.json",
+        _worktree_local,
+    ),
+]
+
 LOCATION: list[Fixture] = [
     _located("plain", "cwd at the root of a git repo"),
     _located("subdirectory", "cwd two levels below the repo root", cwd="src/pkg"),
@@ -280,6 +472,7 @@ LOCATION: list[Fixture] = [
         settings={"user": {"autoMemoryEnabled": False}},
         env=lambda _: {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "0"},
     ),
+    *_MORE_LOCATION,
 ]
 
 
