@@ -8,7 +8,8 @@ request body is kept so tests can check what the agent sent. Standard library on
 
 The real Claude Code CLI (tests/fidelity) also asks for ``"stream": true`` (answered as
 server-sent events), counts tokens and sends GETs; those are answered too (a count is recorded,
-a GET is not), without consuming the script.
+a GET is not), without consuming the script. A ``responder`` answers every request the script
+does not (path B's runs script the agent's loop and its memory selector by what each request is).
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ class FakeAnthropic:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.script: list[Reply] = []
+        #: Answers a request when the script is empty (instead of ending the turn).
+        self.responder: Reply | None = None
         self.requests: list[Body] = []
         self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
@@ -154,9 +157,10 @@ class FakeAnthropic:
         host, port = self.httpd.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def reset(self, *script: Reply) -> None:
+    def reset(self, *script: Reply, responder: Reply | None = None) -> None:
         with self._lock:
             self.script = list(script)
+            self.responder = responder
             self.requests.clear()
             self.headers.clear()
             self.paths.clear()
@@ -179,7 +183,12 @@ class FakeAnthropic:
             self.paths.append(path)
             if path.startswith("/v1/messages/count_tokens"):
                 return 200, {"input_tokens": COUNTED_TOKENS}
-            reply = self.script.pop(0) if self.script else message(text("Nothing to save."))
+            if self.script:
+                reply = self.script.pop(0)
+            elif self.responder is not None:
+                reply = self.responder
+            else:
+                reply = message(text("Nothing to save."))
             held, self._hold_next = self._hold_next, False
         if held:
             self._flowing.wait(HOLD_SECONDS)

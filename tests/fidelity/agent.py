@@ -1,5 +1,6 @@
 """Run the real Claude Code CLI offline against a recording fake Messages API, and read what it
-sent: the memory dir its system prompt names, the MEMORY.md text it injects (path A), its rules.
+sent: the memory dir its system prompt names, the MEMORY.md text it injects (path A), its rules,
+and on path B (the relevance prefetch) its memory selector's request and the memories it surfaced.
 
 The CLI gets a minimal environment built here (nothing of the developer's: a ``CLAUDE_*``
 variable or a real ``~/.claude`` would change what it does), so a run depends only on the
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fake_anthropic import Body, FakeAnthropic
+from fake_anthropic import Body, FakeAnthropic, Reply, message, text
 
 #: The release the harness is pinned to (scripts/install-claude-code.sh reads it from here).
 PINNED_VERSION = "2.1.328"
@@ -33,6 +34,14 @@ _INDEX_HEADER = re.compile(
 _SECTION_END = re.compile(r"\n\nContents of [^\n]* \([^\n]*\):\n\n|\n</system-reminder>")
 _MEMORY_RULES = re.compile(r"^# (?:auto )?memory\b", re.IGNORECASE | re.MULTILINE)
 _NEXT_HEADING = re.compile(r"^# ", re.MULTILINE)
+
+#: How the memory selector's system prompt starts: what tells its side request apart.
+SELECTOR_PROMPT_START = "You are selecting memories that will be useful to Claude Code"
+#: ``~/.claude.json`` switching path B on: the GrowthBook disk cache holds ``tengu_moth_copse``
+#: (docs/agent-fidelity.md says how the release reads it; the agent may rewrite the file).
+PATH_B_CONFIG: dict[str, object] = {"cachedGrowthBookFeatures": {"tengu_moth_copse": True}}
+#: Path B's attachment starts with this (the default main model gets it as a system message).
+SURFACED_INTRO = "Retrieved for possible relevance"
 
 
 def cache_dir() -> Path:
@@ -97,13 +106,17 @@ def run_agent(
     cwd: Path,
     env_extra: Mapping[str, str] | None = None,
     prompt: str = PROMPT,
+    responder: Reply | None = None,
     timeout: float = 60.0,
 ) -> AgentRun:
-    """Run ``claude -p PROMPT`` for one turn in ``cwd`` and record what it sent."""
+    """Run ``claude -p PROMPT`` for one turn in ``cwd`` and record what it sent.
+
+    Without ``responder`` every request ends the turn with a short text.
+    """
     fake = _fake_api()
     (home / "tmp").mkdir(parents=True, exist_ok=True)
     with _running:
-        fake.reset()
+        fake.reset(responder=responder)
         proc = subprocess.run(
             [str(binary), "-p", prompt, "--output-format", "json"],
             cwd=cwd,
@@ -183,3 +196,103 @@ def memory_section(request: Body) -> str | None:
         return None
     end = _NEXT_HEADING.search(system, start.end())
     return system[start.start() : end.start() if end else len(system)].rstrip()
+
+
+# --- path B -------------------------------------------------------------------------------------
+
+
+def is_selector_request(request: Body) -> bool:
+    """The memory selector's side request: its system prompt's last block is the selector's."""
+    system: Any = request.get("system", "")
+    blocks = [system] if isinstance(system, str) else [b.get("text", "") for b in system]
+    return bool(blocks) and str(blocks[-1]).startswith(SELECTOR_PROMPT_START)
+
+
+def selector_requests(run: AgentRun) -> list[Body]:
+    return [body for body in run.requests if is_selector_request(body)]
+
+
+def _system_messages(request: Body) -> list[str]:
+    """The text of each ``role: "system"`` message (the default main model's meta messages)."""
+    found = []
+    for msg in request.get("messages", []):
+        if msg.get("role") != "system":
+            continue
+        content = msg.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        found.append("".join(b.get("text", "") for b in blocks or [] if b.get("type") == "text"))
+    return found
+
+
+def surfaced_in(request: Body) -> str | None:
+    """Path B's attachment in one main request, or None when it carries none."""
+    for found in _system_messages(request):
+        if found.startswith(SURFACED_INTRO):
+            return found
+    return None
+
+
+def surfaced_memories(run: AgentRun) -> str | None:
+    """The memories the turn surfaced: the first attachment any main request carried."""
+    for body in run.requests:
+        if body.get("tools") and not is_selector_request(body):
+            found = surfaced_in(body)
+            if found is not None:
+                return found
+    return None
+
+
+#: Tool rounds the scripted loop runs at most while waiting for the prefetch to be consumed.
+MAX_TOOL_ROUNDS = 3
+
+
+class PathBLoop:
+    """Answers one path B turn by what each request is.
+
+    The selector gets ``answer`` as its text. The main loop Reads ``read`` (the prefetch is
+    consumed only after a tool round, and only once it has settled), so its first request waits
+    for the selector's answer when one is expected, and it Reads again, up to
+    :data:`MAX_TOOL_ROUNDS`, while the memories have not arrived. Anything else ends with a text.
+    """
+
+    def __init__(self, answer: str, read: Path, *, expect_selector: bool = True) -> None:
+        self.answer = answer
+        self.read = read
+        self.expect_selector = expect_selector
+        self._answered = threading.Event()
+
+    def __call__(self, body: Body) -> Body:
+        if is_selector_request(body):
+            self._answered.set()
+            return message(text(self.answer))
+        if not body.get("tools"):
+            return message(text("ok"))
+        # Counted by block: the agent merges consecutive assistant messages.
+        rounds = sum(
+            1
+            for msg in body.get("messages", [])
+            if msg.get("role") == "assistant" and isinstance(msg.get("content"), list)
+            for block in msg["content"]
+            if isinstance(block, dict) and block.get("type") == "tool_use"
+        )
+        if rounds == 0:
+            if self.expect_selector:
+                self._answered.wait(HOLD_SELECTOR_SECONDS)
+            return self._read(rounds)
+        waiting = self._answered.is_set() and surfaced_in(body) is None
+        if waiting and rounds < MAX_TOOL_ROUNDS:
+            return self._read(rounds)
+        return message(text("Done."))
+
+    def _read(self, rounds: int) -> Body:
+        use = {
+            "type": "tool_use",
+            "id": f"toolu_read_{rounds + 1}",
+            "name": "Read",
+            "input": {"file_path": str(self.read)},
+        }
+        return message(use)
+
+
+#: How long the loop's first request waits for the selector's request before going on.
+HOLD_SELECTOR_SECONDS = 30.0

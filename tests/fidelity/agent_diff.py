@@ -18,6 +18,8 @@ from fidelity.agent import (
     injected_index,
     main_request,
     memory_dir_in_system,
+    selector_requests,
+    surfaced_memories,
 )
 from fidelity.compare import check
 from fidelity.fixtures import FIXTURES
@@ -28,7 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("version", nargs="?", default=PINNED_VERSION)
     parser.add_argument("fixtures", nargs="*", help="only these fixtures (default: all)")
     parser.add_argument(
-        "--show", action="store_true", help="also print the agent's memory dir per fixture"
+        "--show",
+        action="store_true",
+        help="also print per fixture the agent's memory dir, what it injected and surfaced",
     )
     args = parser.parse_args(argv)
     binary = agent_binary(args.version)
@@ -50,7 +54,13 @@ def main(argv: list[str] | None = None) -> int:
                 injected = injected_index(request)
                 where = memory_dir_in_system(request) or "(no memory section)"
                 print(f"{name}: {where.replace(scratch, '<scratch>')}", end="")
-                print(f"  [{len(injected[1])} chars injected]" if injected else "")
+                print(f"  [{len(injected[1])} chars injected]" if injected else "", end="")
+                asked, surfaced = len(selector_requests(run)), surfaced_memories(run)
+                if asked or surfaced:
+                    print(
+                        f"  [selector asked {asked}x, {len(surfaced or '')} chars surfaced]", end=""
+                    )
+                print()
         if differences:
             differing.append(name)
             print(f"=== {name}: {fixture.what}")

@@ -1,28 +1,40 @@
 """memdir against the agent on one scenario: the memory dir's location (and whether memory is on)
-and the text path A injects from MEMORY.md, byte for byte.
+and the text path A injects from MEMORY.md, byte for byte; on path B scenarios, instead of path A,
+the selector's request and the memories surfaced.
 
 memdir's side goes through the core API only (``locate_memory_dir``, ``load_index``), called after
 the agent ran: the agent creates its memory dir on a first run, which is how a user's machine
-looks when memdir finds a long-path directory by its prefix.
+looks when memdir finds a long-path directory by its prefix. Path B's side is ``memdir recall``
+run as a user runs it, its selector pointed at a second recording fake that gives the same scripted
+answer, so what is compared is the request on the wire.
 """
 
 from __future__ import annotations
 
 import difflib
 import fnmatch
+import json
 import os
+import subprocess
+import sys
+import threading
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from fake_anthropic import Body, FakeAnthropic, message, text
 from fidelity.agent import (
     AgentRun,
+    PathBLoop,
     injected_index,
     main_request,
     memory_dir_in_system,
     run_agent,
+    selector_requests,
+    surfaced_memories,
 )
-from fidelity.fixtures import Fixture, Scenario
+from fidelity.fixtures import Fixture, PathB, Scenario
 from memdir.index import load_index
 from memdir.paths import locate_memory_dir
 
@@ -36,7 +48,7 @@ MAX_DIFF_LINES = 30
 @dataclass(frozen=True)
 class Difference:
     fixture: str
-    #: ``location`` or ``path A``.
+    #: ``location``, ``path A``, ``path A off in B mode`` or ``path B …``.
     aspect: str
     agent: str
     memdir: str
@@ -115,6 +127,13 @@ def compare(scenario: Scenario, run: AgentRun) -> list[Difference]:
 
     injected = injected_index(request)
     agent_text = injected[1] if injected else NOTHING
+    if scenario.path_b is not None:
+        # With path B on the agent injects no index; memdir has no observable for that (its
+        # recall_mode setting only changes lint severities and the extraction prompt).
+        if injected is not None:
+            differ("path A off in B mode", agent_text, NOTHING)
+        differences.extend(compare_path_b(scenario, scenario.path_b, run))
+        return differences
     if location.enabled and memdir_dir is not None:
         memdir_text = load_index(memdir_dir).load.text or NOTHING
     else:
@@ -124,10 +143,162 @@ def compare(scenario: Scenario, run: AgentRun) -> list[Difference]:
     return differences
 
 
+# --- path B --------------------------------------------------------------------------------------
+
+#: How "no selector request" and "nothing surfaced" read in a difference.
+NO_REQUEST = "(no selector request)"
+NOTHING_SURFACED = "(nothing surfaced)"
+#: The parts of the selector request compared, besides the system prompt.
+REQUEST_KEYS = ("model", "max_tokens", "output_config", "messages")
+
+
+@dataclass(frozen=True)
+class MemdirRecall:
+    """``memdir recall`` on a path B scenario: what it printed and the selector request it sent."""
+
+    #: stdout: the attachment exactly as injected, empty when nothing surfaces.
+    attachment: str
+    request: Body | None
+    #: The summary on stderr (it says why recall did not trigger).
+    stderr: str
+
+    @property
+    def not_triggered(self) -> str | None:
+        for line in self.stderr.splitlines():
+            if line.startswith("-- not triggered: "):
+                return line.removeprefix("-- ")
+        return None
+
+
+_memdir_fake: FakeAnthropic | None = None
+_memdir_running = threading.Lock()
+
+
+def memdir_recall(scenario: Scenario, setup: PathB) -> MemdirRecall:
+    """Run ``memdir recall`` as a user would (default target, the agent's trigger rule), its
+    model selector answered by a recording fake with the agent's scripted answer."""
+    global _memdir_fake
+    if _memdir_fake is None:
+        _memdir_fake = FakeAnthropic()
+    fake = _memdir_fake
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(scenario.home),
+        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": "sk-ant-test-dummy",
+    }
+    command = [sys.executable, "-m", "memdir", "recall", scenario.prompt]
+    command += ["--dir", str(setup.memory_dir), "--selector", "anthropic"]
+    command += ["--trigger", "claude-code"]
+    with _memdir_running:
+        fake.reset(responder=lambda _body: message(text(setup.answer)))
+        proc = subprocess.run(command, env=env, capture_output=True, timeout=60, check=False)
+        requests = [
+            body
+            for path, body in zip(fake.paths, fake.requests, strict=True)
+            if path.split("?", 1)[0] == "/v1/messages"
+        ]
+    stderr = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        raise AssertionError(f"memdir recall failed ({proc.returncode}):\n{stderr[-2000:]}")
+    # Bytes, so a CR in the attachment reaches the comparison as printed.
+    attachment = proc.stdout.decode("utf-8")
+    return MemdirRecall(attachment, requests[0] if requests else None, stderr)
+
+
+def system_prompt_text(request: Body) -> str:
+    """The selector's own prompt: the system string, or its last block (the agent's first block
+    is a billing header)."""
+    system: Any = request.get("system", "")
+    if isinstance(system, str):
+        return system
+    return str(system[-1].get("text", "")) if system else ""
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, indent=1, ensure_ascii=False, sort_keys=True)
+
+
+def render_messages(messages: object) -> str:
+    """Messages as readable text: a line per message and block (role, type, cache_control),
+    then the text itself, so a manifest difference shows as lines, not one long JSON string."""
+    if not isinstance(messages, list):
+        return _json(messages)
+    out: list[str] = []
+    for number, msg in enumerate(messages, 1):
+        content = msg.get("content") if isinstance(msg, dict) else msg
+        role = msg.get("role") if isinstance(msg, dict) else "?"
+        if isinstance(content, str):
+            out += [f"== message {number} · {role} · content is a string", content]
+            continue
+        for index, block in enumerate(content if isinstance(content, list) else [content], 1):
+            if not isinstance(block, dict) or set(block) - {"type", "text", "cache_control"}:
+                out += [f"== message {number} · {role} · block {index}", _json(block)]
+                continue
+            cache = block.get("cache_control")
+            extra = f" · cache_control {json.dumps(cache)}" if cache is not None else ""
+            kind = block.get("type")
+            out += [f"== message {number} · {role} · block {index} · {kind}{extra}", block["text"]]
+    return "\n".join(out)
+
+
+def compare_path_b(scenario: Scenario, setup: PathB, run: AgentRun) -> list[Difference]:
+    """The selector's request (system prompt, messages with the manifest, model, max_tokens,
+    output format) and the surfaced memories' text, byte for byte."""
+    differences: list[Difference] = []
+
+    def differ(aspect: str, agent: str, memdir: str) -> None:
+        differences.append(Difference(scenario.name, aspect, agent, memdir))
+
+    ours = memdir_recall(scenario, setup)
+    asked = selector_requests(run)
+    agent_request = asked[0] if asked else None
+    sent = "(selector request sent)"
+    if (agent_request is None) != (ours.request is None):
+        memdir_said = sent if ours.request is not None else f"{NO_REQUEST}: {ours.not_triggered}"
+        differ("path B trigger", sent if asked else NO_REQUEST, memdir_said)
+    if agent_request is not None and ours.request is not None:
+        agent_system = system_prompt_text(agent_request)
+        memdir_system = system_prompt_text(ours.request)
+        if agent_system != memdir_system:
+            differ("path B selector system", agent_system, memdir_system)
+        for key in REQUEST_KEYS:
+            theirs, mine = agent_request.get(key), ours.request.get(key)
+            if _json(theirs) == _json(mine):
+                continue
+            shown_theirs, shown_mine = _json(theirs), _json(mine)
+            if key == "messages" and render_messages(theirs) != render_messages(mine):
+                shown_theirs, shown_mine = render_messages(theirs), render_messages(mine)
+            differ(f"path B selector {key}", shown_theirs, shown_mine)
+    agent_text = surfaced_memories(run) or NOTHING_SURFACED
+    memdir_text = ours.attachment or NOTHING_SURFACED
+    if agent_text != memdir_text:
+        differ("path B surfaced", agent_text, memdir_text)
+    return differences
+
+
+def run_scenario(binary: Path, scenario: Scenario) -> AgentRun:
+    """Run the agent on a scenario: one turn, scripted as a path B turn when it is one."""
+    setup = scenario.path_b
+    responder = (
+        PathBLoop(setup.answer, setup.read, expect_selector=setup.expect_selector)
+        if setup
+        else None
+    )
+    return run_agent(
+        binary,
+        home=scenario.home,
+        cwd=scenario.cwd,
+        env_extra=scenario.env,
+        prompt=scenario.prompt,
+        responder=responder,
+    )
+
+
 def check(binary: Path, fixture: Fixture, scratch: Path) -> tuple[AgentRun, list[Difference]]:
     """Build the fixture in ``scratch``, run the agent there, compare memdir with it."""
     scenario = fixture(scratch)
-    run = run_agent(binary, home=scenario.home, cwd=scenario.cwd, env_extra=scenario.env)
+    run = run_scenario(binary, scenario)
     return run, compare(scenario, run)
 
 

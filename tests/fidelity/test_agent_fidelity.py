@@ -1,5 +1,6 @@
 """memdir against the real Claude Code CLI, fixture by fixture: the memory dir it uses (or that
-memory is off) and the exact text path A injects from MEMORY.md.
+memory is off), the exact text path A injects from MEMORY.md and, with the relevance prefetch on,
+path B's selector request and surfaced memories.
 
 The CLI runs offline against a recording fake API (tests/fidelity/agent.py). The release is
 ``MEMDIR_AGENT_VERSION`` (default: the pinned one), installed by scripts/install-claude-code.sh;
@@ -9,20 +10,31 @@ every difference at once.
 
 from __future__ import annotations
 
+import json
 import os
+import urllib.request
 from pathlib import Path
 
 import pytest
+from fake_anthropic import FakeAnthropic, message, text
 from fidelity.agent import (
+    MAX_TOOL_ROUNDS,
     PINNED_VERSION,
+    SELECTOR_PROMPT_START,
+    SURFACED_INTRO,
     AgentRun,
+    PathBLoop,
     agent_binary,
     injected_index,
+    is_selector_request,
     main_request,
     memory_dir_in_system,
     memory_section,
+    selector_requests,
+    surfaced_in,
+    surfaced_memories,
 )
-from fidelity.compare import check, report
+from fidelity.compare import check, render_messages, report, system_prompt_text
 from fidelity.fixtures import FIXTURES
 
 VERSION = os.environ.get("MEMDIR_AGENT_VERSION") or PINNED_VERSION
@@ -104,3 +116,119 @@ def test_a_run_without_a_main_request_says_why() -> None:
     run = AgentRun((), (), stdout="", stderr="Invalid API key", returncode=1)
     with pytest.raises(AssertionError, match="Invalid API key"):
         main_request(run)
+
+
+# --- path B: the selector's request, the surfaced memories, the scripted loop ------------------
+
+_SELECTOR_SYSTEM = f"{SELECTOR_PROMPT_START} as it processes a user's query.\n"
+_ATTACHMENT = f"{SURFACED_INTRO} — use only if it applies.\n\nMemory: /m/a.md:\n\nbody\n"
+
+
+def _selector(system: object = None) -> dict[str, object]:
+    billing = {"type": "text", "text": "x-anthropic-billing-header: cc_version=0;"}
+    prompt = {"type": "text", "text": _SELECTOR_SYSTEM, "cache_control": {"type": "ephemeral"}}
+    return {
+        "model": "claude-sonnet-5-5",
+        "system": [billing, prompt] if system is None else system,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "Available: x"}]}],
+    }
+
+
+def _main(*messages: dict[str, object]) -> dict[str, object]:
+    user = {"role": "user", "content": [{"type": "text", "text": "how do I merge?"}]}
+    return {"tools": [{"name": "Read"}], "messages": [user, *messages]}
+
+
+def _read_round(n: int) -> list[dict[str, object]]:
+    uses = [{"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {}} for i in range(n)]
+    results = [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "x"} for i in range(n)]
+    return [{"role": "assistant", "content": uses}, {"role": "user", "content": results}]
+
+
+def _system_message(value: str) -> dict[str, object]:
+    return {"role": "system", "content": [{"type": "text", "text": value}]}
+
+
+def test_a_selector_request_is_told_apart_by_its_prompt() -> None:
+    assert is_selector_request(_selector())
+    assert is_selector_request(_selector(system=_SELECTOR_SYSTEM))
+    assert not is_selector_request(_main())
+    assert not is_selector_request({"system": [{"type": "text", "text": "You are Claude Code"}]})
+    assert not is_selector_request({"messages": []})
+    assert system_prompt_text(_selector()) == _SELECTOR_SYSTEM
+    assert system_prompt_text(_selector(system=_SELECTOR_SYSTEM)) == _SELECTOR_SYSTEM
+
+
+def test_surfaced_memories_are_the_system_message_with_the_intro() -> None:
+    env = _system_message("# Environment\nlinux")
+    request = _main(env, *_read_round(1), _system_message(_ATTACHMENT))
+    assert surfaced_in(request) == _ATTACHMENT
+    assert surfaced_in(_main(env, *_read_round(1))) is None
+    run = AgentRun((_main(env), _selector(), request), ("/v1/messages",) * 3, "", "", returncode=0)
+    assert surfaced_memories(run) == _ATTACHMENT
+    assert selector_requests(run) == [_selector()]
+
+
+def _reply_kind(reply: dict[str, object]) -> str:
+    content = reply["content"]
+    assert isinstance(content, list)
+    return str(content[0]["type"])
+
+
+def test_the_path_b_loop_reads_until_the_memories_arrive() -> None:
+    loop = PathBLoop('{"selected_memories": ["a.md"]}', Path("/p/notes.txt"))
+    # The selector gets the scripted answer; with it given, the first round does not wait.
+    answer = loop(_selector())
+    assert answer["content"] == [{"type": "text", "text": '{"selected_memories": ["a.md"]}'}]
+    first = loop(_main())
+    assert first["stop_reason"] == "tool_use"
+    assert first["content"][0]["input"] == {"file_path": "/p/notes.txt"}
+    # No memories yet after a round: Read again (a new id each time), at most MAX_TOOL_ROUNDS.
+    again = loop(_main(*_read_round(1)))
+    assert _reply_kind(again) == "tool_use"
+    assert again["content"][0]["id"] != first["content"][0]["id"]
+    assert _reply_kind(loop(_main(*_read_round(MAX_TOOL_ROUNDS)))) == "text"
+    # The memories arrived: the turn ends.
+    assert _reply_kind(loop(_main(*_read_round(1), _system_message(_ATTACHMENT)))) == "text"
+    # Side requests (titles and the like) get a text.
+    assert _reply_kind(loop({"messages": []})) == "text"
+
+
+def test_without_a_selector_the_loop_runs_one_round() -> None:
+    loop = PathBLoop("{}", Path("/p/notes.txt"), expect_selector=False)
+    assert _reply_kind(loop(_main())) == "tool_use"
+    assert _reply_kind(loop(_main(*_read_round(1)))) == "text"
+
+
+def test_messages_render_as_lines_with_their_block_metadata() -> None:
+    cache = {"type": "ephemeral"}
+    blocks = [
+        {"role": "user", "content": [{"type": "text", "text": "a\nb", "cache_control": cache}]}
+    ]
+    assert render_messages(blocks) == (
+        '== message 1 · user · block 1 · text · cache_control {"type": "ephemeral"}\na\nb'
+    )
+    assert render_messages([{"role": "user", "content": "a\nb"}]) == (
+        "== message 1 · user · content is a string\na\nb"
+    )
+
+
+def test_the_fake_answers_by_its_responder_once_the_script_is_empty() -> None:
+    fake = FakeAnthropic.shared()
+    fake.reset(message(text("scripted")), responder=lambda body: message(text(body["model"])))
+
+    def ask(model: str) -> object:
+        request = urllib.request.Request(
+            f"{fake.url}/v1/messages",
+            data=json.dumps({"model": model, "messages": []}).encode(),
+            headers={"content-type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)["content"][0]["text"]
+
+    try:
+        assert [ask("m1"), ask("m2"), ask("m3")] == ["scripted", "m2", "m3"]
+        fake.reset()
+        assert ask("m4") == "Nothing to save."
+    finally:
+        fake.reset()
