@@ -3,7 +3,8 @@
 The block is located in the raw text so every field keeps its exact position (python-frontmatter
 strips the text and loses line numbers); its YAML is loaded with python-frontmatter's handler, so
 the accepted YAML is the library's. Both shapes of ``type`` are accepted: top-level, or nested as
-``metadata: {type: ...}``. Unknown fields are kept and never an error.
+``metadata: {type: ...}`` (which wins when both are there, as in the agent). Unknown fields are
+kept and never an error.
 """
 
 from __future__ import annotations
@@ -250,8 +251,29 @@ def parse_frontmatter(lines: list[str]) -> tuple[Frontmatter | None, list[Proble
     return Frontmatter(data, 0, close, value_spans, key_spans), problems
 
 
+#: Fields read from the merged view of the frontmatter: top-level extras overlaid by
+#: ``metadata``, as the agent's parser builds it (``name`` and ``description`` are top-level only).
+_MERGED_FIELDS = ("type", "modified")
+
+
+def field_key(fm: Frontmatter, key: str) -> str:
+    """The frontmatter key a merged field (``type``, ``modified``) is read from.
+
+    The agent overlays the top-level fields with ``metadata``, so ``metadata.type`` wins over a
+    top-level ``type`` when both are there (even an empty one), in the scan and when it rewrites
+    the file.
+    """
+    metadata = fm.data.get("metadata")
+    if key in _MERGED_FIELDS and isinstance(metadata, dict) and key in metadata:
+        return f"metadata.{key}"
+    return key
+
+
 def field_values(fm: Frontmatter | None) -> tuple[dict[str, str | None], list[Problem]]:
-    """``name``, ``description``, raw ``type`` and ``modified`` as strings, plus shape problems."""
+    """``name``, ``description``, raw ``type`` and ``modified`` as strings, plus shape problems.
+
+    ``type`` and ``modified`` come from :func:`field_key`'s key.
+    """
     values: dict[str, str | None] = {"name": None, "description": None, "type": None}
     values["modified"] = None
     problems: list[Problem] = []
@@ -259,23 +281,15 @@ def field_values(fm: Frontmatter | None) -> tuple[dict[str, str | None], list[Pr
         return values, problems
     data = fm.data
     for key in ("name", "description", "type", "modified"):
-        raw = data.get(key)
-        if key == "type" and raw is None:
-            metadata = data.get("metadata")
-            if isinstance(metadata, dict):
-                raw = metadata.get("type")
-                key_span = fm.value_spans.get("metadata.type")
-            else:
-                key_span = None
-        else:
-            key_span = fm.value_spans.get(key)
+        source = field_key(fm, key)
+        raw = data.get(key) if source == key else data["metadata"].get(key)
         text = _scalar(raw)
         if raw is not None and text is None:
-            span = key_span or Span(fm.open_line, 0, fm.open_line, 3)
+            span = fm.value_spans.get(source) or Span(fm.open_line, 0, fm.open_line, 3)
             problems.append(
                 Problem(
                     "bad-field",
-                    f"`{key}` is a YAML {type(raw).__name__}; the agent expects a plain string",
+                    f"`{source}` is a YAML {type(raw).__name__}; the agent expects a plain string",
                     span,
                     key=key,
                 )

@@ -34,7 +34,7 @@ KEY_DOCS = {
     "description": "One line the selector reads to decide relevance: be specific.",
     "type": "One of user, feedback, project, reference.",
     "modified": "ISO 8601 time of the last write (set by the agent).",
-    "metadata": "Nested fields; `metadata.type` is read when there is no top-level `type`.",
+    "metadata": "Nested fields; `metadata.type` is read before a top-level `type`.",
 }
 TRIGGER_CHARACTERS = ["(", "[", ":", " "]
 

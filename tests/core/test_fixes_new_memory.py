@@ -29,7 +29,7 @@ def test_creates_the_topic_file_and_adds_its_entry_after_the_last() -> None:
     (created,) = plan.fix.creates
     assert (created.path, created.rel_path) == (ROOT / "small-pull-requests.md", plan.rel_path)
     assert created.text == (
-        "---\nname: Small pull requests\n"
+        "---\nname: small-pull-requests\n"
         "description: keep pull requests under 300 lines and put the reason first\n"
         "type: feedback\n---\n# Small pull requests\n\n**Why:**\n\n**How to apply:**\n"
     )
@@ -48,7 +48,7 @@ def test_frontmatter_reads_back_as_typed() -> None:
     text = plan.fix.creates[0].text
     meta = yaml.safe_load(text.split("---\n")[1])
     assert meta == {
-        "name": 'Deploys: "yes" means staging',
+        "name": "deploys-yes-means-staging",
         "description": "on: the #deploy channel",
         "type": "project",
     }
@@ -97,3 +97,20 @@ def test_the_entry_fits_the_line_limit(limit: int) -> None:
     line = apply_text_edits(INDEX, list(plan.fix.edits)).rstrip("\n").split("\n")[-1]
     assert line.startswith("- [Release merge freeze](release-merge-freeze.md) — a description")
     assert utf16_len(line) <= limit
+
+
+@pytest.mark.parametrize(
+    ("title", "name", "rel_path"),
+    [
+        ("Café notes: Q3", "cafe-notes-q3", "café-notes-q3.md"),
+        # No ASCII letter or digit: the name stays the title (MEM115 says what the agent does).
+        ("数据保留策略", "数据保留策略", "数据保留策略.md"),
+        ("发布冻结 v2", "v2", "发布冻结-v2.md"),
+    ],
+)
+def test_the_name_is_an_ascii_slug_the_agent_keeps(title: str, name: str, rel_path: str) -> None:
+    index = parse_index(INDEX, ROOT / "MEMORY.md")
+    plan = plan_new_memory(index, title, "what it holds", "project")
+    assert plan.rel_path == rel_path
+    topic = parse_topic_text(plan.fix.creates[0].text, ROOT / rel_path, rel_path)
+    assert topic.name == name

@@ -26,7 +26,16 @@ from memdir.fixes.plan import (
     set_type,
     type_choices,
 )
-from memdir.fixes.text import first_sentence, kebab_slug, unique_file_name, yaml_scalar
+from memdir.fixes.text import (
+    agent_name,
+    ascii_slug,
+    first_sentence,
+    kebab_slug,
+    memory_name,
+    name_from_file,
+    unique_file_name,
+    yaml_scalar,
+)
 from memdir.index import fit_entry, parse_index
 from memdir.model import Span
 from memdir.textio import utf16_len
@@ -49,6 +58,27 @@ def test_kebab_slug() -> None:
     assert kebab_slug("***") == "memory"
     long = kebab_slug("word " * 40)
     assert len(long) <= 60 and not long.endswith("-")
+
+
+def test_agent_name_is_what_claude_code_writes_back() -> None:
+    # Observed with Claude Code 2.1.328 (docs/agent.md).
+    assert agent_name("Test Fact") == "test-fact"
+    assert agent_name("quoted: name") == "quoted-name"
+    assert agent_name("发布冻结") == ""
+    assert agent_name("keep_this-1") == "keep_this-1"
+    assert agent_name("___") == "___"
+
+
+def test_new_names_are_ascii_slugs_the_agent_keeps() -> None:
+    assert ascii_slug("Café notes: Q3") == "cafe-notes-q3"
+    assert ascii_slug("数据保留策略") == ""
+    assert memory_name("Release merge freeze!") == "release-merge-freeze"
+    assert memory_name("数据保留策略", "data-retention.md") == "data-retention"
+    assert memory_name("数据保留策略", "数据保留策略.md") == "数据保留策略"
+    assert name_from_file("team/Straße notes.md") == "strasse-notes"
+    assert name_from_file("值班 与 升级.md") == "值班-与-升级"
+    for title in ("Release merge freeze!", "Café notes: Q3", "word " * 40, "v2 发布"):
+        assert agent_name(memory_name(title)) == memory_name(title)
 
 
 def test_unique_file_name_is_case_insensitive() -> None:
@@ -229,6 +259,11 @@ def test_frontmatter_skeleton_and_set_type() -> None:
     assert fix is not None
     (edit,) = fix.edits
     assert frontmatter.loads(apply(typed.text, edit.span, edit.new_text))["type"] == "project"
+    # With both, the nested type is the one the agent reads, so it is the one changed.
+    both_text = "---\nname: x\ndescription: y\ntype: user\nmetadata:\n  type: Project\n---\n"
+    both = parse_topic_text(both_text, ROOT / "x.md", "x.md")
+    fix = set_type(both, "project")
+    assert fix is not None and fix.edits[0].span.start_line == 5
     # The editor's menu: every type once, the suggestion first.
     choices = type_choices(typed, "project")
     assert [f.edits[0].new_text for f in choices] == ["project", "user", "feedback", "reference"]

@@ -320,11 +320,11 @@ def test_mem106_byte_cap_at_the_first_line_past_4096_bytes(make_dir: MakeDir) ->
     assert "over 4096 bytes" in found.message
 
 
-def test_mem106_one_giant_line_is_cut_inside_it(make_dir: MakeDir) -> None:
+def test_mem106_one_giant_line_is_left_out_whole(make_dir: MakeDir) -> None:
     text = "x" * 5000
     root = make_dir({"MEMORY.md": entry("a.md") + "\n", "a.md": text})
     [found] = only(run(root), "MEM106")
-    assert pos(found)[:2] == (1, 4097)
+    assert pos(found)[:2] == (1, 1)  # the agent drops a line that would cross 4096 bytes
 
 
 def test_mem107_orphan_with_a_safe_index_fix(make_dir: MakeDir) -> None:
@@ -522,6 +522,48 @@ def test_mem114_symlink_out_of_the_dir(make_dir: MakeDir, tmp_path: Path) -> Non
     assert only(found, "MEM107") == []
 
 
+def test_mem115_a_name_the_agent_blanks(make_dir: MakeDir) -> None:
+    files = {
+        "data-retention.md": topic("数据保留策略", GOOD),
+        "值班.md": topic("值班与升级", f"{GOOD} oncall"),
+        "symbols.md": topic("'***'", f"{GOOD} symbols"),
+        # Kept by the agent: ASCII letters or digits, or only ``a-z0-9_-`` already.
+        "mixed.md": topic("发布冻结 v2", f"{GOOD} mixed"),
+        "under.md": topic("___", f"{GOOD} under"),
+    }
+    index = "\n".join(entry(rel) for rel in files) + "\n"
+    root = make_dir({"MEMORY.md": index, **files})
+    found = {d.rel_path: d for d in only(run(root), "MEM115")}
+    assert sorted(found) == ["data-retention.md", "symbols.md", "值班.md"]
+    named = found["data-retention.md"]
+    assert named.severity == "warning"
+    assert pos(named) == (2, 7, 2, 13)
+    assert "rewrites this name to an empty string the next time it writes the file" in (
+        named.message
+    )
+    assert "breaks [[name]] links" in named.message
+    # The file name has an ASCII slug: offered, not applied (links keep the old name).
+    assert named.fix is not None and not named.fix.safe
+    assert [e.new_text for e in named.fix.edits] == ["data-retention"]
+    assert found["值班.md"].fix is None
+
+
+def test_mem116_top_level_type_under_a_different_nested_one(make_dir: MakeDir) -> None:
+    files = {
+        "a.md": f"---\nname: a\ndescription: {GOOD}\ntype: user\nmetadata:\n  type: reference\n"
+        "---\n",
+        "b.md": "---\nname: b\ndescription: Ana is a backend engineer new to the React frontend\n"
+        "type: user\nmetadata:\n  type: user\n---\n",
+    }
+    index = "\n".join(entry(rel) for rel in files) + "\n"
+    found = run(make_dir({"MEMORY.md": index, **files}))
+    [conflict] = only(found, "MEM116")
+    assert conflict.rel_path == "a.md"
+    assert pos(conflict) == (4, 7, 4, 11)
+    assert "reads `metadata.type` (reference)" in conflict.message
+    assert [d.code for d in found] == ["MEM116"]
+
+
 # --- what must not be flagged ---------------------------------------------------------------
 
 
@@ -535,6 +577,11 @@ def test_valid_variants_are_not_flagged(make_dir: MakeDir) -> None:
         "b.md": topic("user-role", "Ana is a backend engineer new to the React frontend"),
         "c.md": "---\nname: c\ndescription: 'answer first, then at most three bullets'\n"
         'type: "feedback"\n---\n',
+        # As the agent rewrites a file it writes (docs/agent.md).
+        "d.md": "---\nname: terse-answers\ndescription: answer first, then three bullets at most\n"
+        "metadata:\n  node_type: memory\n  type: feedback\n"
+        "  originSessionId: 4f1c2e0a-9b7d-4c1e-8f3a-2d6b5e7c9a10\n"
+        "  modified: 2026-12-03T12:24:00.780Z\n---\n\nAnswer first.\n",
     }
     index = "\n".join(entry(rel) for rel in files) + "\n"
     assert run(make_dir({"MEMORY.md": index, **files})) == []

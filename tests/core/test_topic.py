@@ -42,6 +42,23 @@ def test_nested_metadata_type_and_unknown_fields_are_valid() -> None:
     assert topic.problems == ()
 
 
+def test_metadata_type_and_modified_win_over_top_level_ones() -> None:
+    # The agent reads {...top-level, ...metadata}: the nested value, even an empty one.
+    topic = parse(
+        "---\nname: n\ndescription: d\ntype: user\nmodified: 2026-01-01T00:00:00Z\n"
+        "metadata:\n  type: reference\n  modified: 2026-12-03T12:24:00.780Z\n---\n"
+    )
+    assert topic.type == "reference"
+    assert topic.modified is not None and topic.modified.startswith("2026-12-03T12:24:00.78")
+    emptied = parse("---\nname: n\ndescription: d\ntype: user\nmetadata:\n  type:\n---\n")
+    assert emptied.raw_type is None
+    nested_list = parse("---\nname: n\ndescription: d\ntype: user\nmetadata:\n  type: [a]\n---\n")
+    assert nested_list.raw_type is None
+    [problem] = nested_list.problems
+    assert (problem.kind, problem.key, problem.span.start_line) == ("bad-field", "type", 5)
+    assert "`metadata.type` is a YAML list" in problem.message
+
+
 def test_unknown_type_is_no_type_but_kept_raw() -> None:
     topic = parse("---\nname: n\ndescription: d\ntype: Project\n---\n")
     assert topic.type is None

@@ -67,7 +67,7 @@ def _codes(value: str | None, option: str) -> list[str]:
     codes = [c.strip().upper() for c in value.split(",") if c.strip()]
     unknown = unknown_codes(codes)
     if unknown:
-        raise CliError(f"unknown code {unknown[0]} in {option} (codes are MEM001 ... MEM114)")
+        raise CliError(f"unknown code {unknown[0]} in {option} (codes are MEM001 ... MEM116)")
     return codes
 
 

@@ -20,21 +20,24 @@ from typing import TYPE_CHECKING
 from memdir import constants as C
 from memdir.fixes.model import CreateFile, Fix, TextEdit
 from memdir.fixes.text import (
-    file_stem,
     first_heading,
     first_sentence,
     guess_title,
     guess_type,
     hook_after_title,
     kebab_slug,
+    memory_name,
+    name_from_file,
     render_frontmatter,
     render_topic,
     type_from_path,
     unique_file_name,
+    yaml_scalar,
 )
 from memdir.index import Index, encode_target, fit_entry, normalize_target
 from memdir.model import IndexEntry, Span, TopicFile
 from memdir.textio import utf16_len
+from memdir.topic import field_key
 
 if TYPE_CHECKING:
     from memdir.lint.diagnostic import Diagnostic
@@ -75,14 +78,15 @@ def _index_edit(index: Index, span: Span, new_text: str) -> TextEdit:
 def frontmatter_skeleton(topic: TopicFile) -> Fix:
     """MEM101's safe fix: a frontmatter block above the untouched text.
 
-    ``name`` is the file name; ``description`` a draft from the first sentence (else the first
-    heading); ``type`` only when the file name or folder says it, since an unattended fix must not
-    guess: lint keeps reporting the empty type until a person fills it in.
+    ``name`` is the file name as a slug (:func:`name_from_file`); ``description`` a draft from
+    the first sentence (else the first heading); ``type`` only when the file name or folder says
+    it, since an unattended fix must not guess: lint keeps reporting the empty type until a
+    person fills it in.
     """
     head = "\n".join(topic.text.split("\n", 40)[:40])
     description = first_sentence(head) or first_heading(head)
     block = render_frontmatter(
-        kebab_slug(file_stem(topic.rel_path)), description, type_from_path(topic.rel_path)
+        name_from_file(topic.rel_path), description, type_from_path(topic.rel_path)
     )
     edit = TextEdit(topic.path, topic.rel_path, Span(0, 0, 0, 0), block)
     return Fix("Add a frontmatter skeleton (name, description, type)", (edit,), safe=True)
@@ -93,12 +97,22 @@ def set_type(topic: TopicFile, new_type: str) -> Fix | None:
     fm = topic.frontmatter
     if fm is None:
         return None
-    key = "type" if fm.data.get("type") is not None else "metadata.type"
-    span = fm.value_spans.get(key) or fm.value_spans.get("type")
+    span = fm.value_spans.get(field_key(fm, "type")) or fm.value_spans.get("type")
     if span is None:
         return None
     edit = TextEdit(topic.path, topic.rel_path, span, new_type)
     return Fix(f"Change the type to `{new_type}`", (edit,))
+
+
+def set_name(topic: TopicFile, new_name: str, reason: str) -> Fix | None:
+    """Replace a topic's ``name`` value; None when it has none to replace. Not safe: ``[[name]]``
+    links elsewhere keep the old name."""
+    fm = topic.frontmatter
+    span = fm.value_spans.get("name") if fm is not None else None
+    if span is None:
+        return None
+    edit = TextEdit(topic.path, topic.rel_path, span, yaml_scalar(new_name))
+    return Fix(f"{reason}: rename to `{new_name}`", (edit,))
 
 
 def type_choices(topic: TopicFile, suggested: str | None = None) -> list[Fix]:
@@ -182,7 +196,7 @@ def create_missing(
         return None
     body = f"# {entry.title}\n" if entry.title else ""
     type_ = type_from_path(rel) or (guess_type(entry.hook) if entry.hook else "")
-    text = render_topic(kebab_slug(file_stem(rel)), entry.hook, type_, body)
+    text = render_topic(name_from_file(rel), entry.hook, type_, body)
     return Fix(f"Create {rel}", creates=(CreateFile(index.path.parent / rel, rel, text),))
 
 
@@ -223,7 +237,8 @@ def plan_new_memory(
     """The editor's "New memory": a topic file named from ``title``, and its index entry.
 
     The file is ``<slug>.md`` (``-2``, ``-3`` ... when the name is in ``taken`` or an entry
-    already links it) with frontmatter from what the user typed, the title as a heading and
+    already links it) with frontmatter from what the user typed (the name an ASCII slug of the
+    title, which the agent keeps: :func:`memory_name`), the title as a heading and
     ``body`` (else the why/how skeleton for feedback and project memories). ``indexed`` is the
     recall mode's ``index``: then MEMORY.md gets the entry (and is created when missing), as
     :class:`memdir.write.MemoryWriter` does for every created topic file.
@@ -235,7 +250,9 @@ def plan_new_memory(
     if not body.strip():
         body = REASON_SKELETON if type_ in ("feedback", "project") else ""
     parts = (f"# {title}" if title else "", body.strip("\n"))
-    text = render_topic(title, description, type_, "\n\n".join(p for p in parts if p))
+    text = render_topic(
+        memory_name(title, rel), description, type_, "\n\n".join(p for p in parts if p)
+    )
     topic = CreateFile(index.path.parent / rel, rel, text)
     if not indexed:
         return NewMemoryPlan(Fix(f"Create {rel}", creates=(topic,)), rel)
@@ -304,7 +321,7 @@ def move_to_topic(
     # Text without prose (a table row, a lone symbol) still gets a description: the title, which
     # MEM109 then asks a person to improve, rather than an empty field the agent cannot read.
     description = first_sentence(body, limit) or entry_title
-    topic_text = render_topic(kebab_slug(file_stem(rel)), description, guess_type(body), body)
+    topic_text = render_topic(name_from_file(rel), description, guess_type(body), body)
     bullet = entry.bullet if entry is not None else "-"
     new_line = fit_entry(
         entry_title, rel, hook_after_title(entry_title, description), limit, bullet

@@ -28,6 +28,9 @@ TITLE_MAX_CHARS = 60
 UNTITLED = "Untitled memory"
 
 _NOT_WORD = re.compile(r"[^\w]+|_+")
+_NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]+")
+#: Names the agent's rewrite leaves as they are.
+_AGENT_KEPT_NAME = re.compile(r"[a-z0-9_-]+")
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
 _MARKUP = re.compile(r"[*_`~]+|\[\[|\]\]")
 _LINK_TEXT = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
@@ -45,9 +48,48 @@ _YAML_WORDS = frozenset(("true", "false", "yes", "no", "on", "off", "null", "y",
 
 
 def kebab_slug(title: str, max_chars: int = SLUG_MAX_CHARS) -> str:
-    """``Release merge freeze!`` → ``release-merge-freeze``; letters of any script are kept."""
+    """``Release merge freeze!`` → ``release-merge-freeze``; letters of any script are kept
+    (file names; a memory's ``name`` is :func:`memory_name`)."""
     text = unicodedata.normalize("NFKC", title).casefold()
-    slug = _NOT_WORD.sub("-", text).strip("-")
+    return _cut(_NOT_WORD.sub("-", text).strip("-"), max_chars) or DEFAULT_SLUG
+
+
+def ascii_slug(title: str, max_chars: int = SLUG_MAX_CHARS) -> str:
+    """``Café notes: Q3`` → ``cafe-notes-q3``: accents dropped, anything but ``a-z0-9``
+    between words a single ``-``; "" when ``title`` has no ASCII letter or digit."""
+    text = unicodedata.normalize("NFKD", title)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    return _cut(_NOT_ASCII_ALNUM.sub("-", text).strip("-"), max_chars)
+
+
+def agent_name(name: str) -> str:
+    """The ``name`` Claude Code writes back when it first rewrites a memory's frontmatter.
+
+    A name of only ``a-z0-9_-`` is kept; any other is lowercased with each run of other
+    characters turned into ``-`` and trimmed, so a name without an ASCII letter or digit
+    becomes "" (docs/agent.md).
+    """
+    if _AGENT_KEPT_NAME.fullmatch(name):
+        return name
+    return _NOT_ASCII_ALNUM.sub("-", name.lower()).strip("-")
+
+
+def memory_name(title: str, rel_path: str = "") -> str:
+    """The ``name`` of a new memory: one the agent keeps as it is.
+
+    The ASCII slug of ``title``, else of the file name; a title with no ASCII letter or digit
+    in either is kept as written (MEM115 explains what the agent does to it).
+    """
+    return ascii_slug(title) or ascii_slug(file_stem(rel_path)) or title
+
+
+def name_from_file(rel_path: str) -> str:
+    """The ``name`` of a memory made for an existing file name: :func:`memory_name` of it,
+    falling back to its :func:`kebab_slug` (letters of any script)."""
+    return memory_name(kebab_slug(file_stem(rel_path)), rel_path)
+
+
+def _cut(slug: str, max_chars: int) -> str:
     if len(slug) > max_chars:
         slug = slug[:max_chars]
         # Cut at a word boundary when one is near, so names do not end mid-word.
@@ -55,7 +97,7 @@ def kebab_slug(title: str, max_chars: int = SLUG_MAX_CHARS) -> str:
         if dash > max_chars // 2:
             slug = slug[:dash]
         slug = slug.strip("-")
-    return slug or DEFAULT_SLUG
+    return slug
 
 
 def unique_file_name(slug: str, taken: Collection[str], directory: str = "") -> str:

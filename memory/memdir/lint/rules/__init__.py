@@ -5,7 +5,7 @@ that checks it) and lists them in its ``RULES``; :data:`RULES` here gathers them
 points run whatever the registry holds, so a rule added to an area's list reaches every path:
 
 * :func:`check_topic`: the rules that read one topic file (MEM101-MEM106, MEM109, MEM110,
-  MEM112, MEM113), however the file arrived (disk, editor, fast parser);
+  MEM112, MEM113, MEM115, MEM116), however the file arrived (disk, editor, fast parser);
 * :func:`check_index`: the rules that read MEMORY.md (MEM001-MEM004, MEM006, MEM007, and its
   secrets and encoding);
 * :func:`check_directory`: the rules that read the index with a :class:`TopicSummary` of every

@@ -1,5 +1,6 @@
-"""Rules about a topic file's frontmatter (MEM101-MEM105): is it there, is it YAML, are the
-fields the agent reads present and valid, and does the prefetch scan see it at all.
+"""Rules about a topic file's frontmatter (MEM101-MEM105, MEM115, MEM116): is it there, is it
+YAML, are the fields the agent reads present and valid, does the prefetch scan see it at all, and
+does the agent's own rewrite of the frontmatter keep what the file says.
 
 What the parser found is read from its problems' structured fields (``kind``, ``key``), never
 from their message text.
@@ -11,9 +12,11 @@ from typing import TYPE_CHECKING
 
 from memdir import constants as C
 from memdir.fixes import plan
+from memdir.fixes.text import agent_name, ascii_slug, file_stem
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, field_span, head_span, or_list
 from memdir.model import Span
+from memdir.topic import field_key
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
@@ -139,14 +142,16 @@ def _missing_fields(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
             continue
         if values[key]:
             continue
-        present = key in fm.data or (key == "type" and "metadata.type" in fm.key_spans)
+        source = field_key(fm, key)
+        present = source in fm.key_spans or key in fm.data
         state = "empty" if present else "missing"
+        span = (fm.value_spans.get(source) if source != key else None) or field_span(topic, key)
         found.append(
             ctx.diag(
                 "MEM103",
                 topic.path,
                 topic.rel_path,
-                field_span(topic, key),
+                span,
                 f"{state} `{key}`: {_FIELD_WHY[key]}",
             )
         )
@@ -216,8 +221,7 @@ def _unknown_type(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     raw = topic.raw_type
     fm = topic.frontmatter
     assert fm is not None
-    key = "type" if fm.data.get("type") is not None else "metadata.type"
-    span = fm.value_spans.get(key, field_span(topic, "type"))
+    span = fm.value_spans.get(field_key(fm, "type"), field_span(topic, "type"))
     suggestion = suggest_type(raw)
     hint = f"; did you mean `{suggestion}`?" if suggestion else ""
     fix = plan.set_type(topic, suggestion) if suggestion is not None else None
@@ -295,4 +299,88 @@ MEM105 = Rule(
     topic=_frontmatter_beyond_scan,
 )
 
-RULES = (MEM101, MEM102, MEM103, MEM104, MEM105)
+
+# --- MEM115 --------------------------------------------------------------------------------------
+
+
+def _name_lost_by_agent(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
+    topic = view.topic
+    fm = topic.frontmatter
+    name = topic.name
+    if not name or fm is None or agent_name(name):
+        return []  # nearly every file; a missing name is MEM103's
+    slug = ascii_slug(file_stem(topic.rel_path))
+    fix = plan.set_name(topic, slug, "Use the file name") if slug else None
+    return [
+        ctx.diag(
+            "MEM115",
+            topic.path,
+            topic.rel_path,
+            field_span(topic, "name"),
+            f"`{name}` has no ASCII letter or digit: Claude Code rewrites this name to an empty "
+            "string the next time it writes the file, which breaks [[name]] links to it; use an "
+            "ASCII kebab-case name (the description can stay in any language)",
+            fix,
+        )
+    ]
+
+
+MEM115 = Rule(
+    "MEM115",
+    "name-lost-on-write",
+    "warning",
+    "topic",
+    "The `name` has no ASCII letter or digit (a name in Chinese, Japanese, Cyrillic...).",
+    "Claude Code rewrites a memory's frontmatter the first time it writes the file and turns "
+    "its `name` into a lowercase slug of the name's ASCII letters and digits: a name with none "
+    "becomes an empty string, which breaks `[[name]]` links to it and leaves the memory "
+    "without a name.",
+    "`name: 数据保留策略`",
+    "Use an ASCII kebab-case name such as `data-retention`; description and body can stay in "
+    "any language. The editor offers the file name's slug when it has one.",
+    "editor",
+    topic=_name_lost_by_agent,
+)
+
+
+# --- MEM116 --------------------------------------------------------------------------------------
+
+
+def _type_conflict(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
+    topic = view.topic
+    fm = topic.frontmatter
+    if fm is None or "metadata" not in fm.data or not view.fields_readable:
+        return []
+    top = fm.data.get("type")
+    metadata = fm.data["metadata"]
+    if top is None or not isinstance(metadata, dict) or "type" not in metadata:
+        return []
+    if metadata["type"] == top:
+        return []
+    return [
+        ctx.diag(
+            "MEM116",
+            topic.path,
+            topic.rel_path,
+            fm.value_spans.get("type", field_span(topic, "type")),
+            f"two types: the agent reads `metadata.type` ({metadata['type']!s}) and ignores this "
+            f"top-level `type: {top!s}`, which it drops the next time it writes the file; keep "
+            "one of them",
+        )
+    ]
+
+
+MEM116 = Rule(
+    "MEM116",
+    "type-conflict",
+    "warning",
+    "topic",
+    "The frontmatter has a top-level `type` and a different `metadata.type`.",
+    "The agent reads `metadata.type` and ignores the top-level one (it drops it when it next "
+    "writes the file), so editing the top-level `type` changes nothing the agent sees.",
+    "`type: user` above `metadata:` / `  type: reference`",
+    "Keep one `type`: the nested one is the layout the agent writes.",
+    topic=_type_conflict,
+)
+
+RULES = (MEM101, MEM102, MEM103, MEM104, MEM105, MEM115, MEM116)
