@@ -406,7 +406,7 @@ function memdirLogText() {
       await page.keyboard.press('Enter');
       const file = path.join(WORKSPACE, 'small-pull-requests.md');
       const text = await until('small-pull-requests.md on disk', () => fs.existsSync(file) && fs.readFileSync(file, 'utf8'), 15000);
-      if (!text.startsWith('---\nname: Small pull requests\ndescription: keep pull requests under 300 lines and put the reason first\ntype: feedback\n---\n')) {
+      if (!text.startsWith('---\nname: small-pull-requests\ndescription: keep pull requests under 300 lines and put the reason first\ntype: feedback\n---\n')) {
         throw new Error(`unexpected frontmatter: ${JSON.stringify(text.slice(0, 200))}`);
       }
       const line = await until('its line in MEMORY.md on disk', () =>

@@ -54,7 +54,7 @@ async def test_the_plan_creates_the_file_and_its_index_line(
     assert {p.name for p in workspace.root.iterdir()} == before
     await apply(client, plan)
     assert workspace.text("small-pull-requests.md") == (
-        "---\nname: Small pull requests\n"
+        "---\nname: small-pull-requests\n"
         "description: keep pull requests under 300 lines and put the reason first\n"
         "type: feedback\n---\n# Small pull requests\n\n**Why:**\n\n**How to apply:**\n"
     )
@@ -97,7 +97,7 @@ async def test_outside_index_mode_the_index_is_left_alone(
     plan = await request(client, "memory/newMemory", SMALL_PRS)
     await apply(client, plan)
     assert workspace.text("MEMORY.md") == INDEX
-    assert workspace.text("small-pull-requests.md").startswith("---\nname: Small pull requests\n")
+    assert workspace.text("small-pull-requests.md").startswith("---\nname: small-pull-requests\n")
 
 
 @pytest.mark.parametrize(
