@@ -105,6 +105,25 @@ TRUNCATION_NOTE_TEMPLATE: Final = (
     "Use the Read tool to view the complete file at: {path}"
 )
 RELEVANT_MEMORIES_TAG: Final = "relevant_memories"
+#: Claude Code 2.1.328's selector: 512 tokens of answer plus 2048 of thinking budget.
+SELECT_MAX_TOKENS_CONVERSATION: Final = 512 + 2048
+#: Its first selector message is this plus the manifest; each query turn is the second plus it.
+SELECT_MANIFEST_PREFIX: Final = "Available memories:\n"
+SELECT_QUERY_PREFIX: Final = "Select memories relevant to:\n"
+#: A copied manifest tag in front of a selected name, which the agent strips.
+SELECT_TYPE_PREFIX_PATTERN: Final = r"^\[(?:user|feedback|project|reference|account)\]\s+"
+#: Before the first surfaced memory (2.1.328).
+RELEVANT_MEMORIES_INTRO: Final = (
+    "Retrieved for possible relevance — use only if it actually applies to what the user asked."
+)
+#: The truncation note's reason, as the spec's memdir wrote it and as 2.1.328 says it.
+TRUNCATION_REASON_LINES: Final = "over {lines} lines"
+TRUNCATION_REASON_BYTES: Final = "over {bytes} bytes"
+TRUNCATION_REASON_LINES_LIMIT: Final = "first {lines} lines"
+TRUNCATION_REASON_BYTES_LIMIT: Final = "{bytes} byte limit"
+#: Top-level directories of the memory dir the scan never lists (compared NFC, any case,
+#: trailing dots and spaces ignored); nor any path with a segment starting with ``.``.
+SCAN_EXCLUDED_TOP_DIRS: Final = ("logs", "sessions", "proposals")
 
 # --- lint: memdir's own thresholds for what the selector can use ------------------------------
 #: A description wider than this (East Asian wide characters count twice) crowds the manifest.

@@ -1,7 +1,8 @@
 """Path B end to end: the relevance prefetch that surfaces a few memories for a user message.
 
-trigger → scan → drop already surfaced/read → manifest → select → drop again → read with caps →
-budget → result. :func:`start_prefetch` runs :func:`prefetch` as a task so the caller goes on with
+trigger → scan → (seed: drop already surfaced/read) → manifest → select → drop surfaced/read →
+first 5 → read with caps → budget → result; what differs by agent release follows the ``target``.
+:func:`start_prefetch` runs :func:`prefetch` as a task so the caller goes on with
 its turn, as the agent does. The session is touched once, synchronously, at the end, so a
 cancelled prefetch leaves it unchanged and two racing prefetches never surface a file twice.
 """
@@ -21,8 +22,9 @@ from memdir.config import Settings, load_settings
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
 from memdir.scan import ScanResult, scan
-from memdir.select import Selection, Selector, choose_selector, normalize_tools
-from memdir.surface import Session, SurfacedMemory, surface_file, wrap_attachment
+from memdir.select import AnthropicSelector, Selection, Selector, choose_selector, normalize_tools
+from memdir.surface import Session, SurfacedMemory, render_attachment, surface_file
+from memdir.target import Target
 from memdir.trigger import TriggerRule, should_prefetch
 
 
@@ -66,7 +68,8 @@ class RecallResult:
     triggered: bool
     #: Why it ran, or why not (single word, acknowledgement, budget spent).
     reason: str
-    #: Files shown to the selector, newest first.
+    #: Files shown to the selector, newest first (already seen ones too, unless the target
+    #: leaves them out of the manifest).
     candidates: tuple[Candidate, ...] = ()
     #: The manifest text the selector saw.
     manifest: str = ""
@@ -74,7 +77,8 @@ class RecallResult:
     selected: tuple[str, ...] = ()
     #: The memories injected, each block exactly as the model sees it.
     surfaced: tuple[SurfacedMemory, ...] = ()
-    #: The ``relevant_memories`` attachment (``""`` when nothing surfaced).
+    #: The ``relevant_memories`` attachment as the target injects it (``""`` when nothing
+    #: surfaced): :func:`memdir.surface.render_attachment`.
     attachment: str = ""
     #: Files left out before or after selection, and why.
     dropped: tuple[Dropped, ...] = ()
@@ -100,7 +104,8 @@ class RecallResult:
 
     @property
     def surfaced_bytes(self) -> int:
-        return sum(m.bytes for m in self.surfaced)
+        """What this recall added to the session budget, in the budget's unit."""
+        return sum(m.cost for m in self.surfaced)
 
 
 def _ms(start: float) -> float:
@@ -119,14 +124,14 @@ def _seen_reason(session: Session, path: Path) -> str | None:
 
 
 def _read_selected(
-    headers: Sequence[MemoryHeader], root: Path, now: float | None
+    headers: Sequence[MemoryHeader], root: Path, now: float | None, target: Target
 ) -> tuple[list[SurfacedMemory], list[Dropped]]:
     """Read each selected file with the injection caps; an unreadable file is skipped."""
     memories: list[SurfacedMemory] = []
     dropped: list[Dropped] = []
     for header in headers:
         try:
-            memories.append(surface_file(header.path, root, now))
+            memories.append(surface_file(header.path, root, now, target))
         except (OSError, ValueError) as exc:
             dropped.append(Dropped(header.rel_path, "read", f"cannot read: {exc}"))
     return memories, dropped
@@ -142,18 +147,20 @@ async def prefetch(
     settings: Settings | None = None,
     trigger_rule: TriggerRule | None = None,
     now: float | None = None,
+    target: Target | None = None,
 ) -> RecallResult:
     """Run path B once for a user message and record what surfaced in ``session``.
 
     ``selector`` defaults to :func:`choose_selector` on the settings (``auto``: anthropic with a
     key, else lexical); ``settings`` to :func:`load_settings` of ``memory_dir``; ``trigger_rule``
-    to the settings' rule. Never raises for a bad file or a failing selector; cancellation
-    propagates and leaves ``session`` untouched.
+    to the settings' rule; ``target`` to the settings' target. Never raises for a bad file or a
+    failing selector; cancellation propagates and leaves ``session`` untouched.
     """
     start = time.perf_counter()
     if settings is None:
         settings = await asyncio.to_thread(load_settings, memory_dir)
     rule: TriggerRule = trigger_rule or settings.trigger
+    target = target or settings.agent_target
 
     def finish_untriggered(reason: str) -> RecallResult:
         return RecallResult(
@@ -169,7 +176,7 @@ async def prefetch(
     # 1. Trigger: the budget first (the spec's order), then the message rule.
     if session.spent:
         return finish_untriggered(
-            f"session budget spent ({session.budget_used:,}/{session.budget_limit:,} bytes); "
+            f"session budget spent ({session.budget_used:,}/{session.budget_limit:,}); "
             "compaction resets it"
         )
     decision = should_prefetch(query, rule)
@@ -181,28 +188,34 @@ async def prefetch(
     scanned: ScanResult = await asyncio.to_thread(scan, memory_dir)
     scan_ms = _ms(scan_start)
 
-    # 3. Drop what this session has seen, so the selector spends its 5 picks on new files.
+    # 3. What this session has seen: left out of the manifest (seed), or only after selection.
     dropped: list[Dropped] = []
     unseen: list[MemoryHeader] = []
     for header in scanned.candidates:
         why_not = _seen_reason(session, header.path)
-        if why_not:
-            dropped.append(Dropped(header.rel_path, "before-select", why_not))
-        else:
+        if not why_not:
             unseen.append(header)
+        elif target.manifest_excludes_seen:
+            dropped.append(Dropped(header.rel_path, "before-select", why_not))
+    shown = unseen if target.manifest_excludes_seen else list(scanned.candidates)
 
     # 4. Manifest.
-    manifest = format_manifest(unseen)
+    manifest = format_manifest(shown)
 
-    # 5. Select.
+    # 5. Select, unless every candidate has been seen (then the agent makes no call either).
     select_start = time.perf_counter()
     if selector is None:
-        selector = choose_selector(settings.selector, model=settings.model)
+        selector = choose_selector(settings.selector, model=settings.model, target=target)
     tools = normalize_tools(recent_tools)
     selection: Selection
     if unseen:
         try:
-            selection = await selector.select(query, unseen, tools)
+            if isinstance(selector, AnthropicSelector):
+                # The agent's request shows its manifest; a fallback gets the unseen files only.
+                selection = await selector.select(query, shown, tools, fallback_headers=unseen)
+            else:
+                # Other selectors have no "do not re-select" prompt: they choose among new files.
+                selection = await selector.select(query, unseen, tools)
         except Exception as exc:  # a third-party selector's bug must not end the user's turn
             failure = " ".join(f"{type(exc).__name__}: {exc}".split())[:240]
             selection = Selection(
@@ -213,14 +226,15 @@ async def prefetch(
                 degraded=f"selector {selector.name} failed: {failure}",
             )
     else:
-        selection = Selection((), {}, selector.name, selector.name, notes=("no unseen candidates",))
+        note = "all surfaced or read: no selector call" if shown else "no candidates"
+        selection = Selection((), {}, selector.name, selector.name, notes=(note,))
     select_ms = _ms(select_start)
 
-    # 6. Drop again: the agent may have read a file while the selector was thinking, and a
-    # custom selector may name a file that is not a candidate.
-    by_path = {h.rel_path: h for h in unseen}
+    # 6. Drop what was seen (the agent may also have read a file while the selector was
+    # thinking) and names that are not candidates; then the first 5. A repeated name stays.
+    by_path = {h.rel_path: h for h in shown}
     chosen: list[MemoryHeader] = []
-    for rel in dict.fromkeys(selection.selected):
+    for rel in selection.selected:
         picked = by_path.get(rel)
         if picked is None:
             dropped.append(Dropped(rel, "after-select", "not among the candidates"))
@@ -237,13 +251,15 @@ async def prefetch(
     # 7. Read with the caps, off the event loop.
     read_start = time.perf_counter()
     memories, unreadable = (
-        await asyncio.to_thread(_read_selected, chosen, memory_dir, now) if chosen else ([], [])
+        await asyncio.to_thread(_read_selected, chosen, memory_dir, now, target)
+        if chosen
+        else ([], [])
     )
     dropped.extend(unreadable)
     read_ms = _ms(read_start)
 
     # 8. Budget. From here on nothing awaits: the session changes all at once or not at all.
-    admitted = session.take_turn(memories)
+    admitted = session.take_turn(memories, target)
     admitted_keys = {id(m) for m in admitted}
     for memory in memories:
         if id(memory) not in admitted_keys:
@@ -258,11 +274,11 @@ async def prefetch(
         query=query,
         triggered=True,
         reason=decision.reason,
-        candidates=tuple(Candidate.from_header(h) for h in unseen),
+        candidates=tuple(Candidate.from_header(h) for h in shown),
         manifest=manifest,
         selected=selection.selected,
         surfaced=tuple(admitted),
-        attachment=wrap_attachment(m.text for m in admitted),
+        attachment=render_attachment(admitted, target),
         dropped=tuple(dropped),
         budget_used=session.budget_used,
         budget_left=session.budget_left,
@@ -286,6 +302,7 @@ class PrefetchOptions(TypedDict, total=False):
     settings: Settings | None
     trigger_rule: TriggerRule | None
     now: float | None
+    target: Target | None
 
 
 def start_prefetch(

@@ -1,14 +1,16 @@
 """Listing a memory directory the way path B does, without ever leaving it.
 
-Recursive ``*.md`` except ``MEMORY.md``, first 30 lines of each, newest first, at most 200
-candidates (spec section 6.2). Files beyond the cap are reported, not dropped silently. The walk
-survives unreadable files, undecodable bytes, symlink loops and files deleted mid-scan, and it
-never follows a symlink whose target lies outside the memory dir.
+Recursive ``*.md`` except ``MEMORY.md`` (at any depth) and what :func:`excluded_entry` leaves
+out, first 30 lines of each, newest first, at most 200 candidates (spec section 6.2). Files
+beyond the cap are reported, not dropped silently. The walk survives unreadable files,
+undecodable bytes, symlink loops and files deleted mid-scan, and it never follows a symlink
+whose target lies outside the memory dir.
 """
 
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +41,20 @@ class ScanResult:
         return self.candidates + self.cut_off
 
 
+def excluded_entry(name: str, top_level: bool) -> bool:
+    """Whether the agent's scan leaves out an entry (and everything under it) of this name.
+
+    Any name starting with ``.``, and at the top of the memory dir ``logs``, ``sessions`` and
+    ``proposals`` (the agent's own stores), compared as it compares them.
+    """
+    if name.startswith("."):
+        return True
+    if not top_level:
+        return False
+    folded = unicodedata.normalize("NFC", name).lower().rstrip(". ")
+    return folded in C.SCAN_EXCLUDED_TOP_DIRS
+
+
 def iter_topic_entries(
     root: Path, skipped: list[Skipped] | None = None
 ) -> Iterator[tuple[str, str]]:
@@ -61,6 +77,8 @@ def iter_topic_entries(
             continue
         for entry in entries:
             name = entry.name
+            if excluded_entry(name, top_level=not prefix):
+                continue
             rel = prefix + name
             try:
                 is_link = entry.is_symlink()

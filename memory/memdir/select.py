@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,7 @@ from memdir import constants as C
 from memdir.config import SELECTOR_NAMES, SelectorName
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
+from memdir.target import DEFAULT_TARGET, Target
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -37,7 +39,7 @@ SELECT_MAX_RETRIES: Final = 1
 CREDENTIAL_ENV_VARS: Final = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE")
 _SECRET_ENV_VARS: Final = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
-#: The agent's selector prompt (Claude Code ``findRelevantMemories.ts``), verbatim: it already says
+#: The spec's agent's selector prompt (Claude Code ``findRelevantMemories.ts``), verbatim: it says
 #: everything the spec requires (at most 5, only files certain to help, an empty list is fine, the
 #: recently-used-tools rule), and keeping its wording keeps memdir's choices close to the agent's.
 SELECT_MEMORIES_SYSTEM_PROMPT: Final = (
@@ -58,12 +60,38 @@ SELECT_MEMORIES_SYSTEM_PROMPT: Final = (
     "active use is exactly when those matter.\n"
 )
 
+#: Claude Code 2.1.328's selector prompt, verbatim (the selector is a conversation there: the
+#: manifest first, then one message per user query).
+SELECT_MEMORIES_CONVERSATION_PROMPT: Final = (
+    "You are selecting memories that will be useful to Claude Code as it processes a user's "
+    "query. The first message lists the available memory files with their filenames and "
+    "descriptions; subsequent messages each contain one user query.\n"
+    "\n"
+    "Return a list of filenames for the memories that will clearly be useful to Claude Code as it "
+    "processes the user's query (up to 5). Only include memories that you are certain will be "
+    "helpful based on their name and description.\n"
+    "- If you are unsure if a memory will be useful in processing the user's query, then do not "
+    "include it in your list. Be selective and discerning.\n"
+    "- If there are no memories in the list that would clearly be useful, feel free to return an "
+    "empty list.\n"
+    "- Be especially conservative with user-profile and project-overview memories ([user], "
+    "[project]). These describe the user's ongoing focus, not what every question is about. A "
+    'profile saying "works on DB performance" is NOT relevant to a question that merely contains '
+    'the word "performance" unless the question is actually about that DB work. Match on what '
+    "the question IS ABOUT, not on surface keyword overlap with who the user is.\n"
+    "- Do not re-select memories you already returned for an earlier query in this "
+    "conversation.\n"
+    "\n"
+    'Reply with only a JSON object of the form {"selected_memories": ["<filename>", ...]}.\n'
+)
+
 
 @dataclass(frozen=True)
 class Selection:
     """What a selector chose, and enough about how to explain it."""
 
-    #: Paths relative to the memory dir, ``/``-separated, in the selector's order, at most 5.
+    #: Paths relative to the memory dir, ``/``-separated, in the selector's order: at most 5
+    #: and no repeats, except an anthropic answer under a target that keeps it as is.
     selected: tuple[str, ...]
     #: Why each selected path was chosen.
     why: Mapping[str, str]
@@ -170,8 +198,9 @@ class SelectRequest:
 
     model: str
     max_tokens: int
-    system: str
-    user_message: str
+    #: A string, or text blocks (the 2.1.328 conversation caches its prompt).
+    system: str | list[dict[str, Any]]
+    messages: list[dict[str, Any]]
     schema: dict[str, Any]
 
     @property
@@ -179,12 +208,12 @@ class SelectRequest:
         return {"format": {"type": "json_schema", "schema": self.schema}}
 
     def to_body(self) -> dict[str, Any]:
-        """The JSON body sent to ``/v1/messages``."""
+        """The JSON body sent to ``/v1/messages`` (the agent also sends ``metadata``)."""
         return {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "system": self.system,
-            "messages": [{"role": "user", "content": self.user_message}],
+            "messages": self.messages,
             "output_config": self.output_config,
         }
 
@@ -198,22 +227,39 @@ def user_message(query: str, manifest: str, recent_tools: Sequence[str] = ()) ->
     return text
 
 
-def output_schema(paths: Sequence[str]) -> dict[str, Any]:
-    """Structured output: ``{"selected_memories": [path, ...]}`` with paths from the manifest.
+def output_schema(paths: Sequence[str], target: Target = DEFAULT_TARGET) -> dict[str, Any]:
+    """Structured output: ``{"selected_memories": [path, ...]}``, paths as an enum or not.
 
     A JSON schema cannot cap an array's length for this API, so the cap of 5 is applied in code.
     """
+    items: dict[str, Any] = {"type": "string"}
+    if target.selector_enum:
+        items["enum"] = list(dict.fromkeys(paths))
     return {
         "type": "object",
-        "properties": {
-            "selected_memories": {
-                "type": "array",
-                "items": {"type": "string", "enum": list(dict.fromkeys(paths))},
-            }
-        },
+        "properties": {"selected_memories": {"type": "array", "items": items}},
         "required": ["selected_memories"],
         "additionalProperties": False,
     }
+
+
+def _text_message(role: str, text: str, *, cached: bool = False) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "text", "text": text}
+    if cached:
+        block["cache_control"] = {"type": "ephemeral"}
+    return {"role": role, "content": [block]}
+
+
+def conversation_messages(
+    query: str, manifest: str, history: Sequence[tuple[str, str]] = ()
+) -> list[dict[str, Any]]:
+    """2.1.328's selector messages: manifest, earlier ``(query, raw answer)`` turns, query."""
+    messages = [_text_message("user", C.SELECT_MANIFEST_PREFIX + manifest, cached=True)]
+    for earlier, answer in history:
+        messages.append(_text_message("user", C.SELECT_QUERY_PREFIX + earlier))
+        messages.append(_text_message("assistant", answer))
+    messages.append(_text_message("user", C.SELECT_QUERY_PREFIX + query, cached=True))
+    return messages
 
 
 def build_request(
@@ -221,15 +267,51 @@ def build_request(
     headers: Sequence[MemoryHeader],
     recent_tools: Sequence[str] = (),
     model: str = C.DEFAULT_SELECTOR_MODEL,
-    max_tokens: int = C.SELECT_MAX_TOKENS,
+    max_tokens: int | None = None,
+    *,
+    target: Target = DEFAULT_TARGET,
+    history: Sequence[tuple[str, str]] = (),
 ) -> SelectRequest:
+    """The selection request ``target`` sends for ``query`` over ``headers``.
+
+    ``history``: this session's earlier ``(query, raw answer)`` selector turns, which only the
+    conversation form sends (it has no recently-used tools either). The agent's first system
+    block, a billing header naming its own build, is agent-internal and left out.
+    """
+    manifest = format_manifest(headers)
+    system: str | list[dict[str, Any]]
+    if target.selector_conversation:
+        system = [
+            {
+                "type": "text",
+                "text": SELECT_MEMORIES_CONVERSATION_PROMPT,
+                "cache_control": {"type": "ephemeral"},
+            }
+        ]
+        messages = conversation_messages(query, manifest, history)
+    else:
+        system = SELECT_MEMORIES_SYSTEM_PROMPT
+        messages = [{"role": "user", "content": user_message(query, manifest, recent_tools)}]
     return SelectRequest(
         model=model,
-        max_tokens=max_tokens,
-        system=SELECT_MEMORIES_SYSTEM_PROMPT,
-        user_message=user_message(query, format_manifest(headers), recent_tools),
-        schema=output_schema([h.rel_path for h in headers]),
+        max_tokens=target.selector_max_tokens if max_tokens is None else max_tokens,
+        system=system,
+        messages=messages,
+        schema=output_schema([h.rel_path for h in headers], target),
     )
+
+
+_FENCE_OPEN = re.compile(r"^```[^\n]*\n?")
+_TYPE_PREFIX = re.compile(C.SELECT_TYPE_PREFIX_PATTERN)
+
+
+def strip_fence(text: str) -> str:
+    """The answer without a surrounding Markdown code fence (the agent strips one too)."""
+    text = text.strip()
+    if text.startswith("```"):
+        text = _FENCE_OPEN.sub("", text, count=1)
+        text = text.removesuffix("```")
+    return text.strip()
 
 
 def parse_answer(
@@ -237,29 +319,46 @@ def parse_answer(
     stop_reason: str | None,
     known_paths: Sequence[str],
     limit: int = C.SELECT_MAX_FILES,
+    target: Target = DEFAULT_TARGET,
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The usable paths of an answer and notes on what was dropped; raises SelectionError."""
+    """The usable paths of an answer and notes on what was dropped; raises SelectionError.
+
+    As the agent reads it: an answer cut at ``max_tokens`` selects nothing, a code fence around
+    the JSON is ignored, a ``[type] `` tag copied from the manifest is taken off a name, and
+    names not in the manifest are dropped.
+    """
     if stop_reason == "refusal":
         raise SelectionError("the model refused to answer (stop_reason: refusal)")
+    if stop_reason == "max_tokens":
+        return (), ("the answer was cut at max_tokens: nothing selected (as the agent does)",)
     if text is None:
         raise SelectionError(f"the answer has no text block (stop_reason: {stop_reason})")
     try:
-        data = json.loads(text)
+        data = json.loads(strip_fence(text))
     except json.JSONDecodeError as exc:
-        cut = " (cut at max_tokens)" if stop_reason == "max_tokens" else ""
-        raise SelectionError(f"the answer is not JSON{cut}: {exc.msg}") from None
+        raise SelectionError(f"the answer is not JSON: {exc.msg}") from None
     names = data.get("selected_memories") if isinstance(data, dict) else None
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+    if not isinstance(names, list):
         raise SelectionError(
             'the answer has the wrong shape: expected {"selected_memories": [string, ...]}'
         )
     known = set(known_paths)
-    unknown = [n for n in names if n not in known]
-    unique = list(dict.fromkeys(n for n in names if n in known))
+    usable: list[str] = []
+    unknown: list[str] = []
+    for name in names:
+        if not isinstance(name, str):
+            unknown.append(json.dumps(name)[:80])
+            continue
+        if name not in known:
+            name = _TYPE_PREFIX.sub("", name, count=1)
+        (usable if name in known else unknown).append(name)
     notes: list[str] = []
     if unknown:
         shown = ", ".join(repr(n[:80]) for n in unknown[:5])
         notes.append(f"dropped {len(unknown)} name(s) not in the manifest: {shown}")
+    if not target.selector_answer_deduped:
+        return tuple(usable), tuple(notes)
+    unique = list(dict.fromkeys(usable))
     if len(unique) > limit:
         notes.append(f"the model returned {len(unique)} memories; kept the first {limit}")
     return tuple(unique[:limit]), tuple(notes)
@@ -297,10 +396,12 @@ class AnthropicSelector:
         client: AsyncAnthropic | None = None,
         fallback: Selector | None = None,
         env: Mapping[str, str] | None = None,
+        target: Target = DEFAULT_TARGET,
     ) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         self.model = model
+        self.target = target
         self.timeout = timeout
         self.max_retries = max_retries
         self.fallback: Selector = fallback or LexicalSelector()
@@ -388,7 +489,7 @@ class AnthropicSelector:
     async def _ask(
         self, query: str, headers: Sequence[MemoryHeader], recent_tools: Sequence[str]
     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        request = build_request(query, headers, recent_tools, self.model)
+        request = build_request(query, headers, recent_tools, self.model, target=self.target)
         if self._client is not None:
             client = self._client.with_options(timeout=self.timeout, max_retries=self.max_retries)
             message = await self._create(client, request)
@@ -409,21 +510,36 @@ class AnthropicSelector:
             ) as owned:
                 message = await self._create(owned, request)
         text = next((b.text for b in message.content if b.type == "text"), None)
-        return parse_answer(text, message.stop_reason, [h.rel_path for h in headers])
+        paths = [h.rel_path for h in headers]
+        return parse_answer(text, message.stop_reason, paths, target=self.target)
 
     @staticmethod
     async def _create(client: AsyncAnthropic, request: SelectRequest) -> Message:
+        # The request is plain JSON data; the SDK's TypedDicts add nothing to check here.
+        system: Any = request.system
+        messages: Any = request.messages
         return await client.messages.create(
             model=request.model,
             max_tokens=request.max_tokens,
-            system=request.system,
-            messages=[{"role": "user", "content": request.user_message}],
+            system=system,
+            messages=messages,
             output_config={"format": {"type": "json_schema", "schema": request.schema}},
         )
 
     async def select(
-        self, query: str, headers: Sequence[MemoryHeader], recent_tools: Sequence[str] = ()
+        self,
+        query: str,
+        headers: Sequence[MemoryHeader],
+        recent_tools: Sequence[str] = (),
+        *,
+        fallback_headers: Sequence[MemoryHeader] | None = None,
     ) -> Selection:
+        """Ask the model to choose among ``headers`` (the agent's manifest).
+
+        ``fallback_headers``: what the fallback chooses from instead, when the manifest also lists
+        files already seen: the model is told not to pick those again, the fallback is not shown
+        them.
+        """
         start = time.perf_counter()
         if not headers:
             # Nothing to choose from: the agent makes no call either.
@@ -437,7 +553,8 @@ class AnthropicSelector:
             # INFO, not WARNING: the reason travels in the result, and an unconfigured logger
             # would otherwise print it to stderr in the middle of the CLI's output.
             log.info("anthropic selector unavailable, using %s: %s", self.fallback.name, reason)
-            return await self._fall_back(query, headers, recent_tools, reason, _ms(start))
+            offered = headers if fallback_headers is None else fallback_headers
+            return await self._fall_back(query, offered, recent_tools, reason, _ms(start))
         order = {path: rank for rank, path in enumerate(selected, 1)}
         why = {p: f"chosen by {self.model} (rank {r} of {len(selected)})" for p, r in order.items()}
         return Selection(
@@ -489,6 +606,7 @@ def choose_selector(
     max_retries: int = SELECT_MAX_RETRIES,
     env: Mapping[str, str] | None = None,
     client: AsyncAnthropic | None = None,
+    target: Target = DEFAULT_TARGET,
 ) -> Selector:
     """The selector for a name: ``auto`` is anthropic when credentials are configured, else lexical.
 
@@ -500,5 +618,10 @@ def choose_selector(
     if name == "lexical" or (name == "auto" and client is None and credential_source(env) is None):
         return LexicalSelector()
     return AnthropicSelector(
-        model=model, timeout=timeout, max_retries=max_retries, client=client, env=env
+        model=model,
+        timeout=timeout,
+        max_retries=max_retries,
+        client=client,
+        env=env,
+        target=target,
     )

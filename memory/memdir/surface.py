@@ -1,9 +1,10 @@
 """What path B injects for a selected memory, and the per-session state that limits it.
 
-A file is read up to the injection caps and cut at a line end (never inside a UTF-8 sequence),
-with the agent's header, staleness warning and truncation note; a session surfaces a few files a
-turn within its byte budget, never the same file twice nor one the agent already read or wrote.
-The numbers are in :mod:`memdir.constants`.
+A file is read up to the injection caps, cut at a line end (a line that would cross the byte cap
+is left out whole), cleaned as the agent cleans memory text, and given the header, staleness note
+and truncation note of the ``target``; a session surfaces a few files a turn within its budget,
+never the same file twice nor one the agent already read or wrote. The numbers are in
+:mod:`memdir.constants`.
 """
 
 from __future__ import annotations
@@ -11,14 +12,18 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from memdir import constants as C
 from memdir.paths import relative_inside
-from memdir.textio import read_text
+from memdir.sanitize import neutralize_tags, strip_invisible
+from memdir.target import DEFAULT_TARGET, Target
+from memdir.textio import read_text, utf16_len
 
 _DAY_SECONDS = 86_400
 
@@ -44,8 +49,21 @@ def staleness_text(mtime: float, now: float | None = None) -> str:
     return C.STALENESS_TEMPLATE.format(days=days) if days > C.STALE_AFTER_DAYS else ""
 
 
-def memory_header(path: str, mtime: float, now: float | None = None) -> str:
-    return f"Memory (saved {age_text(mtime, now)}): {path}:"
+def memory_header(
+    path: str, mtime: float, now: float | None = None, target: Target = DEFAULT_TARGET
+) -> str:
+    if target.header_says_age:
+        return f"Memory (saved {age_text(mtime, now)}): {path}:"
+    return f"Memory: {path}:"
+
+
+#: Characters the agent removes from a path it shows (tabs, line breaks, control characters).
+_PATH_DROPPED = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def display_path(path: Path) -> str:
+    """The absolute path as the header and the truncation note show it."""
+    return _PATH_DROPPED.sub("", str(path))
 
 
 @dataclass(frozen=True)
@@ -56,13 +74,16 @@ class SurfacedMemory:
     rel_path: str
     #: The injected block: header, staleness warning, content, truncation note.
     text: str
-    #: The file content included (frontmatter and body), before header and notes.
+    #: The file content included (frontmatter and body, cleaned), before header and notes.
     content: str
-    #: UTF-8 bytes of ``content``: what counts against the session budget.
+    #: UTF-8 bytes of ``content``.
     bytes: int
     truncated: bool
     mtime: float
     lines: int
+    #: What counts against the session budget, in the target's unit
+    #: (:attr:`memdir.target.Target.budget_utf16_with_note`).
+    cost: int
 
     @property
     def truncation_note(self) -> str | None:
@@ -70,31 +91,61 @@ class SurfacedMemory:
         return self.text.rpartition("\n")[2] if self.truncated else None
 
 
+CutKind = Literal["lines", "bytes"]
+
+
+def cut_text(
+    text: str, max_lines: int = C.SURFACE_MAX_LINES, max_bytes: int = C.SURFACE_MAX_BYTES
+) -> tuple[str, CutKind | None]:
+    """Cut ``text`` to the injection caps: the kept text and which cap cut it (or None).
+
+    As the agent's reader: the empty line after a final newline is a line (it counts toward the
+    cap and the kept text keeps its newline), and a line that would cross the byte cap is left
+    out whole, so a giant first line leaves nothing.
+    """
+    kept: list[str] = []
+    used = 0
+    for number, line in enumerate(text.split("\n")):
+        if number >= max_lines:
+            return "\n".join(kept), "lines"
+        cost = len(line.encode("utf-8")) + (1 if number else 0)
+        if used + cost > max_bytes:
+            return "\n".join(kept), "bytes"
+        kept.append(line)
+        used += cost
+    return "\n".join(kept), None
+
+
+def _reason(kind: CutKind, max_lines: int, max_bytes: int, names_limit: bool) -> str:
+    if kind == "lines":
+        template = C.TRUNCATION_REASON_LINES_LIMIT if names_limit else C.TRUNCATION_REASON_LINES
+        return template.format(lines=max_lines)
+    template = C.TRUNCATION_REASON_BYTES_LIMIT if names_limit else C.TRUNCATION_REASON_BYTES
+    return template.format(bytes=max_bytes)
+
+
 def cut_for_injection(
     text: str, max_lines: int = C.SURFACE_MAX_LINES, max_bytes: int = C.SURFACE_MAX_BYTES
 ) -> tuple[str, str | None]:
-    """Cut ``text`` to the injection caps. Returns the kept text and why it was cut (or None)."""
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    kept: list[str] = []
-    used = 0
-    reason: str | None = None
-    for number, line in enumerate(lines):
-        if number >= max_lines:
-            reason = f"over {max_lines} lines"
-            break
-        cost = len(line.encode("utf-8")) + (1 if number else 0)
-        if used + cost > max_bytes:
-            reason = f"over {max_bytes} bytes"
-            if not kept:
-                # A single giant first line: cut inside it, at a character boundary.
-                data = line.encode("utf-8")[:max_bytes]
-                kept.append(data.decode("utf-8", errors="ignore"))
-            break
-        kept.append(line)
-        used += cost
-    return "\n".join(kept), reason
+    """:func:`cut_text` with the cut said in memdir's words (``over 200 lines``), for lint."""
+    kept, kind = cut_text(text, max_lines, max_bytes)
+    return kept, None if kind is None else _reason(kind, max_lines, max_bytes, False)
+
+
+def truncation_reason(kind: CutKind | None, target: Target = DEFAULT_TARGET) -> str | None:
+    """The reason the truncation note gives, in the target's words."""
+    if kind is None:
+        return None
+    limit = target.truncation_names_limit
+    return _reason(kind, C.SURFACE_MAX_LINES, C.SURFACE_MAX_BYTES, limit)
+
+
+def truncation_suffix(truncated_reason: str | None, display_path: str) -> str:
+    """What follows cut content: a blank line and the note naming the full file, or nothing."""
+    if truncated_reason is None:
+        return ""
+    note = C.TRUNCATION_NOTE_TEMPLATE.format(reason=truncated_reason, path=display_path)
+    return f"\n\n{note}"
 
 
 def render_block(
@@ -103,20 +154,26 @@ def render_block(
     mtime: float,
     truncated_reason: str | None,
     now: float | None = None,
+    target: Target = DEFAULT_TARGET,
 ) -> str:
-    parts = [memory_header(display_path, mtime, now)]
+    """One memory as injected: header, staleness note, content, truncation note.
+
+    ``content`` is already cleaned of invisible characters; the agent neutralises tag openers
+    in the whole block, header included.
+    """
+    header = memory_header(display_path, mtime, now, target)
     stale = staleness_text(mtime, now)
-    if stale:
-        parts.append(stale)
-    parts.append("")
-    parts.append(content)
-    if truncated_reason:
-        parts.append("")
-        parts.append(C.TRUNCATION_NOTE_TEMPLATE.format(reason=truncated_reason, path=display_path))
-    return "\n".join(parts)
+    body = content + truncation_suffix(truncated_reason, display_path)
+    if target.staleness_before_header:
+        head = f"{stale}\n\n{header}" if stale else header
+    else:
+        head = f"{header}\n{stale}" if stale else header
+    return neutralize_tags(f"{head}\n\n{body}")
 
 
-def surface_file(path: Path, root: Path, now: float | None = None) -> SurfacedMemory:
+def surface_file(
+    path: Path, root: Path, now: float | None = None, target: Target = DEFAULT_TARGET
+) -> SurfacedMemory:
     """Read one memory for injection with the caps applied.
 
     Raises :class:`OSError` when the file cannot be read at all (callers skip it).
@@ -126,24 +183,51 @@ def surface_file(path: Path, root: Path, now: float | None = None) -> SurfacedMe
         raise OSError(f"{path} is binary")
     if result.mtime == 0.0 and result.problems and result.problems[0].kind == "unreadable":
         raise OSError(result.problems[0].message)
-    content, reason = cut_for_injection(result.text)
+    # The agent's reader drops a BOM (read_text does) and reads CRLF as LF before counting.
+    raw, kind = cut_text(result.text.replace("\r\n", "\n"))
+    reason = truncation_reason(kind, target)
+    content = strip_invisible(raw)
     rel = relative_inside(root, path, follow_links=False) or str(path)
-    block = render_block(str(path), content, result.mtime, reason, now)
+    shown = display_path(path)
+    block = render_block(shown, content, result.mtime, reason, now, target)
+    size = len(content.encode("utf-8"))
+    if target.budget_utf16_with_note:
+        cost = utf16_len(content + truncation_suffix(reason, shown))
+    else:
+        cost = size
     return SurfacedMemory(
         path=path,
         rel_path=rel,
         text=block,
         content=content,
-        bytes=len(content.encode("utf-8")),
+        bytes=size,
         truncated=reason is not None,
         mtime=result.mtime,
         lines=content.count("\n") + 1 if content else 0,
+        cost=cost,
     )
 
 
 def wrap_attachment(blocks: Iterable[str]) -> str:
-    """The ``relevant_memories`` attachment: each memory in its own system reminder."""
+    """Each memory in its own system reminder, blank-line separated: the spec's attachment, and
+    how the agent appends memories to a tool result for some main models."""
     return "\n\n".join(f"<system-reminder>\n{block}\n</system-reminder>" for block in blocks)
+
+
+def render_attachment(memories: Iterable[SurfacedMemory], target: Target = DEFAULT_TARGET) -> str:
+    """The ``relevant_memories`` attachment text for ``memories`` (``""`` for none).
+
+    2.1.328 sends it as one system message: each memory ``<header>\n\n<content>``, the first
+    preceded by the intro and a blank line, joined by a newline. (With some main models the agent
+    wraps each memory in ``<system-reminder>`` inside the tool result instead:
+    ``wrap_attachment`` of the same blocks.)
+    """
+    blocks = [m.text for m in memories]
+    if blocks and target.attachment_intro:
+        blocks[0] = f"{C.RELEVANT_MEMORIES_INTRO}\n\n{blocks[0]}"
+    if target.attachment_system_message:
+        return "\n".join(blocks)
+    return wrap_attachment(blocks)
 
 
 def _key(path: str | os.PathLike[str]) -> str:
@@ -177,8 +261,9 @@ class Session:
         self.read.update(_key(p) for p in paths)
 
     def mark_surfaced(self, memory: SurfacedMemory) -> None:
-        self.surfaced[_key(memory.path)] = memory.bytes
-        self.budget_used += memory.bytes
+        key = _key(memory.path)
+        self.surfaced[key] = self.surfaced.get(key, 0) + memory.cost
+        self.budget_used += memory.cost
 
     def compact(self) -> None:
         """Compaction drops old attachments: memories may surface again, the budget restarts."""
@@ -186,14 +271,21 @@ class Session:
         self.budget_used = 0
         self.compactions += 1
 
-    def take_turn(self, memories: Iterable[SurfacedMemory]) -> list[SurfacedMemory]:
-        """Admit at most 5 unseen memories for this turn while the budget lasts, and record them."""
+    def take_turn(
+        self, memories: Iterable[SurfacedMemory], target: Target = DEFAULT_TARGET
+    ) -> list[SurfacedMemory]:
+        """Admit at most 5 memories unseen before this turn, and record them.
+
+        A file named twice in one turn is admitted twice, as the agent does. The budget is
+        checked before each file, or (``target.budget_checked_at_trigger``) not at all here.
+        """
+        unseen = [m for m in memories if not self.seen(m.path)]
         admitted: list[SurfacedMemory] = []
-        for memory in memories:
-            if len(admitted) >= C.SELECT_MAX_FILES or self.spent:
+        for memory in unseen:
+            if len(admitted) >= C.SELECT_MAX_FILES:
                 break
-            if self.seen(memory.path):
-                continue
+            if self.spent and not target.budget_checked_at_trigger:
+                break
             admitted.append(memory)
             self.mark_surfaced(memory)
         return admitted

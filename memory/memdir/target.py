@@ -34,6 +34,48 @@ class Target:
     #: computed (Java's String.hashCode, base 36); else it is found by prefix only, as the spec
     #: says the hash differs between runtimes (read in :func:`memdir.paths.locate_memory_dir`).
     slug_hash_computed: bool
+    # --- path B (docs/selector.md) ---
+    #: The selector is a conversation: its prompt as a cached system block, the manifest as the
+    #: first message, then ``Select memories relevant to:`` per query; no ``Query:`` line and no
+    #: recently-used-tools line or rule. Else the spec's one ``Query: …`` message
+    #: (read in :func:`memdir.select.build_request`).
+    selector_conversation: bool
+    #: ``max_tokens`` of the selector request (read in :func:`memdir.select.build_request`).
+    selector_max_tokens: int
+    #: The answer schema lists the manifest's paths as an ``enum``
+    #: (read in :func:`memdir.select.output_schema`).
+    selector_enum: bool
+    #: The answer is deduplicated and cut to 5 as it is parsed; else repeats are kept (a
+    #: repeated name surfaces twice) and the 5 are counted after seen files are dropped
+    #: (read in :func:`memdir.select.parse_answer`).
+    selector_answer_deduped: bool
+    #: Files already surfaced or read are left out of the manifest; else the manifest lists
+    #: every candidate and they are dropped after selection only
+    #: (read in :func:`memdir.recall.prefetch`).
+    manifest_excludes_seen: bool
+    #: The header says the memory's age: ``Memory (saved 3 days ago): <path>:``; else
+    #: ``Memory: <path>:`` (read in :func:`memdir.surface.memory_header`).
+    header_says_age: bool
+    #: The staleness note comes before the header (``<note>\n\nMemory: …``); else on the line
+    #: after it (read in :func:`memdir.surface.render_block`).
+    staleness_before_header: bool
+    #: The first surfaced memory is preceded by :data:`memdir.constants.RELEVANT_MEMORIES_INTRO`
+    #: (read in :func:`memdir.surface.render_attachment`).
+    attachment_intro: bool
+    #: The attachment is the agent's system message (memories joined by a newline); else each
+    #: memory is wrapped in ``<system-reminder>``
+    #: (read in :func:`memdir.surface.render_attachment`).
+    attachment_system_message: bool
+    #: The truncation note says ``first 200 lines`` / ``4096 byte limit``; else ``over 200
+    #: lines`` / ``over 4096 bytes`` (read in :func:`memdir.surface.truncation_reason`).
+    truncation_names_limit: bool
+    #: The session budget counts UTF-16 code units of the content with its truncation note;
+    #: else UTF-8 bytes of the content alone (read in :func:`memdir.surface.surface_file`).
+    budget_utf16_with_note: bool
+    #: The budget is checked once, when a prefetch starts: a turn admits up to 5 files however
+    #: much they cost; else admitting stops as soon as it is spent
+    #: (read in :meth:`memdir.surface.Session.take_turn`).
+    budget_checked_at_trigger: bool
 
 
 SEED = Target(
@@ -43,6 +85,18 @@ SEED = Target(
     shared_settings_place_memory=False,
     index_max_file_bytes=None,
     slug_hash_computed=False,
+    selector_conversation=False,
+    selector_max_tokens=C.SELECT_MAX_TOKENS,
+    selector_enum=True,
+    selector_answer_deduped=True,
+    manifest_excludes_seen=True,
+    header_says_age=True,
+    staleness_before_header=False,
+    attachment_intro=False,
+    attachment_system_message=False,
+    truncation_names_limit=False,
+    budget_utf16_with_note=False,
+    budget_checked_at_trigger=False,
 )
 CLAUDE_CODE_2_1_328 = Target(
     "claude-code-2.1.328",
@@ -51,6 +105,18 @@ CLAUDE_CODE_2_1_328 = Target(
     shared_settings_place_memory=True,
     index_max_file_bytes=C.INDEX_MAX_READ_BYTES,
     slug_hash_computed=True,
+    selector_conversation=True,
+    selector_max_tokens=C.SELECT_MAX_TOKENS_CONVERSATION,
+    selector_enum=False,
+    selector_answer_deduped=False,
+    manifest_excludes_seen=False,
+    header_says_age=False,
+    staleness_before_header=True,
+    attachment_intro=True,
+    attachment_system_message=True,
+    truncation_names_limit=True,
+    budget_utf16_with_note=True,
+    budget_checked_at_trigger=True,
 )
 
 #: Every target, by the name settings and ``--target`` use.

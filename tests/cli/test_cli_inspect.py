@@ -77,7 +77,7 @@ def test_show_matches_surface_and_refuses_outside(
     data = json.loads(capsys.readouterr().out)
     assert data["path"] == "reference/reference-linear.md"
     assert data["truncated"] is False
-    assert data["text"].startswith("Memory (saved ")
+    assert data["text"].startswith("Memory: ")
     assert data["text"].split("\n")[0].endswith("reference/reference-linear.md:")
     (tmp_path / "outside.md").write_text("x")
     proc = run("show", "--dir", str(EXAMPLES), str(tmp_path / "outside.md"))

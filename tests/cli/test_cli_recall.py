@@ -71,11 +71,12 @@ def test_json_keys_and_types(capsys: pytest.CaptureFixture[str]) -> None:
         assert set(item) == {"path", "bytes", "truncated", "text"}
         assert isinstance(item["path"], str) and item["path"] in selected
         assert isinstance(item["bytes"], int) and isinstance(item["truncated"], bool)
-        assert item["text"].startswith("Memory (saved ")
-    assert data["attachment"].count("<system-reminder>") == len(data["surfaced"])
+        assert item["text"].startswith("Memory: ")
+    assert data["attachment"].startswith(C.RELEVANT_MEMORIES_INTRO)
+    assert data["attachment"].count("\nMemory: ") == len(data["surfaced"])
     budget = data["budget"]
     assert budget["limit"] == C.SESSION_BUDGET_BYTES
-    assert budget["used"] == sum(i["bytes"] for i in data["surfaced"])
+    assert budget["used"] == budget["surfaced_now"] > 0
     assert budget["left"] == budget["limit"] - budget["used"]
     assert isinstance(data["candidates"], list) and len(data["candidates"]) == 12
     assert set(data["candidates"][0]) == {"path", "type", "mtime", "description"}
@@ -86,13 +87,23 @@ def test_json_keys_and_types(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_human_output_is_the_attachment(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["recall", FREEZE_QUERY, "--dir", str(EXAMPLES), "--selector", "lexical"]) == 0
+    args = ["recall", FREEZE_QUERY, "--dir", str(EXAMPLES), "--selector", "lexical"]
+    assert main(args) == 0
     out, err = capsys.readouterr()
-    assert out.startswith("<system-reminder>\nMemory (saved ")
-    assert out.rstrip("\n").endswith("</system-reminder>")
+    data = run_json(capsys, *args[1:])
+    assert out == data["attachment"]  # byte for byte, no newline added
+    assert out.startswith(C.RELEVANT_MEMORIES_INTRO + "\n\nMemory: ")
     assert "project-release-freeze.md" in out
     assert "-- triggered:" in err and "-- selector lexical" in err and "-- budget" in err
-    assert "<system-reminder>" not in err
+    assert C.RELEVANT_MEMORIES_INTRO not in err
+
+
+def test_target_seed_prints_the_spec_attachment(capsys: pytest.CaptureFixture[str]) -> None:
+    args = [FREEZE_QUERY, "--dir", str(EXAMPLES), "--selector", "lexical", "--target", "seed"]
+    assert main(["recall", *args]) == 0
+    out, _err = capsys.readouterr()
+    assert out.startswith("<system-reminder>\nMemory (saved ")
+    assert out.endswith("</system-reminder>")
 
 
 def test_not_triggered_prints_nothing_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
@@ -118,11 +129,15 @@ def test_session_file_dedupes_across_calls(
     assert saved["budget_used"] == first["budget"]["used"] > 0
     assert len(saved["surfaced"]) == len(surfaced)
 
-    second = run_json(capsys, *args)
+    second = run_json(capsys, *args, "--target", "seed")
     assert second["surfaced"] == []
     assert "project-release-freeze.md" not in [c["path"] for c in second["candidates"]]
     before = {d["path"]: d["reason"] for d in second["dropped"] if d["stage"] == "before-select"}
     assert before["project-release-freeze.md"] == "already surfaced in this session"
+    # Claude Code 2.1.328 still lists it in the manifest; it is not surfaced again either.
+    listed = run_json(capsys, *args)
+    assert "project-release-freeze.md" in [c["path"] for c in listed["candidates"]]
+    assert listed["surfaced"] == []
     assert second["budget"]["used"] == first["budget"]["used"]
 
     # Compaction: the budget restarts and the memory may surface again.
@@ -146,9 +161,9 @@ def test_mark_read_excludes_a_file(tmp_path: Path, capsys: pytest.CaptureFixture
         "--mark-read",
         "project-release-freeze.md",
     )
-    assert "project-release-freeze.md" not in data["selected_memories"]
-    before = {d["path"]: d["reason"] for d in data["dropped"]}
-    assert before["project-release-freeze.md"] == "already read or written by the agent"
+    assert "project-release-freeze.md" not in [i["path"] for i in data["surfaced"]]
+    # Listed in the manifest as the agent lists it, but never offered to the lexical selector.
+    assert "project-release-freeze.md" in [c["path"] for c in data["candidates"]]
     assert Session.load(state).seen(EXAMPLES / "project-release-freeze.md")
 
 
@@ -266,7 +281,7 @@ def test_anthropic_without_a_key_from_a_shell() -> None:
     assert proc.returncode == 0
     assert "Traceback" not in proc.stderr
     assert "fell back from anthropic: no API key configured" in proc.stderr
-    assert proc.stdout.startswith("<system-reminder>")
+    assert proc.stdout.startswith(C.RELEVANT_MEMORIES_INTRO)
 
 
 def test_auto_without_a_key_is_lexical(capsys: pytest.CaptureFixture[str]) -> None:
@@ -293,8 +308,10 @@ class FakeAPIClient(anthropic.AsyncAnthropic):
     def __init__(self, **kwargs: Any) -> None:
         def leak(request: httpx2.Request) -> httpx2.Response:
             body = json.loads(request.content)
-            assert body["model"] == "claude-haiku-4-5" and body["max_tokens"] == 256
-            assert body["messages"][0]["content"].endswith("Recently used tools: Bash, psql")
+            assert body["model"] == "claude-haiku-4-5" and body["max_tokens"] == 2560
+            assert body["messages"][-1]["content"][0]["text"].startswith(
+                "Select memories relevant to:\n"
+            )
             error = {"type": "authentication_error", "message": f"bad key {SENTINEL}"}
             return httpx2.Response(401, json={"type": "error", "error": error})
 

@@ -24,7 +24,8 @@ from memdir.projections import SurfacedView, cli_json, recall_view
 from memdir.recall import RecallResult, prefetch, recall, start_prefetch
 from memdir.scan import scan
 from memdir.select import LexicalSelector, Selection
-from memdir.surface import Session, surface_file, wrap_attachment
+from memdir.surface import Session, render_attachment, surface_file, wrap_attachment
+from memdir.target import CLAUDE_CODE_2_1_328, SEED, Target
 from memhelpers import EXAMPLES
 
 #: Defined here rather than imported from conftest: another conftest.py in a subdirectory would
@@ -164,13 +165,13 @@ async def test_spent_budget_means_no_prefetch(make_dir: MakeDir) -> None:
 # --- dedupe ------------------------------------------------------------------------------------
 
 
-async def test_dedupe_before_selection(make_dir: MakeDir) -> None:
+async def test_seed_dedupes_before_selection(make_dir: MakeDir) -> None:
     root = make_dir(FILES)
     session = Session()
     session.mark_read([root / "a.md"])  # the agent read it
     session.mark_surfaced(surface_file(root / "c.md", root, NOW))  # surfaced on an earlier turn
     selector = Scripted(first_unseen(5))
-    result = await run(root, session, selector)
+    result = await run(root, session, selector, target=SEED)
     assert set(selector.shown) == {"b.md", "sub/d.md"}
     assert result.manifest == format_manifest(
         h for h in scan(root).candidates if h.rel_path in {"b.md", "sub/d.md"}
@@ -184,6 +185,30 @@ async def test_dedupe_before_selection(make_dir: MakeDir) -> None:
     assert set(result.surfaced_paths) == {"b.md", "sub/d.md"}
 
 
+async def test_claude_code_shows_every_file_and_drops_seen_ones_after(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    session = Session()
+    session.mark_read([root / "a.md"])
+    session.mark_surfaced(surface_file(root / "c.md", root, NOW))
+    selector = Scripted(["c.md", "a.md", "b.md"])
+    result = await run(root, session, selector, target=CLAUDE_CODE_2_1_328)
+    assert result.manifest == format_manifest(scan(root).candidates)
+    assert len(result.candidates) == len(FILES)
+    # A selector other than the model's has no "do not re-select" rule: it sees new files only.
+    assert set(selector.shown) == {"b.md", "sub/d.md"}
+    assert [d.stage for d in result.dropped] == ["after-select", "after-select"]
+    assert result.surfaced_paths == ("b.md",)
+
+
+async def test_claude_code_caps_at_five_after_dropping_seen_files(make_dir: MakeDir) -> None:
+    root = make_dir({f"m{i}.md": topic(f"m{i}", f"memory {i}") for i in range(7)})
+    session = Session()
+    session.mark_read([root / "m0.md", root / "m1.md"])
+    selector = Scripted([f"m{i}.md" for i in range(7)])
+    result = await run(root, session, selector, target=CLAUDE_CODE_2_1_328)
+    assert result.surfaced_paths == ("m2.md", "m3.md", "m4.md", "m5.md", "m6.md")
+
+
 async def test_dedupe_after_selection(make_dir: MakeDir) -> None:
     root = make_dir(FILES)
     session = Session()
@@ -194,7 +219,8 @@ async def test_dedupe_after_selection(make_dir: MakeDir) -> None:
     result = await run(root, session, selector)
     assert "a.md" in selector.shown
     assert result.selected == ("a.md", "ghost.md", "b.md", "b.md")
-    assert result.surfaced_paths == ("b.md",)
+    # A name the selector repeats surfaces twice, as in the agent.
+    assert result.surfaced_paths == ("b.md", "b.md")
     after = {d.rel_path: d.reason for d in result.dropped if d.stage == "after-select"}
     assert after == {
         "a.md": "already read or written by the agent",
@@ -202,14 +228,17 @@ async def test_dedupe_after_selection(make_dir: MakeDir) -> None:
     }
 
 
-async def test_second_turn_never_resurfaces(make_dir: MakeDir) -> None:
+@pytest.mark.parametrize("target", [SEED, CLAUDE_CODE_2_1_328], ids=lambda t: t.name)
+async def test_second_turn_never_resurfaces(make_dir: MakeDir, target: Target) -> None:
     root = make_dir(FILES)
     session = Session()
-    first = await run(root, session, Scripted(["a.md", "b.md"]))
+    first = await run(root, session, Scripted(["a.md", "b.md"]), target=target)
     assert first.surfaced_paths == ("a.md", "b.md")
     again = Scripted(["a.md", "b.md", "c.md"])
-    second = await run(root, session, again)
+    second = await run(root, session, again, target=target)
     assert "a.md" not in again.shown and "b.md" not in again.shown
+    listed = {c.rel_path for c in second.candidates} >= {"a.md", "b.md"}
+    assert listed is not target.manifest_excludes_seen
     assert second.surfaced_paths == ("c.md",)
 
 
@@ -220,6 +249,8 @@ async def test_everything_seen_means_no_selector_call(make_dir: MakeDir) -> None
     selector = Scripted(["a.md"])
     result = await run(root, session, selector)
     assert result.triggered and selector.calls == [] and result.surfaced == ()
+    assert result.notes == ("all surfaced or read: no selector call",)
+    assert len(result.candidates) == len(FILES)  # the agent's manifest would still list them
 
 
 async def test_symlinked_alias_counts_as_read(make_dir: MakeDir, tmp_path: Path) -> None:
@@ -229,8 +260,8 @@ async def test_symlinked_alias_counts_as_read(make_dir: MakeDir, tmp_path: Path)
     session = Session()
     session.mark_read([alias / "a.md"])  # the agent read it through another path
     selector = Scripted(first_unseen(5))
-    await run(root, session, selector)
-    assert "a.md" not in selector.shown
+    result = await run(root, session, selector)
+    assert "a.md" not in selector.shown and "a.md" not in result.surfaced_paths
 
 
 # --- caps and budget ---------------------------------------------------------------------------
@@ -252,37 +283,48 @@ def big_topic(i: int, size: int) -> str:
     return head + ("x" * 99 + "\n") * ((size - len(head)) // 100)
 
 
-async def test_budget_runs_out_across_calls_and_compaction_resets_it(make_dir: MakeDir) -> None:
+@pytest.mark.parametrize(
+    ("target", "counts"),
+    [(SEED, [5, 5, 5, 1, 0, 0]), (CLAUDE_CODE_2_1_328, [5, 5, 5, 5, 0, 0])],
+    ids=["seed", "claude-code"],
+)
+async def test_budget_runs_out_across_calls_and_compaction_resets_it(
+    make_dir: MakeDir, target: Target, counts: list[int]
+) -> None:
     # 25 files of ~4 KB: five a turn is ~20 KB, so the 60 KB budget lasts three turns and a bit.
     root = make_dir({f"big{i:02}.md": big_topic(i, 4000) for i in range(25)})
     session = Session()
     surfaced_so_far: list[str] = []
     results: list[RecallResult] = []
+
+    def new_ones(headers: Sequence[MemoryHeader]) -> list[str]:
+        return [h.rel_path for h in headers if not session.seen(h.path)][:5]
+
     for _turn in range(6):
-        result = await run(root, session, Scripted(first_unseen(5)))
+        result = await run(root, session, Scripted(new_ones), target=target)
         results.append(result)
         surfaced_so_far.extend(result.surfaced_paths)
         assert session.budget_used == sum(
-            surface_file(root / p, root, NOW).bytes for p in surfaced_so_far
+            surface_file(root / p, root, NOW, target).cost for p in surfaced_so_far
         )
         assert result.budget_used == session.budget_used
         assert result.budget_left == max(0, C.SESSION_BUDGET_BYTES - session.budget_used)
-    counts = [len(r.surfaced) for r in results]
     triggered = [r.triggered for r in results]
-    # Turns 1-3 surface 5 each (~60,000 bytes < 61,440); turn 4 surfaces one more, which
-    # spends the budget; after that the prefetch does not even start.
-    assert counts == [5, 5, 5, 1, 0, 0]
+    # Turns 1-3 surface 5 each (~60,000 < 61,440); turn 4 starts with budget left: the spec's
+    # agent stops admitting once it is spent (after one more), 2.1.328 admits the turn's 5.
+    # After that the prefetch does not even start.
+    assert [len(r.surfaced) for r in results] == counts
     assert triggered == [True, True, True, True, False, False]
     assert [d.reason for d in results[3].dropped if d.stage == "budget"] == [
         "session budget spent"
-    ] * 4
+    ] * (5 - counts[3])
     assert "budget spent" in results[4].reason
-    assert session.spent and len(set(surfaced_so_far)) == 16
+    assert session.spent and len(set(surfaced_so_far)) == sum(counts)
 
     session.compact()
     assert session.budget_used == 0
-    again = Scripted(first_unseen(5))
-    after = await run(root, session, again)
+    again = Scripted(new_ones)
+    after = await run(root, session, again, target=target)
     assert after.triggered and len(after.surfaced) == 5
     # Compaction dropped the old attachments: earlier memories are candidates again.
     assert set(again.shown) == {f"big{i:02}.md" for i in range(25)}
@@ -295,8 +337,8 @@ async def test_budget_runs_out_across_calls_and_compaction_resets_it(make_dir: M
 async def test_surfaced_text_is_exactly_surface_file(make_dir: MakeDir) -> None:
     long_body = "".join(f"line {n}\n" for n in range(400))  # over 200 lines: truncated
     root = make_dir({**FILES, "long.md": topic("long", "very long notes", body=long_body)})
-    result = await run(root, Session(), Scripted(["long.md", "sub/d.md"]))
-    expected = [surface_file(root / p, root, NOW) for p in ("long.md", "sub/d.md")]
+    result = await run(root, Session(), Scripted(["long.md", "sub/d.md"]), target=SEED)
+    expected = [surface_file(root / p, root, NOW, SEED) for p in ("long.md", "sub/d.md")]
     assert list(result.surfaced) == expected
     assert result.attachment == wrap_attachment(m.text for m in expected)
     assert result.surfaced[0].truncated and not result.surfaced[1].truncated
@@ -307,6 +349,21 @@ async def test_surfaced_text_is_exactly_surface_file(make_dir: MakeDir) -> None:
     )
     note = recall_view(result).surfaced[0].truncation_note
     assert note is not None and note.startswith("> This memory file was truncated (over 200 lines)")
+
+
+async def test_claude_code_attachment_is_its_system_message(make_dir: MakeDir) -> None:
+    root = make_dir(FILES)
+    result = await run(root, Session(), Scripted(["sub/d.md", "a.md"]))
+    expected = [
+        surface_file(root / p, root, NOW, CLAUDE_CODE_2_1_328) for p in ("sub/d.md", "a.md")
+    ]
+    assert list(result.surfaced) == expected
+    assert result.attachment == render_attachment(expected, CLAUDE_CODE_2_1_328)
+    d_text, a_text = (root / "sub/d.md").read_text(), (root / "a.md").read_text()
+    assert result.attachment == (
+        f"{C.RELEVANT_MEMORIES_INTRO}\n\nMemory: {root / 'sub/d.md'}:\n\n{d_text}"
+        f"\nMemory: {root / 'a.md'}:\n\n{a_text}"
+    )
 
 
 async def test_unreadable_selected_file_is_skipped(make_dir: MakeDir) -> None:

@@ -29,6 +29,24 @@ def test_scan_recursive_newest_first_excludes_index(make_dir: MakeDir) -> None:
     assert result.cut_off == ()
 
 
+def test_scan_leaves_out_what_the_agent_leaves_out(make_dir: MakeDir) -> None:
+    root = make_dir(
+        {
+            "kept.md": topic("kept", "kept"),
+            "team/shared.md": topic("shared", "kept too"),
+            "sub/logs/deep.md": topic("deep", "only the top-level dirs are excluded"),
+            ".hidden.md": topic("h", "dot file"),
+            ".git/notes.md": topic("g", "dot dir"),
+            "sub/.cache/x.md": topic("c", "dot dir at any depth"),
+            "logs/run.md": topic("l", "agent logs"),
+            "Sessions/s.md": topic("s", "any case"),
+            "proposals. /p.md": topic("p", "trailing dots and spaces ignored"),
+        }
+    )
+    found = sorted(h.rel_path for h in scan(root).candidates)
+    assert found == ["kept.md", "sub/logs/deep.md", "team/shared.md"]
+
+
 def test_scan_cap_reports_cut_off(make_dir: MakeDir) -> None:
     files = {f"m{i:03d}.md": topic(f"m{i}", f"memory {i}") for i in range(205)}
     root = make_dir(files)

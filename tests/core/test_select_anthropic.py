@@ -1,9 +1,9 @@
 """The anthropic selector through the real SDK, against a fake API that checks every request.
 
 ``AsyncAnthropic`` talks to ``httpx2.MockTransport``: the handler asserts the request body the spec
-prescribes (model, max_tokens, system prompt, user message, tools line, schema with the manifest
-enum) and answers with a real Message document, an API error, a timeout or garbage. Nothing here
-touches the network.
+prescribes (target ``seed``: model, max_tokens, system prompt, user message, tools line, schema
+with the manifest enum) or the conversation Claude Code 2.1.328 sends, and answers with a real
+Message document, an API error, a timeout or garbage. Nothing here touches the network.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from memdir import constants as C
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
 from memdir.select import (
+    SELECT_MEMORIES_CONVERSATION_PROMPT,
     SELECT_MEMORIES_SYSTEM_PROMPT,
     AnthropicSelector,
     LexicalSelector,
@@ -29,7 +30,9 @@ from memdir.select import (
     build_request,
     choose_selector,
     credential_source,
+    parse_answer,
 )
+from memdir.target import CLAUDE_CODE_2_1_328, SEED, Target
 
 #: A fake credential: it must never show up in reprs, reasons, logs or output.
 SENTINEL = "sk-ant-api03-SENTINEL-d41d8cd98f00b204e9800998ecf8427e"
@@ -135,7 +138,7 @@ class StubFallback:
 
 
 def selector_for(
-    handler: Handler, *, max_retries: int = 0, timeout: float = 5.0
+    handler: Handler, *, max_retries: int = 0, timeout: float = 5.0, target: Target = SEED
 ) -> tuple[AnthropicSelector, StubFallback]:
     fallback = StubFallback()
     selector = AnthropicSelector(
@@ -144,6 +147,7 @@ def selector_for(
         max_retries=max_retries,
         client=client_for(handler),
         fallback=fallback,
+        target=target,
     )
     return selector, fallback
 
@@ -227,7 +231,7 @@ async def test_no_tools_no_tools_line() -> None:
 
 
 def test_build_request_matches_the_sent_body() -> None:
-    request = build_request("q", HEADERS, ["git"], MODEL)
+    request = build_request("q", HEADERS, ["git"], MODEL, target=SEED)
     body = request.to_body()
     assert body["messages"][0]["content"] == expected_user_message("q", "git")
     assert (
@@ -249,6 +253,106 @@ async def test_no_candidates_means_no_call() -> None:
 # --- the answer --------------------------------------------------------------------------------
 
 
+def block(text: str, *, cached: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "text", "text": text}
+    if cached:
+        out["cache_control"] = {"type": "ephemeral"}
+    return out
+
+
+async def test_claude_code_request_is_its_conversation() -> None:
+    api = FakeAPI(lambda _r, _b: answer(["user-role.md"]))
+    selector, _ = selector_for(api, target=CLAUDE_CODE_2_1_328)
+    result = await selector.select("who am I working with?", HEADERS, ["psql"])
+    [body] = api.bodies
+    assert body == {
+        "model": MODEL,
+        "max_tokens": 2560,
+        "system": [block(SELECT_MEMORIES_CONVERSATION_PROMPT, cached=True)],
+        "messages": [
+            {
+                "role": "user",
+                "content": [block("Available memories:\n" + format_manifest(HEADERS), cached=True)],
+            },
+            {
+                "role": "user",
+                "content": [
+                    block("Select memories relevant to:\nwho am I working with?", cached=True)
+                ],
+            },
+        ],
+        "output_config": {
+            "format": {
+                "type": "json_schema",
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "selected_memories": {"type": "array", "items": {"type": "string"}}
+                    },
+                    "required": ["selected_memories"],
+                    "additionalProperties": False,
+                },
+            }
+        },
+    }
+    assert (
+        body
+        == build_request(
+            "who am I working with?", HEADERS, ["psql"], MODEL, target=CLAUDE_CODE_2_1_328
+        ).to_body()
+    )
+    assert result.selected == ("user-role.md",)
+
+
+def test_claude_code_prompt_is_its_own() -> None:
+    prompt = SELECT_MEMORIES_CONVERSATION_PROMPT
+    assert prompt.endswith('{"selected_memories": ["<filename>", ...]}.\n')
+    assert "Do not re-select memories you already returned" in prompt
+    assert "recently-used tools" not in prompt
+
+
+def test_earlier_turns_come_between_the_manifest_and_the_query() -> None:
+    history = [("first question here", '{"selected_memories": ["notes.md"]}')]
+    body = build_request(
+        "second one", HEADERS, target=CLAUDE_CODE_2_1_328, history=history
+    ).to_body()
+    assert [m["role"] for m in body["messages"]] == ["user", "user", "assistant", "user"]
+    assert body["messages"][1] == {
+        "role": "user",
+        "content": [block("Select memories relevant to:\nfirst question here")],
+    }
+    assert body["messages"][2] == {
+        "role": "assistant",
+        "content": [block('{"selected_memories": ["notes.md"]}')],
+    }
+    assert body["messages"][3]["content"][0]["cache_control"] == {"type": "ephemeral"}
+
+
+def test_answer_read_as_the_agent_reads_it() -> None:
+    fenced = '```json\n{"selected_memories": ["[reference] reference/grafana.md", "user-role.md", '
+    fenced += '"user-role.md", "[project]_notes.md", 7, "ghost.md"]}\n```'
+    selected, notes = parse_answer(fenced, "end_turn", PATHS, target=CLAUDE_CODE_2_1_328)
+    assert selected == ("reference/grafana.md", "user-role.md", "user-role.md")
+    assert any("3 name(s) not in the manifest" in n for n in notes)
+    many, _ = parse_answer(
+        json.dumps({"selected_memories": PATHS}), "end_turn", PATHS, target=CLAUDE_CODE_2_1_328
+    )
+    assert many == tuple(PATHS)  # the cap applies after seen files are dropped (memdir.recall)
+    assert parse_answer(fenced, "end_turn", PATHS, target=SEED)[0] == (
+        "reference/grafana.md",
+        "user-role.md",
+    )
+
+
+async def test_an_answer_cut_at_max_tokens_selects_nothing() -> None:
+    text = json.dumps({"selected_memories": ["user-role.md"]})
+    api = FakeAPI(lambda _r, _b: httpx2.Response(200, json=message(text, "max_tokens")))
+    selector, fallback = selector_for(api)
+    result = await selector.select("who am I?", HEADERS)
+    assert result.selected == () and result.degraded is None and fallback.calls == 0
+    assert any("max_tokens" in n for n in result.notes)
+
+
 async def test_more_than_five_is_capped_in_order() -> None:
     api = FakeAPI(lambda _r, _b: answer(list(reversed(PATHS))))
     selector, _ = selector_for(api)
@@ -266,7 +370,7 @@ async def test_unknown_names_dropped_and_duplicates_removed() -> None:
     )
     selector, _ = selector_for(api)
     result = await selector.select("who am I working with?", HEADERS)
-    assert result.selected == ("user-role.md", "notes.md")
+    assert result.selected == ("user-role.md", "notes.md")  # seed: duplicates removed
     assert any("2 name(s) not in the manifest" in n and "ghost.md" in n for n in result.notes)
     assert result.degraded is None
 
@@ -348,10 +452,8 @@ async def test_connection_error_degrades() -> None:
     [
         (message("Sure! The relevant memories are user-role.md"), "not JSON"),
         (message('{"selected_memories": ["user-role.md"'), "not JSON"),
-        (message('{"selected_memories": ["user-', "max_tokens"), "not JSON (cut at max_tokens)"),
         (message('["user-role.md"]'), "wrong shape"),
         (message('{"selected_memories": "user-role.md"}'), "wrong shape"),
-        (message('{"selected_memories": [1, 2]}'), "wrong shape"),
         (message('{"memories": []}'), "wrong shape"),
         (message(None), "no text block"),
         (message(None, "refusal"), "refused"),

@@ -1,10 +1,10 @@
 """``memdir recall``: run path B once and print exactly what it would inject.
 
-stdout carries the ``relevant_memories`` attachment text and nothing else (empty when nothing
-surfaces), a short summary goes to stderr; ``--json`` prints one object instead. ``--session FILE``
-keeps the session (surfaced files, files read, budget) between calls, so the dedupe and budget
-rules can be tried from a shell. Settings come from ``memdir.toml`` / ``[tool.memdir]``; flags
-override them.
+stdout carries the ``relevant_memories`` attachment text exactly as the target agent injects it
+and nothing else (empty when nothing surfaces), a short summary goes to stderr; ``--json`` prints
+one object instead. ``--session FILE`` keeps the session (surfaced files, files read, budget)
+between calls, so the dedupe and budget rules can be tried from a shell. Settings come from
+``memdir.toml`` / ``[tool.memdir]``; flags override them; ``--target`` picks the agent release.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from memdir.cli.common import (
     CliError,
     add_dir_argument,
     add_json_argument,
+    add_target_argument,
     print_json,
     resolve_dir,
     resolve_inside,
+    resolve_target,
 )
 from memdir.config import SELECTOR_NAMES
 from memdir.trigger import TRIGGER_RULES
@@ -44,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("query", metavar="QUERY", help="the user's message")
     add_dir_argument(parser)
     add_json_argument(parser)
+    add_target_argument(parser)
     parser.add_argument(
         "--selector",
         choices=SELECTOR_NAMES,
@@ -134,7 +137,7 @@ def _summary(result: RecallResult) -> list[str]:
             lines.append(f"--   left out {dropped.rel_path}: {dropped.reason}")
     lines.extend(f"-- note: {note}" for note in result.notes)
     lines.append(
-        f"-- budget {result.budget_used:,}/{result.budget_limit:,} bytes "
+        f"-- budget {result.budget_used:,}/{result.budget_limit:,} "
         f"({result.budget_left:,} left) · {result.timings.total_ms:.0f} ms"
     )
     return lines
@@ -167,7 +170,10 @@ def cmd_recall(args: argparse.Namespace) -> int:
     if args.mark_read:
         session.mark_read(resolve_inside(directory, name) for name in args.mark_read)
     tools = [t for t in args.recent_tools.split(",") if t.strip()]
-    selector = choose_selector(settings.selector, model=settings.model, timeout=args.timeout)
+    target = resolve_target(args.target, directory)
+    selector = choose_selector(
+        settings.selector, model=settings.model, timeout=args.timeout, target=target
+    )
     result = recall(
         args.query,
         directory,
@@ -176,6 +182,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         selector=selector,
         settings=settings,
         trigger_rule=settings.trigger,
+        target=target,
     )
     if args.session is not None:
         try:
@@ -188,7 +195,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
         print_json(cli_json(recall_view(result)))
         return 0
     if result.attachment:
-        sys.stdout.write(result.attachment + "\n")
+        # Byte for byte what is injected: no newline added (the text may end with one).
+        sys.stdout.write(result.attachment)
         sys.stdout.flush()
     for line in _summary(result):
         print(line, file=sys.stderr)
