@@ -233,14 +233,17 @@ def _policy_files(policy_paths: tuple[str, ...]) -> list[Path]:
         drop_ins = base.parent / C.POLICY_DROP_IN_DIRNAME
         if not (base.is_file() or drop_ins.is_dir()):
             continue
-        names = []
-        if drop_ins.is_dir():
-            names = sorted(
-                entry.name
-                for entry in os.scandir(drop_ins)
-                if entry.name.endswith(".json") and not entry.name.startswith(".")
-                if entry.is_file() or entry.is_symlink()
-            )
+        names: list[str] = []
+        try:
+            with os.scandir(drop_ins) as entries:
+                names = sorted(
+                    entry.name
+                    for entry in entries
+                    if entry.name.endswith(".json") and not entry.name.startswith(".")
+                    if entry.is_file() or entry.is_symlink()
+                )
+        except OSError:
+            pass
         return [drop_ins / name for name in reversed(names)] + [base]
     return []
 
