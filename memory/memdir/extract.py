@@ -13,12 +13,14 @@ starts):
 * **Tools**: the API memory tool over the memory dir (:class:`memdir.memory_tool.MemdirMemoryTool`,
   so every write is confined, atomic, locked and keeps MEMORY.md in step; only ``*.md`` files)
   and read-only ``read``, ``grep`` and ``glob`` confined to the project root, each with output
-  caps. Nothing else: no shell, no MCP, no sub-agents.
+  caps. Nothing else: no shell, no MCP, no sub-agents. As in Claude Code, the prompt keeps the
+  agent to the conversation: the project tools are there, but not for checking what was said.
 * **At most 5 turns** (:data:`memdir.constants.EXTRACTION_MAX_TURNS`): the tools of the last turn
   run, then the loop stops without another model call, as the agent's turn limit does.
 * **Prompt**: the system prompt carries the four-type taxonomy, the "do not save" list, the rule
-  to read existing memories before writing, and the current manifest; the user message carries
-  the rendered conversation.
+  to read existing memories before writing (and to delete wrong ones), the frontmatter layout
+  Claude Code writes (``metadata:`` / ``  type:``), and the current manifest; the user message
+  carries the rendered conversation.
 * **Dry run** works on a copy of the memory dir, so the model sees its own writes while the real
   dir is never touched; the result shows the writes it would make, with diffs.
 * **Errors** from the API (429, 5xx, connection) end the run with ``status="error"`` and the
@@ -91,8 +93,15 @@ SKIPPED_DIRS: Final = frozenset({"node_modules", "__pycache__", "venv", "dist", 
 
 MEMORY_TYPE_GUIDE: Final = {
     "user": "the user's role, goals, preferences and knowledge level",
-    "feedback": "the user's corrections and approvals of how the agent works",
-    "project": "background and the reasons for decisions that cannot be derived from the code",
+    "feedback": (
+        "how the user wants the agent to work: their corrections and also the approaches they "
+        "confirmed (saving only mistakes drifts away from what already works), each with the "
+        "reason they gave"
+    ),
+    "project": (
+        "background, goals and the reasons for decisions that the code and git history do not "
+        'show; turn relative dates into absolute ones ("Thursday" becomes the date itself)'
+    ),
     "reference": "entry points to external systems (a tracker project, a dashboard, a runbook)",
 }
 DO_NOT_SAVE: Final = (
@@ -560,7 +569,11 @@ def _integer(data: Mapping[str, Any], key: str, default: int) -> int:
 
 
 def build_system_prompt(manifest: str, *, index_mode: bool, max_turns: int) -> str:
-    """The extraction agent's system prompt: taxonomy, exclusions, read-first rule, manifest."""
+    """The extraction agent's system prompt: taxonomy, exclusions, how to write, manifest.
+
+    It follows the memory rules Claude Code gives its own extraction agent, in memdir's words
+    (docs/agent.md): the frontmatter layout the agent writes, work from the conversation only.
+    """
     types = "\n".join(f"- `{name}`: {what}" for name, what in MEMORY_TYPE_GUIDE.items())
     excluded = "\n".join(f"- {item}" for item in DO_NOT_SAVE)
     if index_mode:
@@ -570,14 +583,21 @@ def build_system_prompt(manifest: str, *, index_mode: bool, max_turns: int) -> s
             "MEMORY.md."
         )
     else:
+        kb = C.SURFACE_MAX_BYTES // 1024
         index_rule = (
             "This memory directory uses relevance prefetch: MEMORY.md is not loaded and not "
-            "maintained. Do not edit it."
+            f"maintained. Do not edit it. Recall shows only the first {kb} KB of a memory, so "
+            f"keep each file under {kb} KB, frontmatter included, and its description to one "
+            "specific line."
         )
-    return f"""You are the memory extraction agent of a coding assistant. You read a finished \
+    return f"""You are the memory extraction agent of a coding assistant. You read the recent \
 conversation between a user and the assistant and save what will still be useful in later \
 sessions and cannot be derived from the project itself. You save memories with the `memory` tool \
-(files under /memories); `read`, `grep` and `glob` let you check the project, read-only.
+(files under /memories).
+
+Work from the conversation alone. Do not spend turns investigating or checking what it says: no \
+reading code to confirm a pattern, no grepping source files, no git history. The read-only \
+`read`, `grep` and `glob` tools reach the project, but this task does not need them.
 
 ## What to save: four types, a closed set
 {types}
@@ -585,24 +605,32 @@ sessions and cannot be derived from the project itself. You save memories with t
 ## Do not save
 {excluded}
 Code changes: a file path or a function saved weeks ago may be false today. Save only what cannot \
-be derived from the current state of the project.
+be derived from the current state of the project. This holds even when the user asks you to \
+remember one of these things: save what was surprising or non-obvious about it, not the thing \
+itself.
 
 ## How to write
 - Read before you write: view /memories and every existing memory that may cover the same \
-subject, then update that file instead of creating a duplicate.
-- One memory per file: /memories/<kebab-case-name>.md, opening with frontmatter:
+subject, then update that file instead of creating a duplicate. Delete a memory that turns out \
+to be wrong (the memory tool's `delete` command); when the user asks to forget something, \
+remove or update the memory that holds it.
+- One fact per file: /memories/<short-kebab-case-name>.md, opening with frontmatter in the \
+layout Claude Code itself writes:
   ---
-  name: <kebab-case-name>
+  name: <short-kebab-case-name, ASCII letters, digits and hyphens only>
   description: <one specific line: this is what decides whether the memory is ever recalled>
-  type: <user|feedback|project|reference>
+  metadata:
+    type: <user|feedback|project|reference>
   ---
   then the memory itself; for feedback and project memories add **Why:** and **How to apply:** \
 lines.
-- Link related memories as [[name]].
+- Link related memories as [[name]], the other memory's `name`. Linking to a memory nobody has \
+written yet is fine: such a link points at something to write later.
 - {index_rule}
 - When nothing in the conversation is worth saving, answer "Nothing to save." without calling a \
-tool. That is the common case.
-- You have at most {max_turns} turns: batch independent tool calls into one turn.
+tool and without explaining why. That is the common case.
+- You have at most {max_turns} turns: read everything you need in your first turn, then make \
+all the writes in the next; batch independent tool calls into one turn.
 
 ## Existing memories (type, file, last modified, description)
 {manifest or "(none yet)"}

@@ -30,6 +30,8 @@ from memdir.extract import (
     merge_changes,
     run_extraction,
 )
+from memdir.lint import lint_directory
+from memdir.topic import load_topic
 from memdir.transcript import (
     parse_transcript,
     read_transcript,
@@ -135,8 +137,10 @@ def dirs(tmp_path: Path) -> tuple[Path, Path, Path]:
     return memory_dir, project, transcript
 
 
+#: In the layout the prompt teaches (Claude Code's): ``type`` under ``metadata``.
 PNPM = (
-    "---\nname: use-pnpm\ndescription: the user wants pnpm, never npm\ntype: feedback\n---\n"
+    "---\nname: use-pnpm\ndescription: the user wants pnpm, never npm\n"
+    "metadata:\n  type: feedback\n---\n"
     "Use pnpm.\n**Why:** the user said so.\n"
 )
 
@@ -210,6 +214,17 @@ async def test_views_then_creates_a_memory(dirs: tuple[Path, Path, Path]) -> Non
     assert "- [project] release-freeze.md (" in system
     assert "trunk is frozen during app-store review" in system
     assert "MEMORY.md is the index and is maintained for you" in system
+    # Claude Code's memory rules, in memdir's words (docs/agent.md).
+    assert "  metadata:\n    type: <user|feedback|project|reference>\n" in system
+    assert "ASCII letters, digits and hyphens only" in system
+    assert "Work from the conversation alone" in system
+    assert "no grepping source files, no git history" in system
+    assert "Delete a memory that turns out to be wrong" in system
+    assert "Linking to a memory nobody has written yet is fine" in system
+    assert "even when the user asks you to remember one of these things" in system
+    assert "turn relative dates into absolute ones" in MEMORY_TYPE_GUIDE["project"]
+    assert "the approaches they confirmed" in MEMORY_TYPE_GUIDE["feedback"]
+    assert "KB" not in system  # the size rule is path B's
     assert "Always use pnpm, never npm" in first["messages"][0]["content"]
     # The view's listing went back as the tool result of the first call.
     (listing,) = api.tool_results(1)
@@ -479,6 +494,33 @@ async def test_busy_within_one_process(dirs: tuple[Path, Path, Path]) -> None:
     assert (memory_dir / EXTRACT_LOCK_FILENAME).exists()
 
 
+async def test_the_taught_layout_stays_valid_through_edits(dirs: tuple[Path, Path, Path]) -> None:
+    memory_dir, _project, transcript = dirs
+    api = FakeAPI(
+        lambda _body: message(
+            memory(command="create", path="/memories/use-pnpm.md", file_text=PNPM)
+        ),
+        lambda _body: message(
+            memory(
+                command="str_replace",
+                path="/memories/use-pnpm.md",
+                old_str="Use pnpm.",
+                new_str="Use pnpm everywhere.",
+            )
+        ),
+        lambda _body: message(text("Done.")),
+    )
+    result = await run_extraction(transcript, memory_dir, client=api.client(), settings=Settings())
+    assert result.created == ["use-pnpm.md"], result.tool_calls
+    saved = load_topic(memory_dir / "use-pnpm.md", memory_dir)
+    assert (saved.name, saved.type, saved.problems) == ("use-pnpm", "feedback", ())
+    assert "Use pnpm everywhere." in saved.body
+    assert saved.modified is not None  # the edit stamped it, beside the nested type
+    assert [
+        d for d in lint_directory(memory_dir, Settings()).diagnostics if d.rel_path == "use-pnpm.md"
+    ] == []
+
+
 async def test_prefetch_mode_prompt_and_no_index(dirs: tuple[Path, Path, Path]) -> None:
     memory_dir, _project, transcript = dirs
     api = FakeAPI(
@@ -493,6 +535,8 @@ async def test_prefetch_mode_prompt_and_no_index(dirs: tuple[Path, Path, Path]) 
     )
     assert result.created == ["use-pnpm.md"]
     assert "relevance prefetch" in api.requests[0]["system"]
+    assert "keep each file under 4 KB, frontmatter included" in api.requests[0]["system"]
+    assert "its description to one specific line" in api.requests[0]["system"]
     assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8") == index_before
 
 
