@@ -117,7 +117,8 @@ async def memory_read(ls: MemoryServer, params: Any) -> Any:
     if not path.is_file():
         raise JsonRpcInvalidParams(f"no such memory: {read.path}")
     try:
-        memory = await asyncio.to_thread(surface_file, path, directory.root)
+        target = directory.settings.agent_target
+        memory = await asyncio.to_thread(surface_file, path, directory.root, None, target)
     except OSError as exc:
         raise JsonRpcInvalidParams(str(exc)) from exc
     return to_wire(memory_text(memory))

@@ -58,8 +58,9 @@ async def test_read_is_what_path_b_injects(client: LanguageClient, workspace: Wo
     )
     small = await request(client, "memory/read", {"path": "user-role.md"})
     assert small["truncated"] is False
-    assert small["text"].startswith("Memory (saved ")
-    assert str(workspace.path("user-role.md")) in small["text"].split("\n")[0]
+    # The default target, Claude Code 2.1.328: an old memory's staleness note, then the header.
+    assert small["text"].startswith("This memory is ")
+    assert f"\n\nMemory: {workspace.path('user-role.md')}:\n\n" in small["text"]
     big = await request(client, "memory/read", {"path": "big.md"})
     assert big["truncated"] is True and big["bytes"] <= 4096
     assert "This memory file was truncated" in big["text"]
