@@ -59,6 +59,14 @@ def test_metadata_type_and_modified_win_over_top_level_ones() -> None:
     assert "`metadata.type` is a YAML list" in problem.message
 
 
+def test_the_scan_reads_the_nested_type_first(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(
+        "---\nname: a\ndescription: d\ntype: user\nmetadata:\n  type: reference\n---\n",
+        encoding="utf-8",
+    )
+    assert load_header(tmp_path / "a.md", tmp_path).type == "reference"
+
+
 def test_unknown_type_is_no_type_but_kept_raw() -> None:
     topic = parse("---\nname: n\ndescription: d\ntype: Project\n---\n")
     assert topic.type is None
