@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import anthropic
 import httpx2
@@ -366,3 +366,61 @@ def test_registering_recall_loads_no_selector() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "False"
+
+
+class AllNamesClient(anthropic.AsyncAnthropic):
+    """A fake API whose model picks every manifest name, fenced and with a copied tag."""
+
+    bodies: ClassVar[list[dict[str, Any]]] = []
+
+    def __init__(self, **kwargs: Any) -> None:
+        def pick(request: httpx2.Request) -> httpx2.Response:
+            body = json.loads(request.content)
+            AllNamesClient.bodies.append(body)
+            manifest = body["messages"][0]["content"][0]["text"]
+            names = [line[2:].split(" (")[0] for line in manifest.splitlines()[1:]]
+            answer = "```json\n" + json.dumps({"selected_memories": names}) + "\n```"
+            content = [{"type": "text", "text": answer}]
+            return httpx2.Response(
+                200,
+                json={
+                    "id": "msg_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body["model"],
+                    "content": content,
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 1, "output_tokens": 1},
+                },
+            )
+
+        super().__init__(
+            **kwargs,
+            base_url="http://anthropic.memdir.test",
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(pick)),
+        )
+
+
+def test_anthropic_recall_prints_the_agent_attachment(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memdir.scan import scan
+    from memdir.select import build_request
+    from memdir.surface import render_attachment, surface_file
+    from memdir.target import CLAUDE_CODE_2_1_328
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SENTINEL)
+    monkeypatch.setattr(anthropic, "AsyncAnthropic", AllNamesClient)
+    AllNamesClient.bodies.clear()
+    args = ["recall", FREEZE_QUERY, "--dir", str(EXAMPLES), "--selector", "anthropic"]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    headers = scan(EXAMPLES).candidates
+    [body] = AllNamesClient.bodies
+    expected_body = build_request(FREEZE_QUERY, headers, target=CLAUDE_CODE_2_1_328).to_body()
+    assert body == expected_body
+    # Every name was chosen, tags and fence stripped: the first five surface, in manifest order.
+    first_five = [surface_file(h.path, EXAMPLES, target=CLAUDE_CODE_2_1_328) for h in headers[:5]]
+    assert out == render_attachment(first_five, CLAUDE_CODE_2_1_328)
+    assert "-- selector anthropic" in err and "over 5 files this turn" in err
