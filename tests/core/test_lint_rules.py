@@ -548,6 +548,13 @@ def test_mem115_a_name_the_agent_blanks(make_dir: MakeDir) -> None:
     assert found["值班.md"].fix is None
 
 
+def test_mem103_an_empty_name_says_the_agent_may_have_blanked_it(make_dir: MakeDir) -> None:
+    root = make_dir({"MEMORY.md": entry("a.md") + "\n", "a.md": topic('""', GOOD)})
+    [found] = only(run(root), "MEM103")
+    assert found.message.startswith("empty `name`")
+    assert "Claude Code writes an empty name" in found.message
+
+
 def test_mem116_top_level_type_under_a_different_nested_one(make_dir: MakeDir) -> None:
     files = {
         "a.md": f"---\nname: a\ndescription: {GOOD}\ntype: user\nmetadata:\n  type: reference\n"

@@ -117,6 +117,13 @@ _FIELD_WHY = {
 }
 
 
+#: An empty ``name`` is often the agent's doing (MEM115).
+_EMPTY_NAME = (
+    " (Claude Code writes an empty name when a memory's name has no ASCII letter or digit: "
+    "use an ASCII kebab-case name)"
+)
+
+
 def _missing_fields(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
     fm = topic.frontmatter
@@ -145,6 +152,7 @@ def _missing_fields(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
         source = field_key(fm, key)
         present = source in fm.key_spans or key in fm.data
         state = "empty" if present else "missing"
+        hint = _EMPTY_NAME if present and key == "name" else ""
         span = (fm.value_spans.get(source) if source != key else None) or field_span(topic, key)
         found.append(
             ctx.diag(
@@ -152,7 +160,7 @@ def _missing_fields(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
                 topic.path,
                 topic.rel_path,
                 span,
-                f"{state} `{key}`: {_FIELD_WHY[key]}",
+                f"{state} `{key}`: {_FIELD_WHY[key]}{hint}",
             )
         )
     return found
