@@ -212,7 +212,13 @@ async def prefetch(
         try:
             if isinstance(selector, AnthropicSelector):
                 # The agent's request shows its manifest; a fallback gets the unseen files only.
-                selection = await selector.select(query, shown, tools, fallback_headers=unseen)
+                selection = await selector.select(
+                    query,
+                    shown,
+                    tools,
+                    fallback_headers=unseen,
+                    history=tuple(session.selector_turns),
+                )
             else:
                 # Other selectors have no "do not re-select" prompt: they choose among new files.
                 selection = await selector.select(query, unseen, tools)
@@ -259,6 +265,8 @@ async def prefetch(
     read_ms = _ms(read_start)
 
     # 8. Budget. From here on nothing awaits: the session changes all at once or not at all.
+    if selection.raw_answer is not None:
+        session.selector_turns.append((query, selection.raw_answer))
     admitted = session.take_turn(memories, target)
     admitted_keys = {id(m) for m in admitted}
     for memory in memories:

@@ -109,6 +109,9 @@ class Selection:
     notes: tuple[str, ...] = ()
     #: The model asked, for the anthropic selector.
     model: str | None = None
+    #: The model's answer as it came, when it was read: the next request of a conversation
+    #: replays it (:func:`build_request`'s ``history``).
+    raw_answer: str | None = None
 
 
 class Selector(Protocol):
@@ -487,9 +490,15 @@ class AnthropicSelector:
         return None, None, None
 
     async def _ask(
-        self, query: str, headers: Sequence[MemoryHeader], recent_tools: Sequence[str]
-    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        request = build_request(query, headers, recent_tools, self.model, target=self.target)
+        self,
+        query: str,
+        headers: Sequence[MemoryHeader],
+        recent_tools: Sequence[str],
+        history: Sequence[tuple[str, str]],
+    ) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
+        request = build_request(
+            query, headers, recent_tools, self.model, target=self.target, history=history
+        )
         if self._client is not None:
             client = self._client.with_options(timeout=self.timeout, max_retries=self.max_retries)
             message = await self._create(client, request)
@@ -511,7 +520,10 @@ class AnthropicSelector:
                 message = await self._create(owned, request)
         text = next((b.text for b in message.content if b.type == "text"), None)
         paths = [h.rel_path for h in headers]
-        return parse_answer(text, message.stop_reason, paths, target=self.target)
+        selected, notes = parse_answer(text, message.stop_reason, paths, target=self.target)
+        # The agent keeps a turn only when its answer was read (not one cut at max_tokens).
+        kept = text if message.stop_reason != "max_tokens" else None
+        return selected, notes, kept
 
     @staticmethod
     async def _create(client: AsyncAnthropic, request: SelectRequest) -> Message:
@@ -533,12 +545,13 @@ class AnthropicSelector:
         recent_tools: Sequence[str] = (),
         *,
         fallback_headers: Sequence[MemoryHeader] | None = None,
+        history: Sequence[tuple[str, str]] = (),
     ) -> Selection:
         """Ask the model to choose among ``headers`` (the agent's manifest).
 
         ``fallback_headers``: what the fallback chooses from instead, when the manifest also lists
         files already seen: the model is told not to pick those again, the fallback is not shown
-        them.
+        them. ``history``: the session's earlier ``(query, raw answer)`` selector turns.
         """
         start = time.perf_counter()
         if not headers:
@@ -547,7 +560,7 @@ class AnthropicSelector:
         try:
             # One deadline for the whole call, retries included: a late answer is useless.
             async with asyncio.timeout(self.timeout):
-                selected, notes = await self._ask(query, headers, recent_tools)
+                selected, notes, raw = await self._ask(query, headers, recent_tools, history)
         except Exception as exc:  # any failure degrades, by contract; cancellation still propagates
             reason = self.describe_failure(exc)
             # INFO, not WARNING: the reason travels in the result, and an unconfigured logger
@@ -565,6 +578,7 @@ class AnthropicSelector:
             timings={"anthropic_ms": _ms(start)},
             notes=notes,
             model=self.model,
+            raw_answer=raw,
         )
 
     async def _fall_back(

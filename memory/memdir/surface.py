@@ -243,6 +243,9 @@ class Session:
     budget_used: int = 0
     budget_limit: int = C.SESSION_BUDGET_BYTES
     compactions: int = 0
+    #: The model selector's earlier turns, ``(query, raw answer)``: a 2.1.328 selector request
+    #: replays them, as the agent's selector conversation does until compaction.
+    selector_turns: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def budget_left(self) -> int:
@@ -269,6 +272,7 @@ class Session:
         """Compaction drops old attachments: memories may surface again, the budget restarts."""
         self.surfaced.clear()
         self.budget_used = 0
+        self.selector_turns.clear()
         self.compactions += 1
 
     def take_turn(
@@ -297,6 +301,7 @@ class Session:
             "budget_used": self.budget_used,
             "budget_limit": self.budget_limit,
             "compactions": self.compactions,
+            "selector_turns": [list(turn) for turn in self.selector_turns],
         }
 
     @classmethod
@@ -309,6 +314,7 @@ class Session:
         used = data.get("budget_used", 0)
         limit = data.get("budget_limit", C.SESSION_BUDGET_BYTES)
         compactions = data.get("compactions", 0)
+        turns = data.get("selector_turns", [])
         if not (
             isinstance(surfaced, dict)
             and all(isinstance(k, str) and isinstance(v, int) for k, v in surfaced.items())
@@ -317,9 +323,15 @@ class Session:
             and isinstance(used, int)
             and isinstance(limit, int)
             and isinstance(compactions, int)
+            and isinstance(turns, list)
+            and all(
+                isinstance(t, list) and len(t) == 2 and all(isinstance(x, str) for x in t)
+                for t in turns
+            )
         ):
             raise ValueError("malformed session: unexpected field types")
-        return cls(dict(surfaced), set(read), used, limit, compactions)
+        pairs = [(t[0], t[1]) for t in turns]
+        return cls(dict(surfaced), set(read), used, limit, compactions, pairs)
 
     def save(self, path: Path) -> None:
         from memdir.write import write_atomic

@@ -552,3 +552,47 @@ async def test_a_failing_selector_selects_nothing(make_dir: MakeDir) -> None:
     assert result.selector == "none" and result.requested_selector == "broken"
     assert result.degraded == "selector broken failed: RuntimeError: index out of range"
     assert session.to_json() == Session().to_json()
+
+
+async def test_model_selector_conversation_carries_earlier_turns(make_dir: MakeDir) -> None:
+    import anthropic
+    import httpx2
+    from memdir.select import AnthropicSelector
+
+    root = make_dir(FILES)
+    bodies: list[dict[str, object]] = []
+    answers = iter(['{"selected_memories": ["a.md"]}', '{"selected_memories": ["a.md", "b.md"]}'])
+
+    def respond(request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        bodies.append(body)
+        content = [{"type": "text", "text": next(answers, '{"selected_memories": []}')}]
+        document = {"id": "m", "type": "message", "role": "assistant", "model": "x"}
+        document |= {"content": content, "stop_reason": "end_turn", "stop_sequence": None}
+        document |= {"usage": {"input_tokens": 1, "output_tokens": 1}}
+        return httpx2.Response(200, json=document)
+
+    client = anthropic.AsyncAnthropic(
+        api_key="sk-test-key-123456",
+        base_url="http://anthropic.memdir.test",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)),
+    )
+    selector = AnthropicSelector(client=client, target=CLAUDE_CODE_2_1_328)
+    session = Session()
+    first = await prefetch("how do we deploy alpha?", root, session, selector=selector, now=NOW)
+    second = await prefetch("and the beta review?", root, session, selector=selector, now=NOW)
+    assert first.surfaced_paths == ("a.md",) and second.surfaced_paths == ("b.md",)
+    texts = [[m["content"][0]["text"] for m in b["messages"]] for b in bodies]  # type: ignore[index]
+    assert texts[1][1:] == [
+        "Select memories relevant to:\nhow do we deploy alpha?",
+        '{"selected_memories": ["a.md"]}',
+        "Select memories relevant to:\nand the beta review?",
+    ]
+    assert session.selector_turns == [
+        ("how do we deploy alpha?", '{"selected_memories": ["a.md"]}'),
+        ("and the beta review?", '{"selected_memories": ["a.md", "b.md"]}'),
+    ]
+    assert Session.from_json(json.loads(json.dumps(session.to_json()))) == session
+    session.compact()  # the agent's selector conversation restarts with compaction
+    await prefetch("how do we deploy alpha?", root, session, selector=selector, now=NOW)
+    assert len(bodies[2]["messages"]) == 2  # type: ignore[arg-type]
