@@ -68,10 +68,10 @@ class RecallResult:
     triggered: bool
     #: Why it ran, or why not (single word, acknowledgement, budget spent).
     reason: str
-    #: Files shown to the selector, newest first (already seen ones too, unless the target
-    #: leaves them out of the manifest).
+    #: The manifest's files, newest first: already seen ones too unless the target leaves them
+    #: out (the model selector is shown them all; other selectors only the unseen ones).
     candidates: tuple[Candidate, ...] = ()
-    #: The manifest text the selector saw.
+    #: The manifest text the model selector is shown.
     manifest: str = ""
     #: The selector's choice: paths relative to the memory dir, ``/``-separated, in its order.
     selected: tuple[str, ...] = ()
