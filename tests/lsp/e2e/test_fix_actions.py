@@ -28,6 +28,7 @@ FILES = {
     "role.md": topic("role", "Ana is a backend engineer who is new to React", "Users"),
     "bare.md": "# Grafana\nThe checkout board is the first stop when p95 alerts fire.\n",
     "orphan.md": topic("orphan", "oncall escalation goes through PagerDuty core-platform"),
+    "retention.md": topic("数据保留策略", "行为日志只保留 90 天，新表要配清理任务"),
 }
 #: Code -> (the file its planted finding is in, the titles of every action offered for it).
 PLANTED: dict[str, tuple[str, set[str]]] = {
@@ -37,6 +38,7 @@ PLANTED: dict[str, tuple[str, set[str]]] = {
     "MEM101": ("bare.md", {"Add a frontmatter skeleton (name, description, type)"}),
     "MEM104": ("role.md", {f"Change the type to `{t}`" for t in C.MEMORY_TYPES}),
     "MEM107": ("orphan.md", {"Add orphan.md to MEMORY.md"}),
+    "MEM115": ("retention.md", {"Use the file name: rename to `retention`"}),
 }
 
 
