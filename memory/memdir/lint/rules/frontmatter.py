@@ -365,13 +365,14 @@ def _type_conflict(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
         return []
     if metadata["type"] == top:
         return []
+    nested = "empty" if metadata["type"] is None else str(metadata["type"])
     return [
         ctx.diag(
             "MEM116",
             topic.path,
             topic.rel_path,
             fm.value_spans.get("type", field_span(topic, "type")),
-            f"two types: the agent reads `metadata.type` ({metadata['type']!s}) and ignores this "
+            f"two types: the agent reads `metadata.type` ({nested}) and ignores this "
             f"top-level `type: {top!s}`, which it drops the next time it writes the file; keep "
             "one of them",
         )
