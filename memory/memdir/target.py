@@ -24,8 +24,9 @@ class Target:
     #: injection-prone tag openers neutralised (read in :func:`memdir.index.load_cap`).
     sanitize_index: bool
     #: The shared, checked-in ``.claude/settings.json`` can move the memory dir and switch it
-    #: off like the user's own settings (read in :func:`memdir.paths.settings_files` and
-    #: :func:`memdir.paths.locate_memory_dir`); the spec says to distrust it.
+    #: off like the user's own settings (read in :func:`memdir.paths.settings_files`; where it
+    #: is off, :func:`memdir.paths.locate_memory_dir` notes the value it ignored); the spec says
+    #: to distrust it.
     shared_settings_place_memory: bool
     #: MEMORY.md files larger than this many bytes are not injected at all; None: no such limit
     #: (read in :func:`memdir.index.parse_index`).

@@ -79,6 +79,8 @@ def test_show_matches_surface_and_refuses_outside(
     assert data["truncated"] is False
     assert data["text"].startswith("Memory: ")
     assert data["text"].split("\n")[0].endswith("reference/reference-linear.md:")
+    assert main(["show", "--dir", str(EXAMPLES), "user-role.md", "--target", "seed"]) == 0
+    assert capsys.readouterr().out.startswith("Memory (saved ")
     (tmp_path / "outside.md").write_text("x")
     proc = run("show", "--dir", str(EXAMPLES), str(tmp_path / "outside.md"))
     assert proc.returncode == 2

@@ -9,9 +9,11 @@ from memdir.cli.common import (
     CliError,
     add_dir_argument,
     add_json_argument,
+    add_target_argument,
     print_json,
     resolve_dir,
     resolve_inside,
+    resolve_target,
 )
 
 
@@ -19,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show = subparsers.add_parser("show", help="print exactly what path B injects for one file")
     show.add_argument("file", help="topic file, relative to the memory dir or absolute")
     add_dir_argument(show)
+    add_target_argument(show)
     add_json_argument(show)
     show.set_defaults(func=cmd_show)
 
@@ -34,7 +37,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             "MEMORY.md is the index (path A, see `memdir index`), never surfaced on path B"
         )
     try:
-        memory = surface_file(path, directory)
+        memory = surface_file(path, directory, target=resolve_target(args.target, directory))
     except OSError as exc:
         raise CliError(str(exc)) from exc
     if args.json:
