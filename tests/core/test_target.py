@@ -20,7 +20,7 @@ def test_settings_take_a_known_target_and_report_an_unknown_one() -> None:
     bad = settings_from_mapping({"target": "claude-code-9"})
     assert bad.agent_target == DEFAULT_TARGET
     assert bad.errors == ("`target` must be one of claude-code-2.1.328, seed, got 'claude-code-9'",)
-    with pytest.raises(ValueError, match="known targets: claude-code-2.1.328, seed"):
+    with pytest.raises(ValueError, match=r"known targets: claude-code-2\.1\.328, seed"):
         get_target("nope")
 
 
