@@ -39,6 +39,17 @@ SELECT_MAX_RETRIES: Final = 1
 CREDENTIAL_ENV_VARS: Final = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE")
 _SECRET_ENV_VARS: Final = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
+#: What both of the agent's selector prompts ask of the answer, word for word.
+_SELECTOR_CHOICE_RULES: Final = (
+    "Return a list of filenames for the memories that will clearly be useful to Claude Code as it "
+    "processes the user's query (up to 5). Only include memories that you are certain will be "
+    "helpful based on their name and description.\n"
+    "- If you are unsure if a memory will be useful in processing the user's query, then do not "
+    "include it in your list. Be selective and discerning.\n"
+    "- If there are no memories in the list that would clearly be useful, feel free to return an "
+    "empty list.\n"
+)
+
 #: The spec's agent's selector prompt (Claude Code ``findRelevantMemories.ts``), verbatim: it says
 #: everything the spec requires (at most 5, only files certain to help, an empty list is fine, the
 #: recently-used-tools rule), and keeping its wording keeps memdir's choices close to the agent's.
@@ -47,14 +58,8 @@ SELECT_MEMORIES_SYSTEM_PROMPT: Final = (
     "query. You will be given the user's query and a list of available memory files with their "
     "filenames and descriptions.\n"
     "\n"
-    "Return a list of filenames for the memories that will clearly be useful to Claude Code as it "
-    "processes the user's query (up to 5). Only include memories that you are certain will be "
-    "helpful based on their name and description.\n"
-    "- If you are unsure if a memory will be useful in processing the user's query, then do not "
-    "include it in your list. Be selective and discerning.\n"
-    "- If there are no memories in the list that would clearly be useful, feel free to return an "
-    "empty list.\n"
-    "- If a list of recently-used tools is provided, do not select memories that are usage "
+    + _SELECTOR_CHOICE_RULES
+    + "- If a list of recently-used tools is provided, do not select memories that are usage "
     "reference or API documentation for those tools (Claude Code is already exercising them). DO "
     "still select memories containing warnings, gotchas, or known issues about those tools — "
     "active use is exactly when those matter.\n"
@@ -67,14 +72,8 @@ SELECT_MEMORIES_CONVERSATION_PROMPT: Final = (
     "query. The first message lists the available memory files with their filenames and "
     "descriptions; subsequent messages each contain one user query.\n"
     "\n"
-    "Return a list of filenames for the memories that will clearly be useful to Claude Code as it "
-    "processes the user's query (up to 5). Only include memories that you are certain will be "
-    "helpful based on their name and description.\n"
-    "- If you are unsure if a memory will be useful in processing the user's query, then do not "
-    "include it in your list. Be selective and discerning.\n"
-    "- If there are no memories in the list that would clearly be useful, feel free to return an "
-    "empty list.\n"
-    "- Be especially conservative with user-profile and project-overview memories ([user], "
+    + _SELECTOR_CHOICE_RULES
+    + "- Be especially conservative with user-profile and project-overview memories ([user], "
     "[project]). These describe the user's ongoing focus, not what every question is about. A "
     'profile saying "works on DB performance" is NOT relevant to a question that merely contains '
     'the word "performance" unless the question is actually about that DB work. Match on what '
