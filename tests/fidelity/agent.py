@@ -9,11 +9,14 @@ fixture. Every request body is recorded; the extractors below pick the turn's ma
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import re
 import subprocess
+import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,8 @@ SELECTOR_PROMPT_START = "You are selecting memories that will be useful to Claud
 PATH_B_CONFIG: dict[str, object] = {"cachedGrowthBookFeatures": {"tengu_moth_copse": True}}
 #: Path B's attachment starts with this (the default main model gets it as a system message).
 SURFACED_INTRO = "Retrieved for possible relevance"
+#: How a selector request's last message (the query) starts.
+SELECTOR_QUERY_PREFIX = "Select memories relevant to:\n"
 
 
 def cache_dir() -> Path:
@@ -105,34 +110,85 @@ def run_agent(
     home: Path,
     cwd: Path,
     env_extra: Mapping[str, str] | None = None,
-    prompt: str = PROMPT,
+    prompt: str | Sequence[str] = PROMPT,
     responder: Reply | None = None,
     timeout: float = 60.0,
 ) -> AgentRun:
-    """Run ``claude -p PROMPT`` for one turn in ``cwd`` and record what it sent.
+    """Run ``claude -p PROMPT`` in ``cwd`` and record what it sent.
 
-    Without ``responder`` every request ends the turn with a short text.
+    Several prompts are the turns of one session in one process (the agent keeps per-session
+    state in memory, path B's selector conversation among it): they go in as stream-json, each
+    after the previous turn's result. Without ``responder`` every request ends its turn with a
+    short text.
     """
+    prompts = [prompt] if isinstance(prompt, str) else list(prompt)
     fake = _fake_api()
     (home / "tmp").mkdir(parents=True, exist_ok=True)
+    env = agent_env(home, fake.url, env_extra or {})
     with _running:
         fake.reset(responder=responder)
-        proc = subprocess.run(
-            [str(binary), "-p", prompt, "--output-format", "json"],
-            cwd=cwd,
-            env=agent_env(home, fake.url, env_extra or {}),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-        )
+        if len(prompts) == 1:
+            proc = subprocess.run(
+                [str(binary), "-p", prompts[0], "--output-format", "json"],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=timeout,
+                check=False,
+            )
+            stdout, stderr, returncode = proc.stdout, proc.stderr, proc.returncode
+        else:
+            stdout, stderr, returncode = _converse(binary, cwd, env, prompts, timeout)
         return AgentRun(
             tuple(fake.requests),
             tuple(fake.paths),
-            proc.stdout.decode("utf-8", "replace"),
-            proc.stderr.decode("utf-8", "replace"),
-            proc.returncode,
+            stdout.decode("utf-8", "replace"),
+            stderr.decode("utf-8", "replace"),
+            returncode,
         )
+
+
+def _converse(
+    binary: Path, cwd: Path, env: Mapping[str, str], prompts: Sequence[str], timeout: float
+) -> tuple[bytes, bytes, int]:
+    """One process, one turn per prompt: each user message is written once the previous turn's
+    ``result`` event is out (written all at once, the later ones would be dropped)."""
+    command = [str(binary), "-p", "--input-format", "stream-json"]
+    command += ["--output-format", "stream-json", "--verbose"]
+    # stderr to a file: a pipe nobody reads while stdout is read could fill up and block.
+    with (
+        tempfile.TemporaryFile() as errors,
+        subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        ) as proc,
+    ):
+        assert proc.stdin is not None and proc.stdout is not None
+        # The deadline kills the process, which ends the blocking reads below.
+        killer = threading.Timer(timeout, proc.kill)
+        killer.start()
+        out: list[bytes] = []
+        try:
+            for prompt in prompts:
+                user = {"type": "user", "message": {"role": "user", "content": prompt}}
+                proc.stdin.write(json.dumps(user).encode() + b"\n")
+                proc.stdin.flush()
+                for line in proc.stdout:
+                    out.append(line)
+                    if line.startswith(b"{") and json.loads(line).get("type") == "result":
+                        break
+            proc.stdin.close()
+            out.extend(proc.stdout)
+            returncode = proc.wait()
+        finally:
+            killer.cancel()
+        errors.seek(0)
+        return b"".join(out), errors.read(), returncode
 
 
 def main_request(run: AgentRun) -> Body:
@@ -201,6 +257,31 @@ def memory_section(request: Body) -> str | None:
 # --- path B -------------------------------------------------------------------------------------
 
 
+def switch_path_b_on(home: Path) -> None:
+    """Put :data:`PATH_B_CONFIG` into ``home/.claude.json``, keeping what the agent wrote there
+    (it rewrites the file, so this runs before every turn)."""
+    config_file = home / ".claude.json"
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = {}
+    if not isinstance(config, dict):
+        config = {}
+    for key, value in PATH_B_CONFIG.items():
+        merged = config.get(key)
+        if isinstance(value, dict) and isinstance(merged, dict):
+            config[key] = {**merged, **value}
+        else:
+            config[key] = value
+    config_file.write_text(json.dumps(config), encoding="utf-8")
+
+
+def might_prefetch(prompt: str) -> bool:
+    """Whether the agent's trigger lets ``prompt`` prefetch (it has whitespace inside): only a
+    hint for the scripted loop (see :class:`PathBLoop`); what the agent did is what is compared."""
+    return bool(re.search(r"\s", prompt.strip()))
+
+
 def is_selector_request(request: Body) -> bool:
     """The memory selector's side request: its system prompt's last block is the selector's."""
     system: Any = request.get("system", "")
@@ -208,91 +289,148 @@ def is_selector_request(request: Body) -> bool:
     return bool(blocks) and str(blocks[-1]).startswith(SELECTOR_PROMPT_START)
 
 
-def selector_requests(run: AgentRun) -> list[Body]:
-    return [body for body in run.requests if is_selector_request(body)]
+def selector_query(request: Body) -> str | None:
+    """The message a selector request asks about (its last message's text, after the prefix)."""
+    messages = request.get("messages") or [{}]
+    texts = _message_texts(messages[-1])
+    return texts[-1].removeprefix(SELECTOR_QUERY_PREFIX) if texts else None
+
+
+def selector_requests(run: AgentRun, prompt: str | None = None) -> list[Body]:
+    """The selector requests of the run, or only those asking about ``prompt``."""
+    return [
+        body
+        for body in run.requests
+        if is_selector_request(body) and (prompt is None or selector_query(body) == prompt)
+    ]
+
+
+def _message_texts(msg: Body) -> list[str]:
+    content = msg.get("content")
+    if isinstance(content, str):
+        return [content]
+    return [
+        b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
+    ]
 
 
 def _system_messages(request: Body) -> list[str]:
     """The text of each ``role: "system"`` message (the default main model's meta messages)."""
-    found = []
-    for msg in request.get("messages", []):
-        if msg.get("role") != "system":
-            continue
-        content = msg.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        found.append("".join(b.get("text", "") for b in blocks or [] if b.get("type") == "text"))
-    return found
+    return [
+        "".join(_message_texts(msg))
+        for msg in request.get("messages", [])
+        if msg.get("role") == "system"
+    ]
+
+
+_ATTACHMENT_START = re.compile(r"\n(?=" + re.escape(SURFACED_INTRO) + ")")
+
+
+def all_surfaced(request: Body) -> list[str]:
+    """Path B's attachments in one main request, oldest first. The agent merges adjacent
+    system messages with a newline, so one message may hold several (each starts with the
+    intro)."""
+    return [
+        piece
+        for found in _system_messages(request)
+        for piece in _ATTACHMENT_START.split(found)
+        if piece.startswith(SURFACED_INTRO)
+    ]
 
 
 def surfaced_in(request: Body) -> str | None:
-    """Path B's attachment in one main request, or None when it carries none."""
-    for found in _system_messages(request):
-        if found.startswith(SURFACED_INTRO):
-            return found
+    """Path B's first attachment in one main request, or None when it carries none."""
+    found = all_surfaced(request)
+    return found[0] if found else None
+
+
+def _is_main(request: Body) -> bool:
+    return bool(request.get("tools")) and not is_selector_request(request)
+
+
+def _carries(request: Body, prompt: str) -> bool:
+    """Whether a request carries the user message ``prompt`` (as a text block: the agent merges
+    a turn's message into the previous turn's tool results)."""
+    return any(
+        msg.get("role") == "user" and prompt in _message_texts(msg)
+        for msg in request.get("messages", [])
+    )
+
+
+def surfaced_memories(run: AgentRun, prompt: str | None = None) -> str | None:
+    """The memories the turn for ``prompt`` surfaced (default: the run's only turn): the first
+    attachment its main requests carry beyond those the turn's first request already had (the
+    agent moves earlier turns' attachments along, after the turn's message)."""
+    mains = [
+        body
+        for body in run.requests
+        if _is_main(body) and (prompt is None or _carries(body, prompt))
+    ]
+    earlier = len(all_surfaced(mains[0])) if mains else 0
+    for body in mains:
+        found = all_surfaced(body)
+        if len(found) > earlier:
+            return found[earlier]
     return None
 
 
-def surfaced_memories(run: AgentRun) -> str | None:
-    """The memories the turn surfaced: the first attachment any main request carried."""
-    for body in run.requests:
-        if body.get("tools") and not is_selector_request(body):
-            found = surfaced_in(body)
-            if found is not None:
-                return found
-    return None
-
-
+_tool_ids = itertools.count(1)
 #: Tool rounds the scripted loop runs at most while waiting for the prefetch to be consumed.
 MAX_TOOL_ROUNDS = 3
+#: How long a turn's first request waits for the selector's request before going on.
+HOLD_SELECTOR_SECONDS = 30.0
 
 
 class PathBLoop:
-    """Answers one path B turn by what each request is.
+    """Answers path B turns by what each request is.
 
-    The selector gets ``answer`` as its text. The main loop Reads ``read`` (the prefetch is
-    consumed only after a tool round, and only once it has settled), so its first request waits
-    for the selector's answer when one is expected, and it Reads again, up to
-    :data:`MAX_TOOL_ROUNDS`, while the memories have not arrived. Anything else ends with a text.
+    ``turns`` maps each user message to the selector's answer for it. The selector gets the
+    answer for the message it asks about. The main loop Reads ``read`` (the prefetch is consumed
+    only after a tool round, and only once it has settled), so a turn's first request waits for
+    the selector's answer when the message may prefetch, and the loop Reads again, up to
+    :data:`MAX_TOOL_ROUNDS`, while the memories have not arrived. Anything else gets a text.
     """
 
-    def __init__(self, answer: str, read: Path, *, expect_selector: bool = True) -> None:
-        self.answer = answer
+    def __init__(self, turns: Mapping[str, str], read: Path) -> None:
+        self.turns = dict(turns)
         self.read = read
-        self.expect_selector = expect_selector
-        self._answered = threading.Event()
+        self._answered = {prompt: threading.Event() for prompt in self.turns}
+        #: Per turn: Reads answered so far, and attachments its first request already carried.
+        #: Counted here, not in the messages: the agent merges and reorders them.
+        self._reads = dict.fromkeys(self.turns, 0)
+        self._before = dict.fromkeys(self.turns, 0)
 
     def __call__(self, body: Body) -> Body:
         if is_selector_request(body):
-            self._answered.set()
-            return message(text(self.answer))
-        if not body.get("tools"):
+            query = selector_query(body)
+            answer = self.turns.get(query or "", '{"selected_memories": []}')
+            if query in self._answered:
+                self._answered[query].set()
+            return message(text(answer))
+        carried = [p for p in self.turns if _carries(body, p)]
+        if not body.get("tools") or not carried:
             return message(text("ok"))
-        # Counted by block: the agent merges consecutive assistant messages.
-        rounds = sum(
-            1
-            for msg in body.get("messages", [])
-            if msg.get("role") == "assistant" and isinstance(msg.get("content"), list)
-            for block in msg["content"]
-            if isinstance(block, dict) and block.get("type") == "tool_use"
-        )
-        if rounds == 0:
-            if self.expect_selector:
-                self._answered.wait(HOLD_SELECTOR_SECONDS)
-            return self._read(rounds)
-        waiting = self._answered.is_set() and surfaced_in(body) is None
-        if waiting and rounds < MAX_TOOL_ROUNDS:
-            return self._read(rounds)
-        return message(text("Done."))
+        prompt = carried[-1]  # the latest turn the request carries
+        reads, surfaced = self._reads[prompt], len(all_surfaced(body))
+        if reads == 0:
+            self._before[prompt] = surfaced
+            if might_prefetch(prompt):
+                self._answered[prompt].wait(HOLD_SELECTOR_SECONDS)
+        elif not (
+            self._answered[prompt].is_set()
+            and surfaced <= self._before[prompt]
+            and reads < MAX_TOOL_ROUNDS
+        ):
+            return message(text("Done."))
+        self._reads[prompt] += 1
+        return self._read()
 
-    def _read(self, rounds: int) -> Body:
+    def _read(self) -> Body:
         use = {
             "type": "tool_use",
-            "id": f"toolu_read_{rounds + 1}",
+            # Unique in a process: a session must not see a tool use id twice.
+            "id": f"toolu_read_{next(_tool_ids)}",
             "name": "Read",
             "input": {"file_path": str(self.read)},
         }
         return message(use)
-
-
-#: How long the loop's first request waits for the selector's request before going on.
-HOLD_SELECTOR_SECONDS = 30.0

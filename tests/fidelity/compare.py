@@ -33,6 +33,7 @@ from fidelity.agent import (
     run_agent,
     selector_requests,
     surfaced_memories,
+    switch_path_b_on,
 )
 from fidelity.fixtures import Fixture, PathB, Scenario
 from memdir.index import load_index
@@ -176,7 +177,8 @@ _memdir_running = threading.Lock()
 
 def memdir_recall(scenario: Scenario, setup: PathB) -> MemdirRecall:
     """Run ``memdir recall`` as a user would (default target, the agent's trigger rule), its
-    model selector answered by a recording fake with the agent's scripted answer."""
+    model selector answered by a recording fake with the agent's scripted answer; earlier turns
+    first, with a session file kept across them."""
     global _memdir_fake
     if _memdir_fake is None:
         _memdir_fake = FakeAnthropic()
@@ -187,23 +189,28 @@ def memdir_recall(scenario: Scenario, setup: PathB) -> MemdirRecall:
         "ANTHROPIC_BASE_URL": fake.url,
         "ANTHROPIC_API_KEY": "sk-ant-test-dummy",
     }
-    command = [sys.executable, "-m", "memdir", "recall", scenario.prompt]
-    command += ["--dir", str(setup.memory_dir), "--selector", "anthropic"]
-    command += ["--trigger", "claude-code"]
-    with _memdir_running:
-        fake.reset(responder=lambda _body: message(text(setup.answer)))
-        proc = subprocess.run(command, env=env, capture_output=True, timeout=60, check=False)
-        requests = [
-            body
-            for path, body in zip(fake.paths, fake.requests, strict=True)
-            if path.split("?", 1)[0] == "/v1/messages"
-        ]
-    stderr = proc.stderr.decode("utf-8", "replace")
-    if proc.returncode != 0:
-        raise AssertionError(f"memdir recall failed ({proc.returncode}):\n{stderr[-2000:]}")
-    # Bytes, so a CR in the attachment reaches the comparison as printed.
-    attachment = proc.stdout.decode("utf-8")
-    return MemdirRecall(attachment, requests[0] if requests else None, stderr)
+    session = scenario.home / "memdir-session.json"
+    recalled: MemdirRecall | None = None
+    for prompt, answer in [*setup.earlier, (scenario.prompt, setup.answer)]:
+        command = [sys.executable, "-m", "memdir", "recall", prompt]
+        command += ["--dir", str(setup.memory_dir), "--selector", "anthropic"]
+        command += ["--trigger", "claude-code", "--session", str(session)]
+        with _memdir_running:
+            fake.reset(responder=lambda _body, answer=answer: message(text(answer)))
+            proc = subprocess.run(command, env=env, capture_output=True, timeout=60, check=False)
+            requests = [
+                body
+                for path, body in zip(fake.paths, fake.requests, strict=True)
+                if path.split("?", 1)[0] == "/v1/messages"
+            ]
+        stderr = proc.stderr.decode("utf-8", "replace")
+        if proc.returncode != 0:
+            raise AssertionError(f"memdir recall failed ({proc.returncode}):\n{stderr[-2000:]}")
+        recalled = MemdirRecall(
+            proc.stdout.decode("utf-8"), requests[0] if requests else None, stderr
+        )
+    assert recalled is not None
+    return recalled
 
 
 def system_prompt_text(request: Body) -> str:
@@ -251,7 +258,7 @@ def compare_path_b(scenario: Scenario, setup: PathB, run: AgentRun) -> list[Diff
         differences.append(Difference(scenario.name, aspect, agent, memdir))
 
     ours = memdir_recall(scenario, setup)
-    asked = selector_requests(run)
+    asked = selector_requests(run, scenario.prompt)
     agent_request = asked[0] if asked else None
     sent = "(selector request sent)"
     if (agent_request is None) != (ours.request is None):
@@ -270,7 +277,7 @@ def compare_path_b(scenario: Scenario, setup: PathB, run: AgentRun) -> list[Diff
             if key == "messages" and render_messages(theirs) != render_messages(mine):
                 shown_theirs, shown_mine = render_messages(theirs), render_messages(mine)
             differ(f"path B selector {key}", shown_theirs, shown_mine)
-    agent_text = surfaced_memories(run) or NOTHING_SURFACED
+    agent_text = surfaced_memories(run, scenario.prompt) or NOTHING_SURFACED
     memdir_text = ours.attachment or NOTHING_SURFACED
     if agent_text != memdir_text:
         differ("path B surfaced", agent_text, memdir_text)
@@ -278,20 +285,21 @@ def compare_path_b(scenario: Scenario, setup: PathB, run: AgentRun) -> list[Diff
 
 
 def run_scenario(binary: Path, scenario: Scenario) -> AgentRun:
-    """Run the agent on a scenario: one turn, scripted as a path B turn when it is one."""
+    """Run the agent on a scenario: one turn, or on path B the scenario's earlier turns and its
+    own in one session, scripted as path B turns."""
     setup = scenario.path_b
-    responder = (
-        PathBLoop(setup.answer, setup.read, expect_selector=setup.expect_selector)
-        if setup
-        else None
-    )
+    if setup is None:
+        return run_agent(binary, home=scenario.home, cwd=scenario.cwd, env_extra=scenario.env)
+    turns = dict([*setup.earlier, (scenario.prompt, setup.answer)])
+    if setup.flag:
+        switch_path_b_on(scenario.home)
     return run_agent(
         binary,
         home=scenario.home,
         cwd=scenario.cwd,
         env_extra=scenario.env,
-        prompt=scenario.prompt,
-        responder=responder,
+        prompt=list(turns),
+        responder=PathBLoop(turns, setup.read),
     )
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fidelity.agent import PATH_B_CONFIG, PROMPT
+from fidelity.agent import PROMPT, switch_path_b_on
 
 
 @dataclass(frozen=True)
@@ -32,9 +32,12 @@ class PathB:
     answer: str
     #: A small project file the agent's scripted loop Reads (path B surfaces after a tool round).
     read: Path
-    #: Whether the query should pass the agent's trigger: the scripted loop then waits for the
-    #: selector's request before its first tool round, so the prefetch has settled in time.
-    expect_selector: bool = True
+    #: Earlier turns of the same session, (message, selector answer) each, run first: the
+    #: compared turn is the last (the agent runs them in one process, memdir keeps a session
+    #: file). The messages must differ.
+    earlier: tuple[tuple[str, str], ...] = ()
+    #: Path B is on by the feature flag in ``~/.claude.json`` (written before every turn).
+    flag: bool = True
 
 
 @dataclass(frozen=True)
@@ -745,29 +748,100 @@ def _selected(*names: str, fenced: bool = False) -> str:
     return f"```json\n{answer}\n```" if fenced else answer
 
 
-def _path_b(name: str, what: str, answer: str, prompt: str = PATH_B_QUERY) -> Fixture:
-    expect_selector = bool(re.search(r"\s", prompt.strip()))
+def _put(path: Path, content: str, age: float, now: float) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content.encode("utf-8"))
+    # Whole seconds back from now, plus the age's fraction as the mtime's own.
+    ns = (int(now) - int(age)) * 1_000_000_000 + round((age % 1) * 1_000_000_000)
+    os.utime(path, ns=(ns, ns))
+
+
+def _path_b(
+    name: str,
+    what: str,
+    answer: str,
+    prompt: str = PATH_B_QUERY,
+    *,
+    extra: dict[str, tuple[str, float]] | None = None,
+    outside: dict[str, tuple[str, float]] | None = None,
+    links: dict[str, str] | None = None,
+    switch: str = "flag",
+    earlier: tuple[tuple[str, str], ...] = (),
+) -> Fixture:
+    """A path B scenario on :data:`PATH_B_FILES` plus ``extra`` files; ``outside`` files go to
+    the scratch dir's ``outside/`` and ``links`` maps a symlink in the memory dir to a path
+    under the scratch dir. ``switch`` is how path B is switched on: ``flag`` (the disk-cached
+    feature flag) or ``env`` (``CLAUDE_MEMORY_STORES``). ``earlier`` turns run first."""
 
     def build(scratch: Path, name: str, what: str) -> Scenario:
         home = scratch / "home"
         home.mkdir(parents=True, exist_ok=True)
-        _write_json(home / ".claude.json", PATH_B_CONFIG)
+        env = {}
+        if switch == "flag":
+            switch_path_b_on(home)
+        else:
+            env["CLAUDE_MEMORY_STORES"] = "1"
         root = _repo(scratch / "proj")
         read = root / "notes.txt"
         read.write_text("release notes live in docs/\n", encoding="utf-8")
         memory = home / ".claude" / "projects" / agent_slug(root) / "memory"
         now = time.time()
-        for rel, (content, age) in PATH_B_FILES.items():
-            path = memory / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content, encoding="utf-8")
-            # Whole seconds back from now, plus the age's fraction as the mtime's own.
-            ns = (int(now) - int(age)) * 1_000_000_000 + round((age % 1) * 1_000_000_000)
-            os.utime(path, ns=(ns, ns))
-        setup = PathB(memory, answer, read, expect_selector=expect_selector)
-        return Scenario(name, what, home, root, prompt=prompt, path_b=setup)
+        for rel, (content, age) in {**PATH_B_FILES, **(extra or {})}.items():
+            _put(memory / rel, content, age, now)
+        for rel, (content, age) in (outside or {}).items():
+            _put(scratch / "outside" / rel, content, age, now)
+        for rel, target in (links or {}).items():
+            (memory / rel).parent.mkdir(parents=True, exist_ok=True)
+            (memory / rel).symlink_to(scratch / target)
+        setup = PathB(memory, answer, read, earlier=earlier, flag=switch == "flag")
+        return Scenario(name, what, home, root, env, prompt=prompt, path_b=setup)
 
     return Fixture(f"pathb-{name}", what, build)
+
+
+def _lines(count: int, word: str = "line") -> str:
+    return "".join(f"{word} {i}\n" for i in range(1, count + 1))
+
+
+#: Files whose frontmatter the agent's parser and memdir's may read differently.
+_FRONTMATTER_EDGES: dict[str, tuple[str, float]] = {
+    "crlf.md": (
+        "---\r\ndescription: Written on Windows\r\ntype: project\r\n---\r\nCRLF body\r\n",
+        8 * _DAY + 1 * 60,
+    ),
+    "bom.md": (
+        "\ufeff" + _front("description: Starts with a BOM") + "bom body\n",
+        8 * _DAY + 2 * 60,
+    ),
+    "tabs.md": (
+        "---\ndescription: Tab-indented metadata\nmetadata:\n\ttype: reference\n---\ntabs\n",
+        8 * _DAY + 3 * 60,
+    ),
+    "multiline.md": (
+        _front("description: |", "  first line", "  second line", "type: user") + "multi\n",
+        8 * _DAY + 4 * 60,
+    ),
+    "unclosed.md": ("---\ndescription: Never closed\ntype: user\nbody\n", 8 * _DAY + 5 * 60),
+}
+
+#: More of them, in a scenario of their own (a manifest difference shows once).
+_FRONTMATTER_MORE: dict[str, tuple[str, float]] = {
+    "number.md": (_front("description: 42", "type: Project") + "number\n", 8 * _DAY + 6 * 60),
+    "spaced.md": (
+        _front("description:   Padded with spaces   ", "type:  feedback ") + "spaced\n",
+        8 * _DAY + 7 * 60,
+    ),
+    "Upper.MD": (_front("description: An upper-case extension") + "upper\n", 8 * _DAY + 8 * 60),
+}
+
+#: Files at and just over the surfacing caps (200 lines, 4096 UTF-8 bytes).
+_CAP_EDGES: dict[str, tuple[str, float]] = {
+    "lines-200.md": (_lines(200), 9 * _DAY + 1 * 60),
+    "lines-200-no-newline.md": (_lines(200).rstrip("\n"), 9 * _DAY + 2 * 60),
+    "bytes-4096.md": ("y" * 4095 + "\n", 9 * _DAY + 3 * 60),
+    "bytes-4097.md": ("y" * 4096 + "\n", 9 * _DAY + 4 * 60),
+    "cjk-bytes.md": ("".join("记" * 50 + f" {i}\n" for i in range(40)), 9 * _DAY + 5 * 60),
+}
 
 
 PATH_B: list[Fixture] = [
@@ -800,6 +874,60 @@ PATH_B: list[Fixture] = [
         _selected("db-perf.md", "db-perf.md"),
     ),
     _path_b("none", "the selector selects nothing", _selected()),
+    _path_b(
+        "frontmatter",
+        "CRLF, BOM, tab-indented, multi-line and unclosed frontmatter",
+        _selected("crlf.md", "bom.md", "tabs.md", "multiline.md", "unclosed.md"),
+        extra=_FRONTMATTER_EDGES,
+    ),
+    _path_b(
+        "frontmatter-more",
+        "a numeric description, a capitalised type, padded values, an upper-case extension",
+        _selected("number.md", "spaced.md", "Upper.MD"),
+        extra=_FRONTMATTER_MORE,
+    ),
+    _path_b(
+        "cap-edges",
+        "exactly 200 lines (with and without a final newline), 4096 and 4097 bytes, CJK bytes",
+        _selected(
+            "lines-200.md",
+            "lines-200-no-newline.md",
+            "bytes-4096.md",
+            "bytes-4097.md",
+            "cjk-bytes.md",
+        ),
+        extra=_CAP_EDGES,
+    ),
+    _path_b(
+        "symlinks",
+        "a symlinked file and a symlinked directory leading out of the memory dir",
+        _selected("linked.md", "linked-dir/inner.md"),
+        outside={
+            "file.md": (_front("description: Linked from outside") + "outside\n", 10 * _DAY),
+            "dir/inner.md": (_front("description: Inside a linked dir") + "inner\n", 11 * _DAY),
+        },
+        links={"linked.md": "outside/file.md", "linked-dir": "outside/dir"},
+    ),
+    _path_b(
+        "second-turn",
+        "a second turn of the session: five memories surfaced in the first, one named again",
+        _selected("db-perf.md", "long-lines.md"),
+        "and how do I profile the slow database queries?",
+        earlier=(
+            (
+                PATH_B_QUERY,
+                _selected(
+                    "release-freeze.md", "db-perf.md", "sub/nested.md", "notype.md", "yesterday.md"
+                ),
+            ),
+        ),
+    ),
+    _path_b(
+        "env-switch",
+        "path B switched on by CLAUDE_MEMORY_STORES instead of the feature flag",
+        _selected("release-freeze.md"),
+        switch="env",
+    ),
     _path_b(
         "one-word",
         "a single-word message (no selector request)",

@@ -21,15 +21,18 @@ from fidelity.agent import (
     MAX_TOOL_ROUNDS,
     PINNED_VERSION,
     SELECTOR_PROMPT_START,
+    SELECTOR_QUERY_PREFIX,
     SURFACED_INTRO,
     AgentRun,
     PathBLoop,
     agent_binary,
+    all_surfaced,
     injected_index,
     is_selector_request,
     main_request,
     memory_dir_in_system,
     memory_section,
+    selector_query,
     selector_requests,
     surfaced_in,
     surfaced_memories,
@@ -121,28 +124,33 @@ def test_a_run_without_a_main_request_says_why() -> None:
 # --- path B: the selector's request, the surfaced memories, the scripted loop ------------------
 
 _SELECTOR_SYSTEM = f"{SELECTOR_PROMPT_START} as it processes a user's query.\n"
+_QUERY = "how do I merge?"
 _ATTACHMENT = f"{SURFACED_INTRO} — use only if it applies.\n\nMemory: /m/a.md:\n\nbody\n"
 
 
-def _selector(system: object = None) -> dict[str, object]:
+def _selector(system: object = None, query: str = _QUERY) -> dict[str, object]:
     billing = {"type": "text", "text": "x-anthropic-billing-header: cc_version=0;"}
     prompt = {"type": "text", "text": _SELECTOR_SYSTEM, "cache_control": {"type": "ephemeral"}}
+    ask = {"type": "text", "text": f"{SELECTOR_QUERY_PREFIX}{query}"}
     return {
         "model": "claude-sonnet-5-5",
         "system": [billing, prompt] if system is None else system,
-        "messages": [{"role": "user", "content": [{"type": "text", "text": "Available: x"}]}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Available memories:\nx"}]},
+            {"role": "user", "content": [ask]},
+        ],
     }
 
 
-def _main(*messages: dict[str, object]) -> dict[str, object]:
-    user = {"role": "user", "content": [{"type": "text", "text": "how do I merge?"}]}
+def _main(*messages: dict[str, object], query: str = _QUERY) -> dict[str, object]:
+    user = {"role": "user", "content": [{"type": "text", "text": query}]}
     return {"tools": [{"name": "Read"}], "messages": [user, *messages]}
 
 
-def _read_round(n: int) -> list[dict[str, object]]:
-    uses = [{"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {}} for i in range(n)]
-    results = [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "x"} for i in range(n)]
-    return [{"role": "assistant", "content": uses}, {"role": "user", "content": results}]
+def _read_round() -> list[dict[str, object]]:
+    use = {"type": "tool_use", "id": "t1", "name": "Read", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "x"}
+    return [{"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}]
 
 
 def _system_message(value: str) -> dict[str, object]:
@@ -157,16 +165,33 @@ def test_a_selector_request_is_told_apart_by_its_prompt() -> None:
     assert not is_selector_request({"messages": []})
     assert system_prompt_text(_selector()) == _SELECTOR_SYSTEM
     assert system_prompt_text(_selector(system=_SELECTOR_SYSTEM)) == _SELECTOR_SYSTEM
+    assert selector_query(_selector()) == _QUERY
 
 
-def test_surfaced_memories_are_the_system_message_with_the_intro() -> None:
+def test_surfaced_memories_are_the_system_messages_with_the_intro() -> None:
     env = _system_message("# Environment\nlinux")
-    request = _main(env, *_read_round(1), _system_message(_ATTACHMENT))
+    request = _main(env, *_read_round(), _system_message(_ATTACHMENT))
     assert surfaced_in(request) == _ATTACHMENT
-    assert surfaced_in(_main(env, *_read_round(1))) is None
+    assert surfaced_in(_main(env, *_read_round())) is None
     run = AgentRun((_main(env), _selector(), request), ("/v1/messages",) * 3, "", "", returncode=0)
     assert surfaced_memories(run) == _ATTACHMENT
     assert selector_requests(run) == [_selector()]
+    assert selector_requests(run, "another message") == []
+
+
+def test_a_later_turn_surfaces_what_its_requests_add() -> None:
+    # The agent merges adjacent system messages with a newline: one holds both turns'.
+    later = _ATTACHMENT.replace("a.md", "b.md")
+    first, then = _main(), _main(*_read_round(), _system_message(_ATTACHMENT))
+    second_turn = "and the database?"
+    merged = _system_message(f"{_ATTACHMENT}\n{later}")
+    opening = _main(*_read_round(), _system_message(_ATTACHMENT), query=second_turn)
+    after = _main(*_read_round(), merged, query=second_turn)
+    assert all_surfaced(after) == [_ATTACHMENT, later]
+    requests = (first, then, opening, after)
+    run = AgentRun(requests, ("/v1/messages",) * 4, "", "", returncode=0)
+    assert surfaced_memories(run, second_turn) == later
+    assert surfaced_memories(run, _QUERY) == _ATTACHMENT
 
 
 def _reply_kind(reply: dict[str, object]) -> str:
@@ -176,28 +201,37 @@ def _reply_kind(reply: dict[str, object]) -> str:
 
 
 def test_the_path_b_loop_reads_until_the_memories_arrive() -> None:
-    loop = PathBLoop('{"selected_memories": ["a.md"]}', Path("/p/notes.txt"))
-    # The selector gets the scripted answer; with it given, the first round does not wait.
-    answer = loop(_selector())
-    assert answer["content"] == [{"type": "text", "text": '{"selected_memories": ["a.md"]}'}]
+    answer = '{"selected_memories": ["a.md"]}'
+    loop = PathBLoop({_QUERY: answer}, Path("/p/notes.txt"))
+    # The selector gets the scripted answer for its query; with it given, nothing waits.
+    assert loop(_selector())["content"] == [{"type": "text", "text": answer}]
+    assert "[]" in str(loop(_selector(query="unscripted"))["content"])
     first = loop(_main())
     assert first["stop_reason"] == "tool_use"
     assert first["content"][0]["input"] == {"file_path": "/p/notes.txt"}
-    # No memories yet after a round: Read again (a new id each time), at most MAX_TOOL_ROUNDS.
-    again = loop(_main(*_read_round(1)))
+    # No memories after a round: Read again (a new id each time), at most MAX_TOOL_ROUNDS.
+    again = loop(_main(*_read_round()))
     assert _reply_kind(again) == "tool_use"
     assert again["content"][0]["id"] != first["content"][0]["id"]
-    assert _reply_kind(loop(_main(*_read_round(MAX_TOOL_ROUNDS)))) == "text"
-    # The memories arrived: the turn ends.
-    assert _reply_kind(loop(_main(*_read_round(1), _system_message(_ATTACHMENT)))) == "text"
+    for _ in range(MAX_TOOL_ROUNDS - 2):
+        assert _reply_kind(loop(_main(*_read_round()))) == "tool_use"
+    assert _reply_kind(loop(_main(*_read_round()))) == "text"
     # Side requests (titles and the like) get a text.
     assert _reply_kind(loop({"messages": []})) == "text"
 
 
-def test_without_a_selector_the_loop_runs_one_round() -> None:
-    loop = PathBLoop("{}", Path("/p/notes.txt"), expect_selector=False)
+def test_the_path_b_loop_ends_the_turn_once_the_memories_arrive() -> None:
+    loop = PathBLoop({_QUERY: "{}"}, Path("/p/notes.txt"))
+    loop(_selector())
     assert _reply_kind(loop(_main())) == "tool_use"
-    assert _reply_kind(loop(_main(*_read_round(1)))) == "text"
+    assert _reply_kind(loop(_main(*_read_round(), _system_message(_ATTACHMENT)))) == "text"
+
+
+def test_without_a_selector_the_loop_runs_one_round() -> None:
+    # A single word does not prefetch: the first round does not wait for a selector.
+    loop = PathBLoop({"hello": "{}"}, Path("/p/notes.txt"))
+    assert _reply_kind(loop(_main(query="hello"))) == "tool_use"
+    assert _reply_kind(loop(_main(*_read_round(), query="hello"))) == "text"
 
 
 def test_messages_render_as_lines_with_their_block_metadata() -> None:
