@@ -76,6 +76,8 @@ class AgentRun:
     stdout: str
     stderr: str
     returncode: int
+    #: The user messages, one a turn.
+    prompts: tuple[str, ...] = ()
 
 
 _fake: FakeAnthropic | None = None
@@ -146,6 +148,7 @@ def run_agent(
             stdout.decode("utf-8", "replace"),
             stderr.decode("utf-8", "replace"),
             returncode,
+            tuple(prompts),
         )
 
 
@@ -358,9 +361,11 @@ def _carries(request: Body, prompt: str) -> bool:
 
 
 def surfaced_memories(run: AgentRun, prompt: str | None = None) -> str | None:
-    """The memories the turn for ``prompt`` surfaced (default: the run's only turn): the first
+    """The memories the turn for ``prompt`` surfaced (default: the run's last turn): the first
     attachment its main requests carry beyond those the turn's first request already had (the
     agent moves earlier turns' attachments along, after the turn's message)."""
+    if prompt is None and len(run.prompts) > 1:
+        prompt = run.prompts[-1]
     mains = [
         body
         for body in run.requests
@@ -377,8 +382,9 @@ def surfaced_memories(run: AgentRun, prompt: str | None = None) -> str | None:
 _tool_ids = itertools.count(1)
 #: Tool rounds the scripted loop runs at most while waiting for the prefetch to be consumed.
 MAX_TOOL_ROUNDS = 3
-#: How long a turn's first request waits for the selector's request before going on.
-HOLD_SELECTOR_SECONDS = 30.0
+#: How long a turn's request waits for the selector's answer before going on: it comes within
+#: milliseconds when it comes at all (the session budget may stop it).
+HOLD_SELECTOR_SECONDS = 5.0
 
 
 class PathBLoop:
@@ -386,9 +392,10 @@ class PathBLoop:
 
     ``turns`` maps each user message to the selector's answer for it. The selector gets the
     answer for the message it asks about. The main loop Reads ``read`` (the prefetch is consumed
-    only after a tool round, and only once it has settled), so a turn's first request waits for
-    the selector's answer when the message may prefetch, and the loop Reads again, up to
-    :data:`MAX_TOOL_ROUNDS`, while the memories have not arrived. Anything else gets a text.
+    only after a tool round, and only once it has settled): when the message may prefetch, a
+    request first waits for the selector's answer (a bounded wait: it may not come), and the
+    loop Reads again, up to :data:`MAX_TOOL_ROUNDS`, while the memories have not arrived.
+    Anything else gets a text.
     """
 
     def __init__(self, turns: Mapping[str, str], read: Path) -> None:
@@ -414,14 +421,13 @@ class PathBLoop:
         reads, surfaced = self._reads[prompt], len(all_surfaced(body))
         if reads == 0:
             self._before[prompt] = surfaced
-            if might_prefetch(prompt):
-                self._answered[prompt].wait(HOLD_SELECTOR_SECONDS)
-        elif not (
-            self._answered[prompt].is_set()
-            and surfaced <= self._before[prompt]
-            and reads < MAX_TOOL_ROUNDS
-        ):
+        elif surfaced > self._before[prompt] or reads >= MAX_TOOL_ROUNDS:
             return message(text("Done."))
+        answered = self._answered[prompt]
+        if might_prefetch(prompt):
+            answered.wait(HOLD_SELECTOR_SECONDS)
+        if reads and not answered.is_set():
+            return message(text("Done."))  # no selector request: one round was the turn
         self._reads[prompt] += 1
         return self._read()
 

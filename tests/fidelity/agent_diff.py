@@ -55,10 +55,13 @@ def main(argv: list[str] | None = None) -> int:
                 where = memory_dir_in_system(request) or "(no memory section)"
                 print(f"{name}: {where.replace(scratch, '<scratch>')}", end="")
                 print(f"  [{len(injected[1])} chars injected]" if injected else "", end="")
-                asked, surfaced = len(selector_requests(run)), surfaced_memories(run)
+                last = run.prompts[-1] if run.prompts else None
+                asked, surfaced = len(selector_requests(run, last)), surfaced_memories(run)
                 if asked or surfaced:
                     print(
-                        f"  [selector asked {asked}x, {len(surfaced or '')} chars surfaced]", end=""
+                        f"  [last turn: selector asked {asked}x, "
+                        f"{len(surfaced or '')} chars surfaced]",
+                        end="",
                     )
                 print()
         if differences:

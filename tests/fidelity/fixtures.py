@@ -844,6 +844,29 @@ _CAP_EDGES: dict[str, tuple[str, float]] = {
 }
 
 
+def _budget_files(prefix: str, count: int, body: str) -> dict[str, tuple[str, float]]:
+    """``count`` files with the same body, a minute apart, 12 days old."""
+    return {f"{prefix}-{i:02d}.md": (body, 12 * _DAY + i * 60) for i in range(count)}
+
+
+def _budget_turns(prefix: str, turns: int) -> tuple[tuple[str, str], ...]:
+    """One turn per five budget files, each selecting the next five."""
+    return tuple(
+        (
+            f"budget question {turn + 1} about the release",
+            _selected(*(f"{prefix}-{i:02d}.md" for i in range(turn * 5, turn * 5 + 5))),
+        )
+        for turn in range(turns)
+    )
+
+
+#: 90-byte lines: a file is cut at 45 lines (4,049 characters); 15 of them stay under the
+#: session budget (61,440) only if their truncation notes do not count.
+_BUDGET_NOTE_BODY = "".join("z" * 89 + "\n" for _ in range(50))
+#: Chinese lines: 1,313 UTF-16 units but 3,913 UTF-8 bytes a file; 20 of them spend the budget
+#: if it is counted in bytes, a third of it if in UTF-16 units.
+_BUDGET_UNITS_BODY = "".join("记" * 100 + "\n" for _ in range(13))
+
 PATH_B: list[Fixture] = [
     _path_b(
         "select",
@@ -921,6 +944,22 @@ PATH_B: list[Fixture] = [
                 ),
             ),
         ),
+    ),
+    _path_b(
+        "budget-note",
+        "a 4th turn after 15 cut files: over the session budget only with the truncation notes",
+        _selected("release-freeze.md"),
+        "budget question 4 about the release",
+        extra=_budget_files("note", 15, _BUDGET_NOTE_BODY),
+        earlier=_budget_turns("note", 3),
+    ),
+    _path_b(
+        "budget-units",
+        "a 5th turn after 20 Chinese files: over the session budget in bytes, not in UTF-16",
+        _selected("release-freeze.md"),
+        "budget question 5 about the release",
+        extra=_budget_files("units", 20, _BUDGET_UNITS_BODY),
+        earlier=_budget_turns("units", 4),
     ),
     _path_b(
         "env-switch",

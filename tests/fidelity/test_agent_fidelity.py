@@ -15,6 +15,7 @@ import os
 import urllib.request
 from pathlib import Path
 
+import fidelity.agent
 import pytest
 from fake_anthropic import FakeAnthropic, message, text
 from fidelity.agent import (
@@ -225,6 +226,16 @@ def test_the_path_b_loop_ends_the_turn_once_the_memories_arrive() -> None:
     loop(_selector())
     assert _reply_kind(loop(_main())) == "tool_use"
     assert _reply_kind(loop(_main(*_read_round(), _system_message(_ATTACHMENT)))) == "text"
+
+
+def test_when_no_selector_request_comes_the_loop_runs_one_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The session budget may stop a message that would prefetch: the wait is bounded.
+    monkeypatch.setattr(fidelity.agent, "HOLD_SELECTOR_SECONDS", 0.0)
+    loop = PathBLoop({_QUERY: "{}"}, Path("/p/notes.txt"))
+    assert _reply_kind(loop(_main())) == "tool_use"
+    assert _reply_kind(loop(_main(*_read_round()))) == "text"
 
 
 def test_without_a_selector_the_loop_runs_one_round() -> None:
