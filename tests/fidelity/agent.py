@@ -28,7 +28,10 @@ PINNED_VERSION = "2.1.328"
 #: What a run asks; the text does not matter, the agent must only complete one turn.
 PROMPT = "hello there"
 
-_MEMORY_DIR = re.compile(r"You have a persistent file-based memory at `(?P<dir>[^`\n]*)/`")
+#: The default main model's wording, and the older one other models get.
+_MEMORY_DIR = re.compile(
+    r"You have a persistent,? file-based memory(?: system)? at `(?P<dir>[^`\n]*)/`"
+)
 _INDEX_HEADER = re.compile(
     r"Contents of (?P<path>[^\n]*/MEMORY\.md) \(user's auto-memory, persists across "
     r"conversations\):\n\n"
@@ -327,18 +330,55 @@ def _system_messages(request: Body) -> list[str]:
 
 
 _ATTACHMENT_START = re.compile(r"\n(?=" + re.escape(SURFACED_INTRO) + ")")
+_REMINDER = re.compile(r"<system-reminder>\n(.*?)\n</system-reminder>", re.DOTALL)
+#: How a memory's block in a tool result starts: its staleness note or its header.
+_MEMORY_BLOCK = re.compile(r"This memory is \d+ days old\. |Memory: ")
+
+
+def _tool_result_texts(request: Body) -> list[str]:
+    return [
+        block["content"]
+        for msg in request.get("messages", [])
+        if msg.get("role") == "user" and isinstance(msg.get("content"), list)
+        for block in msg["content"]
+        if isinstance(block, dict)
+        and block.get("type") == "tool_result"
+        and isinstance(block.get("content"), str)
+    ]
+
+
+def _in_tool_results(request: Body) -> list[str]:
+    """Attachments some main models get inside a tool result: each memory in a system reminder
+    of its own, the first with the intro. Returned as the system message form joins them."""
+    found = []
+    for result in _tool_result_texts(request):
+        group: list[str] = []
+        for reminder in _REMINDER.findall(result):
+            if reminder.startswith(SURFACED_INTRO):
+                if group:
+                    found.append("\n".join(group))
+                group = [reminder]
+            elif group and _MEMORY_BLOCK.match(reminder):
+                group.append(reminder)
+        if group:
+            found.append("\n".join(group))
+    return found
 
 
 def all_surfaced(request: Body) -> list[str]:
-    """Path B's attachments in one main request, oldest first. The agent merges adjacent
-    system messages with a newline, so one message may hold several (each starts with the
-    intro)."""
-    return [
+    """Path B's attachments in one main request, oldest first, in the system message form.
+
+    The default main model gets a system message; the agent merges adjacent ones with a
+    newline, so one may hold several (each starts with the intro). Other models get them in
+    tool results (see :func:`_in_tool_results`).
+    """
+    in_system = [
         piece
         for found in _system_messages(request)
         for piece in _ATTACHMENT_START.split(found)
         if piece.startswith(SURFACED_INTRO)
     ]
+    return in_system + _in_tool_results(request)
 
 
 def surfaced_in(request: Body) -> str | None:

@@ -767,11 +767,13 @@ def _path_b(
     links: dict[str, str] | None = None,
     switch: str = "flag",
     earlier: tuple[tuple[str, str], ...] = (),
+    model: str | None = None,
 ) -> Fixture:
     """A path B scenario on :data:`PATH_B_FILES` plus ``extra`` files; ``outside`` files go to
     the scratch dir's ``outside/`` and ``links`` maps a symlink in the memory dir to a path
     under the scratch dir. ``switch`` is how path B is switched on: ``flag`` (the disk-cached
-    feature flag) or ``env`` (``CLAUDE_MEMORY_STORES``). ``earlier`` turns run first."""
+    feature flag) or ``env`` (``CLAUDE_MEMORY_STORES``). ``earlier`` turns run first; ``model``
+    is the agent's main model (it decides the attachment's form)."""
 
     def build(scratch: Path, name: str, what: str) -> Scenario:
         home = scratch / "home"
@@ -781,6 +783,8 @@ def _path_b(
             switch_path_b_on(home)
         else:
             env["CLAUDE_MEMORY_STORES"] = "1"
+        if model:
+            env["ANTHROPIC_MODEL"] = model
         root = _repo(scratch / "proj")
         read = root / "notes.txt"
         read.write_text("release notes live in docs/\n", encoding="utf-8")
@@ -960,6 +964,12 @@ PATH_B: list[Fixture] = [
         "budget question 5 about the release",
         extra=_budget_files("units", 20, _BUDGET_UNITS_BODY),
         earlier=_budget_turns("units", 4),
+    ),
+    _path_b(
+        "tool-result-form",
+        "main model claude-sonnet-4-5: memories come in the tool result, not a system message",
+        _selected("release-freeze.md", "sub/nested.md", "long-lines.md"),
+        model="claude-sonnet-4-5",
     ),
     _path_b(
         "env-switch",

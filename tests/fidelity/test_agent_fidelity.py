@@ -195,6 +195,18 @@ def test_a_later_turn_surfaces_what_its_requests_add() -> None:
     assert surfaced_memories(run, _QUERY) == _ATTACHMENT
 
 
+def test_memories_in_a_tool_result_read_as_the_system_message_form() -> None:
+    # Other main models get each memory in a system reminder appended to the tool result.
+    first, second = _ATTACHMENT.rstrip("\n"), "Memory: /m/b.md:\n\nsecond"
+    reminders = ["<total_tokens>9 tokens left</total_tokens>", first, second]
+    result = "1\tx\n" + "".join(
+        f"\n\n<system-reminder>\n{r}\n</system-reminder>" for r in reminders
+    )
+    block = {"type": "tool_result", "tool_use_id": "t1", "content": result}
+    request = _main({"role": "user", "content": [block]})
+    assert all_surfaced(request) == [f"{first}\n{second}"]
+
+
 def _reply_kind(reply: dict[str, object]) -> str:
     content = reply["content"]
     assert isinstance(content, list)
