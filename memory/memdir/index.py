@@ -21,6 +21,8 @@ from memdir.model import IndexEntry, IndexLine, Problem, Span
 from memdir.sanitize import for_model
 from memdir.target import DEFAULT_TARGET, Target
 from memdir.textio import read_text, utf16_len, utf16_prefix_index
+from memdir.topic import JS_SPACE as _JS_SPACE
+from memdir.topic import agent_frontmatter
 
 #: An entry line; ``lead`` is the separator before the hook with the blanks around it, when the
 #: rest of the line starts with one. Title and target are runs of plain characters, escapes and
@@ -215,13 +217,10 @@ def format_size(units: int) -> str:
     return _to_fixed_1(kb / 1024) + "MB"
 
 
-#: JavaScript's ``\s`` and ``String.prototype.trim`` set (the agent is JavaScript).
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+#: ``String.prototype.trim``'s set: JavaScript's ``\s`` (the agent is JavaScript).
 _JS_SPACE_CHARS = (
     "".join(chr(c) for c in range(0x3001) if re.match(f"[{_JS_SPACE}]", chr(c))) + "\ufeff"
 )
-#: The agent's frontmatter: ``---`` to the first ``---`` after it, wherever that is.
-_AGENT_FRONTMATTER = re.compile(f"---[{_JS_SPACE}]*\n(?:.*?)---[{_JS_SPACE}]*\n?", re.DOTALL)
 _CR = re.compile("\r\n|\r")
 _COMMENT_START = re.compile(r" {0,3}<!--")
 _LIST_ITEM = re.compile(r"( {0,3})([-*+]|\d{1,9}[.)])( *)(?=\S|$)")
@@ -236,10 +235,7 @@ def js_trim(text: str) -> str:
 
 def _frontmatter_end(text: str) -> int:
     """Where the agent's view of MEMORY.md starts: after its frontmatter, if it sees one."""
-    shift = 1 if text.startswith("\ufeff") else 0
-    if text.find("---", shift + 3) < 0:
-        return 0
-    match = _AGENT_FRONTMATTER.match(text, shift)
+    match = agent_frontmatter(text)
     return match.end() if match else 0
 
 

@@ -99,39 +99,58 @@ def read_text(
 
 
 def read_head(path: Path, max_lines: int, max_bytes: int = HEAD_MAX_BYTES) -> ReadResult:
-    """Only the first ``max_lines`` lines (the scan never needs more)."""
+    """The first ``max_lines`` lines as the agent's head read returns them.
+
+    A leading BOM is dropped and each line loses one trailing ``\\r``; lines are kept while the
+    text (lines joined by ``\\n``, counted in UTF-8 bytes) stays within ``max_bytes``, and the first
+    line that would pass it ends the read. When the file has fewer lines, the last (possibly
+    empty) line after the final newline is kept, so a short file reads back with its newline.
+    Binary files are decoded anyway (the agent reads whatever is there), still flagged.
+    """
+    # Enough raw bytes to decide: the decoded text is at most a BOM and a CR per line shorter.
+    budget = max_bytes + 2 * max_lines + 8
     try:
         with path.open("rb") as handle:
             stat = os.fstat(handle.fileno())
             chunks: list[bytes] = []
-            newlines = 0
-            total = 0
-            while newlines < max_lines and total <= max_bytes:
+            newlines = total = 0
+            while newlines < max_lines and total <= budget:
                 chunk = handle.read(4096)
                 if not chunk:
                     break
                 chunks.append(chunk)
                 newlines += chunk.count(b"\n")
                 total += len(chunk)
+            at_end = total >= stat.st_size or not handle.read(1)
     except OSError as exc:
         return _unreadable(path, exc)
     data = b"".join(chunks)
-    cut = -1
-    for _ in range(max_lines):
-        cut = data.find(b"\n", cut + 1)
-        if cut < 0:
+    binary = b"\x00" in data[:BINARY_SNIFF_BYTES]
+    problems: list[Problem] = []
+    if binary:
+        problems.append(
+            Problem("binary", "binary file (contains NUL bytes): not a memory", Span(0, 0, 0, 0))
+        )
+    parts = data.removeprefix(b"\xef\xbb\xbf").split(b"\n", max_lines)
+    # Lines past ``max_lines``, or cut off by the read's end before the file's, are not read.
+    whole = at_end and len(parts) <= max_lines
+    complete = len(parts) if whole else min(len(parts) - 1, max_lines)
+    kept: list[str] = []
+    used = 0
+    stopped = False
+    for line in _decode(b"\n".join(parts[:complete]), problems).split("\n"):
+        line = line.removesuffix("\r")
+        size = len(line.encode("utf-8")) + (1 if kept else 0)
+        if used + size > max_bytes:
+            stopped = True
             break
-    partial = cut >= 0 and cut + 1 < stat.st_size
-    if cut >= 0:
-        data = data[: cut + 1]
-    result = _finish(data[: max_bytes + 1], stat.st_size, stat.st_mtime, max_bytes)
+        used += size
+        kept.append(line)
+    # A line cut off by the read is longer than the raw budget: it would stop the read too.
+    stopped = stopped or (complete < len(parts) and len(kept) < max_lines)
+    partial = stopped or complete < len(parts)
     return ReadResult(
-        result.text,
-        result.size,
-        result.mtime,
-        result.problems,
-        partial or result.partial,
-        result.binary,
+        "\n".join(kept), stat.st_size, stat.st_mtime, tuple(problems), partial, binary
     )
 
 

@@ -25,6 +25,11 @@ _BOUNDARY = re.compile(r"^-{3,}\s*$")
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(\s*)(.*?)\s*$")
 _NESTED_KEY = re.compile(r"^(\s+)([A-Za-z_][\w.-]*)\s*:(\s*)(.*?)\s*$")
 _WIKI_LINK = re.compile(r"\[\[([^\[\]\n|]+?)(?:\|[^\[\]\n]*)?\]\]")
+#: JavaScript's ``\s`` (the agent is JavaScript), as a character class body.
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+#: The agent's frontmatter: ``---`` to the first ``---`` after it, wherever that is (even
+#: inside a line); group 1 is the YAML it parses.
+AGENT_FRONTMATTER = re.compile(f"---[{JS_SPACE}]*\n(.*?)---[{JS_SPACE}]*\n?", re.DOTALL)
 #: python-frontmatter's handler (and with it PyYAML) is imported on first use: most blocks are
 #: read by :func:`load_simple_yaml`, and ``import yaml`` alone costs more than linting a
 #: thousand files, which every CLI call and server start would otherwise pay.
@@ -393,22 +398,166 @@ def load_topic(path: Path, root: Path) -> TopicFile:
     return parse_topic_text(result.text, path, rel, result.mtime, result.size, result.problems)
 
 
+# --- the frontmatter as the agent's scan reads it -------------------------------------------------
+# The prefetch scan (and path A, for MEMORY.md) finds frontmatter with the agent's regular
+# expression, not by lines: a block may close on any ``---``, even inside a value. Its YAML is
+# memdir's parse; when that fails, the agent's retry (quoting values with YAML indicators,
+# tabs as spaces). Values are typed as the agent's YAML 1.2 parser types them.
+
+
+def agent_frontmatter(text: str) -> re.Match[str] | None:
+    """The agent's frontmatter match in ``text``, or None when it sees none.
+
+    The expression is tried only when another ``---`` follows the first three characters; a
+    leading BOM is skipped, as the agent drops it.
+    """
+    shift = 1 if text.startswith("\ufeff") else 0
+    if text.find("---", shift + 3) < 0:
+        return None
+    return AGENT_FRONTMATTER.match(text, shift)
+
+
+#: A ``key: value`` line the agent's retry may quote (JavaScript's ``\S`` and ``.``).
+_RETRY_LINE = re.compile(f"([a-zA-Z_-]+):[{JS_SPACE}]+([^{JS_SPACE}][^\n\r\u2028\u2029]*)")
+_RETRY_QUOTED = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+_LEADING_TABS = re.compile(r"^\t+", re.MULTILINE)
+
+
+def _flow_list(value: str) -> bool:
+    if not (value.startswith("[") and value.endswith("]")):
+        return False
+    try:
+        return isinstance(_load_yaml(value), list)
+    except Exception:
+        return False
+
+
+def agent_retry_text(block: str) -> str:
+    """The agent's second try at a block whose YAML did not parse: a value holding a YAML
+    indicator is double-quoted (unless already quoted or a flow list), and leading tabs become
+    two spaces each."""
+    lines = []
+    for line in block.split("\n"):
+        match = _RETRY_LINE.fullmatch(line)
+        if match is not None:
+            key, value = match.groups()
+            quoted = value[0] in "\"'" and value.endswith(value[0])
+            if not quoted and not _flow_list(value) and _RETRY_QUOTED.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                line = f'{key}: "{escaped}"'
+        lines.append(line)
+    return _LEADING_TABS.sub(lambda tabs: "  " * len(tabs.group()), "\n".join(lines))
+
+
+def _load_block(block: str) -> Any:
+    simple = load_simple_yaml(block.split("\n"))
+    return simple if simple is not None else _load_yaml(block)
+
+
+def load_agent_yaml(block: str) -> tuple[Any, str]:
+    """A frontmatter block's YAML as the agent gets it, with the text that parsed: the block
+    itself, or the agent's retry of it. Raises the first error when both fail."""
+    try:
+        return _load_block(block), block
+    except Exception as first:
+        retry = agent_retry_text(block)
+        try:
+            return _load_block(retry), retry
+        except Exception:
+            raise first from None
+
+
+#: YAML 1.2 core numbers: what the agent's parser reads as a number (PyYAML's 1.1 rules differ).
+_CORE_NUMBER = re.compile(
+    r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+_CORE_LOADER: type | None = None
+
+
+def _load_core_yaml(text: str) -> Any:
+    """``text`` loaded with YAML 1.2's core types, as the agent's parser reads it: only
+    ``true``/``false`` are booleans, dates stay strings, and numbers are the core schema's.
+    Only whether a value is a string matters to the caller: every number loads as ``0.0``."""
+    global _CORE_LOADER
+    import yaml
+
+    if _CORE_LOADER is None:
+
+        class CoreLoader(yaml.SafeLoader):
+            pass
+
+        replaced = {f"tag:yaml.org,2002:{kind}" for kind in ("bool", "int", "float", "timestamp")}
+        CoreLoader.yaml_implicit_resolvers = {
+            first: [(tag, rx) for tag, rx in resolvers if tag not in replaced]
+            for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+        }
+        CoreLoader.add_implicit_resolver(
+            "tag:yaml.org,2002:bool",
+            re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+            list("tTfF"),
+        )
+        number = re.compile(f"^(?:{_CORE_NUMBER.pattern})$")
+        CoreLoader.add_implicit_resolver("tag:memdir:number", number, list("-+.0123456789"))
+        CoreLoader.add_constructor("tag:memdir:number", lambda _loader, _node: 0.0)
+        _CORE_LOADER = CoreLoader
+    return yaml.load(text, Loader=_CORE_LOADER)
+
+
+def _agent_string(value: Any, key: str, parsed: str) -> str | None:
+    """A field as the agent reads it: a non-empty string, else nothing. Where PyYAML and the
+    agent's YAML 1.2 parser may type a scalar differently (plain words like ``yes``, dates,
+    numbers), the block is read again with the agent's types."""
+    if isinstance(value, bool | int | float | dt.date) or (
+        isinstance(value, str) and _CORE_NUMBER.fullmatch(value)
+    ):
+        loaded = _load_core_yaml(parsed)
+        value = loaded.get(key) if isinstance(loaded, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def agent_fields(text: str) -> tuple[dict[str, str | None], tuple[Problem, ...]]:
+    """``name``, ``description`` and ``type`` of a topic file's head as the agent's scan reads
+    them: raw strings (a block scalar keeps its final newline), ``type`` from ``metadata`` when
+    that has the key, valid only as one of the four types."""
+    fields: dict[str, str | None] = {"name": None, "description": None, "type": None}
+    match = agent_frontmatter(text)
+    if match is None:
+        return fields, ()
+    try:
+        loaded, parsed = load_agent_yaml(match.group(1))
+    except Exception as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = 1 + (mark.line if mark is not None else 0)
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return fields, (
+            Problem("yaml-error", f"malformed YAML: {reason}", Span.on_line(line, 0, 0)),
+        )
+    if not isinstance(loaded, dict):
+        return fields, ()
+    for key in ("name", "description"):
+        fields[key] = _agent_string(loaded.get(key), key, parsed)
+    metadata = loaded.get("metadata")
+    merged = {k: v for k, v in loaded.items() if k not in ("name", "description", "metadata")}
+    merged = {k: v for k, v in merged.items() if v is not None}
+    if isinstance(metadata, dict):
+        merged.update(metadata)
+    fields["type"] = valid_type(merged.get("type") if isinstance(merged.get("type"), str) else None)
+    return fields, ()
+
+
 def load_header(path: Path, root: Path) -> MemoryHeader:
-    """What the prefetch scan reads: the frontmatter within the first 30 lines, nothing more."""
+    """What the prefetch scan reads: the agent's head read of the file (30 lines, 64 KiB) and
+    the frontmatter the agent finds in it, nothing more."""
     result = read_head(path, C.SCAN_MAX_LINES)
-    rel = relative_name(path, root)
-    lines = result.text.split("\n")[: C.SCAN_MAX_LINES]
-    fm, problems = parse_frontmatter(lines)
-    if fm is not None and fm.close_line is None:
-        fm = None  # not closed within the window: the scan sees no frontmatter
-    values, value_problems = field_values(fm)
+    fields, problems = agent_fields(result.text)
     return MemoryHeader(
         path=path,
-        rel_path=rel,
+        rel_path=relative_name(path, root),
         mtime=result.mtime,
         size=result.size,
-        name=values["name"],
-        description=values["description"] or None,
-        type=valid_type(values["type"]),
-        problems=(*result.problems, *problems, *value_problems),
+        name=fields["name"],
+        description=fields["description"],
+        type=fields["type"],
+        problems=(*result.problems, *problems),
     )

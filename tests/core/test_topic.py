@@ -4,6 +4,8 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from memdir.model import MemoryHeader
+from memdir.textio import read_head
 from memdir.topic import load_header, load_topic, parse_topic_text
 
 ROOT = Path("/m")
@@ -145,3 +147,59 @@ def test_parser_never_raises_on_random_bytes(data: bytes) -> None:
 @given(st.text(max_size=300))
 def test_parser_never_raises_on_frontmatter_like_text(text: str) -> None:
     parse("---\n" + text + "\n---\nbody")
+
+
+# --- the scan's header, as Claude Code 2.1.328 reads it -------------------------------------------
+
+
+def _header(tmp_path: Path, content: str | bytes) -> MemoryHeader:
+    path = tmp_path / "h.md"
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return load_header(path, tmp_path)
+
+
+def test_header_reads_crlf_bom_and_tab_indented_frontmatter(tmp_path: Path) -> None:
+    crlf = _header(tmp_path, "---\r\ndescription: Windows\r\ntype: project\r\n---\r\nbody\r\n")
+    assert (crlf.description, crlf.type) == ("Windows", "project")
+    assert _header(tmp_path, "\ufeff---\ndescription: BOM\n---\nx\n").description == "BOM"
+    tabs = _header(tmp_path, "---\ndescription: Tabs\nmetadata:\n\ttype: reference\n---\nx\n")
+    assert (tabs.description, tabs.type) == ("Tabs", "reference")
+    # The agent's retry also quotes a value holding a YAML indicator.
+    assert _header(tmp_path, "---\ndescription: a: b\n---\n").description == "a: b"
+
+
+def test_header_description_is_raw_and_a_string(tmp_path: Path) -> None:
+    block = _header(tmp_path, "---\ndescription: |\n  first\n  second\ntype: user\n---\n")
+    assert block.description == "first\nsecond\n"
+    assert _header(tmp_path, '---\ndescription: "  padded  "\n---\n').description == "  padded  "
+    # Typed as the agent's YAML 1.2 parser types it: numbers and booleans are no description,
+    # yes/no and dates stay strings.
+    assert _header(tmp_path, "---\ndescription: 42\n---\n").description is None
+    assert _header(tmp_path, "---\ndescription: true\n---\n").description is None
+    assert _header(tmp_path, "---\ndescription: 1e3\n---\n").description is None
+    assert _header(tmp_path, "---\ndescription: yes\n---\n").description == "yes"
+    assert _header(tmp_path, "---\ndescription: 2026-01-01\n---\n").description == "2026-01-01"
+    assert _header(tmp_path, "---\ndescription: d\ntype: ' user'\n---\n").type is None
+
+
+def test_header_frontmatter_ends_at_the_first_dashes(tmp_path: Path) -> None:
+    assert _header(tmp_path, "---\ndescription: a---b\n---\n").description == "a"
+    assert _header(tmp_path, "----\ndescription: x\n---\n").description is None
+    assert _header(tmp_path, "---\ndescription: open\ntype: user\nbody\n").description is None
+
+
+def test_head_read_stops_at_30_lines_and_64_kib(tmp_path: Path) -> None:
+    late = "---\n" + "".join(f"k{i}: v\n" for i in range(28)) + "description: late\n---\n"
+    assert _header(tmp_path, late).description is None  # the closing --- is line 31
+    path = tmp_path / "h.md"
+    path.write_text("a\nb\n", encoding="utf-8")
+    assert read_head(path, 30).text == "a\nb\n"
+    path.write_text("".join(f"{i}\n" for i in range(40)), encoding="utf-8")
+    assert read_head(path, 30).text == "\n".join(str(i) for i in range(30))
+    # A line that would take the text past the byte limit ends the read.
+    path.write_text("short\n" + "x" * 70_000 + "\nafter\n", encoding="utf-8")
+    head = read_head(path, 30)
+    assert (head.text, head.partial) == ("short", True)
+    path.write_text("ab\r\ncd\r\n" + "y" * 10, encoding="utf-8")
+    assert read_head(path, 30, max_bytes=15).text == "ab\ncd"
+    assert read_head(path, 30, max_bytes=16).text == "ab\ncd\n" + "y" * 10
