@@ -35,7 +35,7 @@ def topic(name: str, description: str, type_: str = "project", body: str = "Body
 
 
 NOW = dt.datetime(2026, 7, 15, 9, 12, 0, tzinfo=dt.UTC)
-STAMP = "2026-07-15T09:12:00Z"
+STAMP = "2026-07-15T09:12:00.000Z"
 
 
 @pytest.fixture
@@ -171,6 +171,51 @@ def test_stamp_keeps_crlf_and_never_corrupts() -> None:
     broken = "---\nname: [unclosed\n---\nbody\n"
     assert stamp_modified(broken, STAMP) == (broken, None)
     assert stamp_modified("no frontmatter\n", STAMP) == ("no frontmatter\n", None)
+
+
+def test_stamp_goes_where_the_agent_keeps_modified() -> None:
+    # A file the agent wrote: its metadata.modified is updated in place, not doubled.
+    agent = (
+        "---\nname: a\ndescription: d\nmetadata:\n  node_type: memory\n  type: project\n"
+        "  originSessionId: 1f0c\n  modified: 2026-12-03T12:24:00.780Z\n---\n\nbody\n"
+    )
+    stamped, inserted = stamp_modified(agent, STAMP)
+    assert stamped == agent.replace("2026-12-03T12:24:00.780Z", STAMP)
+    assert inserted is None
+    # A top-level one is updated, keeping its comment.
+    top = "---\nname: a\nmodified: 2020-01-01  # by hand\n---\nbody\n"
+    assert stamp_modified(top, STAMP) == (
+        f"---\nname: a\nmodified: {STAMP}  # by hand\n---\nbody\n",
+        None,
+    )
+    # None yet: at the end of a metadata block (its indentation), else before the closing ---.
+    nested = "---\nname: a\nmetadata:\n    type: user\n\n    # note\n    x: 1\ntags: t\n---\nb\n"
+    stamped, inserted = stamp_modified(nested, STAMP)
+    assert inserted == 7
+    assert stamped.split("\n")[7] == f"    modified: {STAMP}"
+    flat = "---\nname: a\ntype: user\n---\nb\n"
+    assert stamp_modified(flat, STAMP) == (
+        f"---\nname: a\ntype: user\nmodified: {STAMP}\n---\nb\n",
+        3,
+    )
+
+
+def test_stamp_leaves_ambiguous_places_alone() -> None:
+    both = "---\nmodified: 2020-01-01\nmetadata:\n  modified: 2021-01-01\n---\nb\n"
+    assert stamp_modified(both, STAMP) == (both, None)
+    inline = "---\nname: a\nmetadata: {type: user}\n---\nb\n"
+    assert stamp_modified(inline, STAMP) == (inline, None)
+
+
+def test_write_to_an_agent_file_keeps_one_modified(root: Path) -> None:
+    text = (
+        "---\nname: a\ndescription: d\nmetadata:\n  type: user\n"
+        "  modified: 2026-01-01T00:00:00.000Z\n---\nx\n"
+    )
+    (root / "a.md").write_text(text, encoding="utf-8")
+    writer(root).str_replace("a.md", "x", "y")
+    written = (root / "a.md").read_text(encoding="utf-8")
+    assert written == text.replace("2026-01-01T00:00:00.000Z", STAMP).replace("\nx\n", "\ny\n")
 
 
 def test_str_replace_replaces_the_single_occurrence(root: Path) -> None:
