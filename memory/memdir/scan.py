@@ -1,10 +1,10 @@
 """Listing a memory directory the way path B does, without ever leaving it.
 
 Recursive ``*.md`` except ``MEMORY.md`` (at any depth) and what :func:`excluded_entry` leaves
-out, first 30 lines of each, newest first, at most 200 candidates (spec section 6.2). Files
-beyond the cap are reported, not dropped silently. The walk survives unreadable files,
-undecodable bytes, symlink loops and files deleted mid-scan, and it never follows a symlink
-whose target lies outside the memory dir.
+out, the first 30 lines (at most 64 KiB) of each, newest first, at most 200 candidates (spec
+section 6.2). Files beyond the cap are reported, not dropped silently. The walk survives
+unreadable files, undecodable bytes, symlink loops and files deleted mid-scan, and it never
+follows a symlink whose target lies outside the memory dir.
 """
 
 from __future__ import annotations
