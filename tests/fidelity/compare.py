@@ -195,6 +195,9 @@ def memdir_recall(scenario: Scenario, setup: PathB) -> MemdirRecall:
         command = [sys.executable, "-m", "memdir", "recall", prompt]
         command += ["--dir", str(setup.memory_dir), "--selector", "anthropic"]
         command += ["--trigger", "claude-code", "--session", str(session)]
+        if setup.read.is_relative_to(setup.memory_dir):
+            # The agent's tool rounds Read this memory: memdir is told it was read.
+            command += ["--mark-read", str(setup.read.relative_to(setup.memory_dir))]
         with _memdir_running:
             fake.reset(responder=lambda _body, answer=answer: message(text(answer)))
             proc = subprocess.run(command, env=env, capture_output=True, timeout=60, check=False)

@@ -30,7 +30,8 @@ class PathB:
     memory_dir: Path
     #: The selector's answer text, given to the agent's and to memdir's selector alike.
     answer: str
-    #: A small project file the agent's scripted loop Reads (path B surfaces after a tool round).
+    #: The file the agent's scripted loop Reads (path B surfaces after a tool round): a small
+    #: project file, or a memory file (memdir's recall is then told it was read).
     read: Path
     #: Earlier turns of the same session, (message, selector answer) each, run first: the
     #: compared turn is the last (the agent runs them in one process, memdir keeps a session
@@ -768,12 +769,14 @@ def _path_b(
     switch: str = "flag",
     earlier: tuple[tuple[str, str], ...] = (),
     model: str | None = None,
+    read: str | None = None,
 ) -> Fixture:
     """A path B scenario on :data:`PATH_B_FILES` plus ``extra`` files; ``outside`` files go to
     the scratch dir's ``outside/`` and ``links`` maps a symlink in the memory dir to a path
     under the scratch dir. ``switch`` is how path B is switched on: ``flag`` (the disk-cached
     feature flag) or ``env`` (``CLAUDE_MEMORY_STORES``). ``earlier`` turns run first; ``model``
-    is the agent's main model (it decides the attachment's form)."""
+    is the agent's main model (it decides the attachment's form); the agent's tool rounds Read
+    the memory file ``read`` instead of a project file."""
 
     def build(scratch: Path, name: str, what: str) -> Scenario:
         home = scratch / "home"
@@ -786,8 +789,8 @@ def _path_b(
         if model:
             env["ANTHROPIC_MODEL"] = model
         root = _repo(scratch / "proj")
-        read = root / "notes.txt"
-        read.write_text("release notes live in docs/\n", encoding="utf-8")
+        notes = root / "notes.txt"
+        notes.write_text("release notes live in docs/\n", encoding="utf-8")
         memory = home / ".claude" / "projects" / agent_slug(root) / "memory"
         now = time.time()
         for rel, (content, age) in {**PATH_B_FILES, **(extra or {})}.items():
@@ -797,7 +800,8 @@ def _path_b(
         for rel, target in (links or {}).items():
             (memory / rel).parent.mkdir(parents=True, exist_ok=True)
             (memory / rel).symlink_to(scratch / target)
-        setup = PathB(memory, answer, read, earlier=earlier, flag=switch == "flag")
+        reads = memory / read if read else notes
+        setup = PathB(memory, answer, reads, earlier=earlier, flag=switch == "flag")
         return Scenario(name, what, home, root, env, prompt=prompt, path_b=setup)
 
     return Fixture(f"pathb-{name}", what, build)
@@ -970,6 +974,12 @@ PATH_B: list[Fixture] = [
         "main model claude-sonnet-4-5: memories come in the tool result, not a system message",
         _selected("release-freeze.md", "sub/nested.md", "long-lines.md"),
         model="claude-sonnet-4-5",
+    ),
+    _path_b(
+        "read-during-turn",
+        "the agent Reads a memory file the selector then names (memdir: --mark-read)",
+        _selected("db-perf.md", "sub/nested.md"),
+        read="db-perf.md",
     ),
     _path_b(
         "env-switch",
