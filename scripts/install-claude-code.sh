@@ -14,9 +14,9 @@
 # Prints the binary's path on stdout. Exit 3 when npm is missing (callers skip the tests then).
 set -euo pipefail
 
-# The pinned release is named once, in tests/fidelity/agent.py.
-PINNED_VERSION=$(sed -n 's/^PINNED_VERSION = "\(.*\)"$/\1/p' "$(dirname "$0")/../tests/fidelity/agent.py")
-[ -n "$PINNED_VERSION" ] || { echo "[install-claude-code] no PINNED_VERSION in tests/fidelity/agent.py" >&2; exit 1; }
+# The pinned release is named once: the release memdir's default target reproduces.
+PINNED_VERSION=$(sed -n 's/^VERIFIED_AGENT_VERSION = "\(.*\)"$/\1/p' "$(dirname "$0")/../memory/memdir/target.py")
+[ -n "$PINNED_VERSION" ] || { echo "[install-claude-code] no VERIFIED_AGENT_VERSION in memory/memdir/target.py" >&2; exit 1; }
 VERSION=${1:-$PINNED_VERSION}
 
 CACHE=${MEMDIR_E2E_CACHE:-$HOME/.cache/memdir-e2e}

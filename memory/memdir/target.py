@@ -124,7 +124,8 @@ CLAUDE_CODE_2_1_328 = Target(
 TARGETS: dict[str, Target] = {t.name: t for t in (SEED, CLAUDE_CODE_2_1_328)}
 #: The newest Claude Code release the fidelity harness has verified.
 DEFAULT_TARGET = CLAUDE_CODE_2_1_328
-#: The release the fidelity harness pins (scripts/install-claude-code.sh installs it).
+#: The release the fidelity harness pins (tests/fidelity; scripts/install-claude-code.sh reads
+#: it from this line).
 VERIFIED_AGENT_VERSION = "2.1.328"
 
 

@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from fake_anthropic import Body, FakeAnthropic, Reply, message, text
+from memdir.target import VERIFIED_AGENT_VERSION
 
-#: The release the harness is pinned to (scripts/install-claude-code.sh reads it from here).
-PINNED_VERSION = "2.1.328"
+#: The release the harness is pinned to: the one memdir's default target reproduces.
+PINNED_VERSION = VERIFIED_AGENT_VERSION
 #: What a run asks; the text does not matter, the agent must only complete one turn.
 PROMPT = "hello there"
 

@@ -60,6 +60,10 @@ def test_memdir_matches_the_agent(name: str, binary: Path, tmp_path: Path) -> No
     fixture = FIXTURES[name]
     run, differences = check(binary, fixture, tmp_path)
     assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+    if fixture.known is not None:
+        # Kept on purpose; if the agent stops differing, the fixture and the docs must change.
+        assert differences, f"{name!r} no longer differs: drop its known difference and docs"
+        pytest.xfail(f"known difference: {fixture.known}")
     if differences:
         pytest.fail(
             f"memdir differs from Claude Code {VERSION} on {name!r} ({fixture.what}):\n"

@@ -332,7 +332,8 @@ def _skipped_paths(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic
             Span(0, 0, 0, 0),
             f"{skip.reason}: memdir does not follow it, and whatever it points to is "
             "not a memory of this directory (a link out could expose or overwrite "
-            "unrelated files)",
+            "unrelated files); Claude Code's relevance prefetch does follow a link out and "
+            "can inject what it points to",
         )
 
 
@@ -344,7 +345,9 @@ MEM114 = Rule(
     "A path memdir refuses to follow: a symlink leading outside the memory dir, a "
     "broken symlink, a directory that cannot be listed.",
     "Memory must stay inside the memory dir: a link out could expose or overwrite "
-    "unrelated files, and whatever it points to is not a memory here.",
+    "unrelated files, and whatever it points to is not a memory here. Claude Code 2.1.328's "
+    "relevance prefetch follows such links all the same, so the file it points to can be "
+    "injected into a session.",
     "`shared.md -> /home/ana/notes/shared.md`",
     "Copy the file into the memory dir, or remove the link.",
     directory=_skipped_paths,
