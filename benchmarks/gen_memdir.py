@@ -379,7 +379,7 @@ def generate(root: Path, files: int, seed: int = 1, invalid_files: bool = True) 
         if "MEM101" in plant:
             text = body
         elif "MEM102" in plant:
-            text = f"---\nname: {name}\ndescription: [unclosed, list\ntype: {kind}\n---\n{body}"
+            text = f'---\nname: {name}\ndescription: "unclosed\ntype: {kind}\n---\n{body}'
         elif "MEM105" in plant:
             padding = "".join(f"note_{i}: filler\n" for i in range(32))
             text = _frontmatter(fields, nested).replace("---\n", "---\n" + padding, 1)

@@ -53,7 +53,7 @@ class ReadResult:
 
 def _decode(data: bytes, problems: list[Problem]) -> str:
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         # Position the problem at the first bad byte so an editor can jump there.
         good = data[: exc.start].decode("utf-8", errors="replace")

@@ -226,9 +226,10 @@ def parse_frontmatter(lines: list[str]) -> tuple[Frontmatter | None, list[Proble
             value_spans.setdefault(key, Span.on_line(number, start, start + len(nested.group(4))))
 
     data: dict[str, Any] = {}
-    simple = load_simple_yaml(block)
     try:
-        loaded = simple if simple is not None else _load_yaml("\n".join(block))
+        # As the agent reads it: a block that only parses after its retry (a value quoted, tabs
+        # as spaces) is read, not reported.
+        loaded = load_agent_yaml("\n".join(block))[0]
     except Exception as exc:
         # A third-party parser on untrusted text: besides YAMLError, impossible dates raise
         # ValueError from the constructor. Any failure is the file's problem, never a crash.

@@ -166,3 +166,11 @@ def test_index_that_is_a_directory_or_binary(make_dir: MakeDir) -> None:
     (root / "MEMORY.md").write_bytes(b"\x00\x01\x02binary")
     found = lint_state(root).lint().diagnostics
     assert any(d.code == "MEM113" and d.rel_path == "MEMORY.md" for d in found)
+
+
+def test_a_byte_order_mark_hides_no_frontmatter(tmp_path: Path) -> None:
+    # The agent drops a BOM before it looks for frontmatter; so must lint (no MEM101 here).
+    body = "---\nname: bom\ndescription: a memory saved by an editor that writes a BOM\n"
+    (tmp_path / "bom.md").write_bytes(b"\xef\xbb\xbf" + (body + "type: user\n---\nx\n").encode())
+    (tmp_path / "MEMORY.md").write_text("- [BOM](bom.md) — a hook\n", encoding="utf-8")
+    assert [d.code for d in lint_state(tmp_path).lint().diagnostics] == []

@@ -209,14 +209,14 @@ def test_mem101_no_frontmatter_with_a_safe_skeleton(make_dir: MakeDir) -> None:
 
 
 def test_mem102_yaml_error_at_the_parser_position(make_dir: MakeDir) -> None:
-    text = "---\nname: a\ndescription: [unclosed, list\ntype: project\n---\nBody\n"
+    text = '---\nname: a\ndescription: "unclosed\ntype: project\n---\nBody\n'
     root = make_dir({"MEMORY.md": entry("a.md") + "\n", "a.md": text})
     found = run(root)
     [bad] = only(found, "MEM102")
     assert bad.severity == "error"
-    # Where PyYAML notices the unclosed flow sequence: the `type` line, at its colon.
-    assert pos(bad) == (4, 5, 4, 14)
-    assert bad.message.startswith("malformed YAML: did not find expected ',' or ']'")
+    # Where PyYAML gives up on the unclosed quote: the end of the block.
+    assert pos(bad) == (4, 14, 4, 14)
+    assert bad.message.startswith("malformed YAML: found unexpected end of stream")
     assert "reads no name, description or type" in bad.message
     assert only(found, "MEM103") == []
 

@@ -86,11 +86,13 @@ def test_wiki_links_with_positions_outside_code() -> None:
 
 
 def test_malformed_yaml_problem_at_parser_position() -> None:
-    topic = parse("---\nname: n\ndescription: d: e\ntype: user\n---\nbody")
+    topic = parse("---\nname: n\ndescription: d: e\ntype: user\n---\nbody\n\t")
+    # The agent retries a block that does not parse with the value quoted: so does memdir.
+    assert topic.problems == () and topic.description == "d: e"
+    topic = parse('---\nname: n\ndescription: "d\ntype: user\n---\nbody')
     (problem,) = [p for p in topic.problems if p.kind == "yaml-error"]
-    assert problem.span.start_line == 2
-    assert problem.span.start_col == 14
-    assert "mapping values are not allowed" in problem.message
+    assert problem.span.start_line == 3
+    assert "found unexpected end of stream" in problem.message
     assert topic.name is None  # nothing parsed from a broken block
 
 

@@ -168,7 +168,7 @@ def test_stamp_keeps_crlf_and_never_corrupts() -> None:
     assert inserted == 2
     block = "---\nname: a\nmodified: |\n  multi\n---\nbody\n"
     assert stamp_modified(block, STAMP) == (block, None)
-    broken = "---\nname: [unclosed\n---\nbody\n"
+    broken = '---\nname: "unclosed\n---\nbody\n'
     assert stamp_modified(broken, STAMP) == (broken, None)
     assert stamp_modified("no frontmatter\n", STAMP) == ("no frontmatter\n", None)
 

@@ -96,7 +96,7 @@ MEM102 = Rule(
     "YAML parser's error position.",
     "The agent reads no name, description or type from the file: it is an untyped, "
     "undescribed memory.",
-    "`description: [unclosed, list`",
+    '`description: "unclosed`',
     "Fix the YAML (quote values that contain `: `, `#` or start with `[`).",
     topic=_malformed_frontmatter,
 )
