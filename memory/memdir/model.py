@@ -105,7 +105,7 @@ class TopicFile:
 
 @dataclass(frozen=True)
 class MemoryHeader:
-    """What the prefetch scan sees of a topic file: its first 30 lines only."""
+    """What the prefetch scan sees of a topic file: its first 30 lines (at most 64 KiB)."""
 
     path: Path
     rel_path: str
