@@ -15,6 +15,7 @@ import difflib
 import fnmatch
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -30,13 +31,16 @@ from fidelity.agent import (
     injected_index,
     main_request,
     memory_dir_in_system,
+    memory_section,
     run_agent,
     selector_requests,
     surfaced_memories,
     switch_path_b_on,
 )
 from fidelity.fixtures import Fixture, PathB, Scenario
-from memdir.index import load_index
+from memdir import constants as C
+from memdir.extract import build_system_prompt
+from memdir.index import load_index, render_entry
 from memdir.paths import locate_memory_dir
 
 #: How "memory is off" and "nothing injected" read in a difference.
@@ -126,6 +130,11 @@ def compare(scenario: Scenario, run: AgentRun) -> list[Difference]:
     elif not _same_dir(agent_dir, memdir_dir, scenario.cwd):
         differ("location", agent_dir, memdir_where)
 
+    if scenario.rules:
+        agent_rules = rule_facts(memory_section(request) or "")
+        memdir_rules = memdir_rule_facts(index_mode=scenario.path_b is None)
+        if agent_rules != memdir_rules:
+            differ("memory rules", agent_rules, memdir_rules)
     injected = injected_index(request)
     agent_text = injected[1] if injected else NOTHING
     if scenario.path_b is not None:
@@ -142,6 +151,67 @@ def compare(scenario: Scenario, run: AgentRun) -> list[Difference]:
     if agent_text != memdir_text:
         differ("path A", agent_text, memdir_text)
     return differences
+
+
+# --- memory rules -------------------------------------------------------------------------------
+
+_FENCED = re.compile(r"```markdown\n(.*?)```", re.DOTALL)
+_TEMPLATE_KEY = re.compile(r"^( *)([A-Za-z_]+):(.*)$")
+_SIZE_RULE = re.compile(r"under (\d+) ?KB")
+
+
+def _template(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The key paths of a frontmatter template (``metadata.type``) and the types it names."""
+    keys: list[str] = []
+    types: list[str] = []
+    parent = ""
+    inside = False
+    for line in lines:
+        if line.strip() == "---":
+            if inside:
+                break
+            inside = True
+            continue
+        match = _TEMPLATE_KEY.match(line) if inside else None
+        if match is None:
+            continue
+        indent, key, value = match.groups()
+        path = f"{parent}.{key}" if indent and parent else key
+        parent = key if not indent else parent
+        keys.append(path)
+        if key == "type":
+            types = re.findall(r"[a-z]+", value)
+    return keys, types
+
+
+def _facts(template: list[str], text: str, index_line: bool) -> str:
+    keys, types = _template(template)
+    size = _SIZE_RULE.search(text)
+    return "\n".join(
+        [
+            f"frontmatter keys: {', '.join(keys) or '(none)'}",
+            f"types: {' '.join(types) or '(none)'}",
+            f"index line taught: {index_line}",
+            f"size limit: {size.group(1) + ' KB' if size else '(none)'}",
+            f"[[name]] links: {'[[' in text}",
+        ]
+    )
+
+
+def rule_facts(rules: str) -> str:
+    """What memdir relies on in the agent's memory rules, one fact per line: the frontmatter
+    layout and types it teaches, whether it keeps MEMORY.md, the size rule, ``[[name]]`` links."""
+    fenced = _FENCED.search(rules)
+    block = fenced.group(1) if fenced else rules
+    return _facts(block.split("\n"), rules, render_entry("Title", "file.md", "hook") in rules)
+
+
+def memdir_rule_facts(*, index_mode: bool) -> str:
+    """The same facts of memdir's extraction prompt (memdir writes the index lines itself, so
+    "index line taught" means that memdir maintains MEMORY.md in that mode)."""
+    prompt = build_system_prompt("", index_mode=index_mode, max_turns=C.EXTRACTION_MAX_TURNS)
+    lines = [line.removeprefix("  ") for line in prompt.split("\n")]
+    return _facts(lines, prompt, index_mode)
 
 
 # --- path B --------------------------------------------------------------------------------------

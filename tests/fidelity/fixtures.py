@@ -17,7 +17,7 @@ import subprocess
 import time
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fidelity.agent import PROMPT, switch_path_b_on
@@ -54,6 +54,9 @@ class Scenario:
     prompt: str = PROMPT
     #: Set for path B scenarios (the prefetch is on, path A is then off).
     path_b: PathB | None = None
+    #: Also compare the memory rules of the agent's system prompt with memdir's extraction
+    #: prompt (once per recall mode is enough: they do not depend on the directory).
+    rules: bool = False
 
 
 @dataclass(frozen=True)
@@ -1010,5 +1013,19 @@ PATH_B: list[Fixture] = [
     ),
 ]
 
+
 #: Every fixture by name, location first.
-FIXTURES: dict[str, Fixture] = {f.name: f for f in [*LOCATION, *PATH_A, *PATH_B]}
+def _with_rules(fixture: Fixture, name: str, what: str) -> Fixture:
+    def build(scratch: Path, name: str, what: str) -> Scenario:
+        return replace(fixture.build(scratch, name, what), rules=True)
+
+    return Fixture(name, what, build)
+
+
+#: The memory rules the agent's system prompt teaches, in index mode and in prefetch mode.
+RULES: list[Fixture] = [
+    _with_rules(LOCATION[0], "rules-index", "the memory rules of the prompt, index mode"),
+    _with_rules(PATH_B[0], "rules-prefetch", "the memory rules of the prompt, prefetch mode"),
+]
+
+FIXTURES: dict[str, Fixture] = {f.name: f for f in [*LOCATION, *PATH_A, *PATH_B, *RULES]}
