@@ -414,8 +414,9 @@ function memdirLogText() {
       await page.locator('.tab[aria-label*="small-pull-requests.md"]').first().waitFor({ timeout: 10000 });
       await runCommand('View: Close All Editors');
       await runCommand('Memories: Focus on Memories View');
-      await until('Small pull requests in the Memories view', async () =>
-        (await page.locator('.part.sidebar .monaco-list-row').allInnerTexts()).some((t) => t.includes('Small pull requests')), 15000);
+      // The view shows each memory's name: the ASCII slug memdir gives new memories.
+      await until('small-pull-requests in the Memories view', async () =>
+        (await page.locator('.part.sidebar .monaco-list-row').allInnerTexts()).some((t) => t.includes('small-pull-requests')), 15000);
       return { indexLine: line };
     }, { dependsOn: ['extension activates and the language client starts'] });
 
@@ -450,7 +451,7 @@ function memdirLogText() {
 
     await step('Delete moves a memory out of the directory', async () => {
       const confirm = page.locator('.monaco-dialog-box', { hasText: 'to the trash?' });
-      await treeContextAction('Small pull requests', 'Delete (Move to Trash)', confirm);
+      await treeContextAction('small-pull-requests', 'Delete (Move to Trash)', confirm);
       await confirm.locator('.monaco-button', { hasText: 'Move to Trash' }).click();
       const file = path.join(WORKSPACE, 'small-pull-requests.md');
       const others = fs.readdirSync(WORKSPACE).filter((f) => f !== 'small-pull-requests.md');
