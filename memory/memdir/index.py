@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
 from itertools import accumulate
 from pathlib import Path
 from typing import Literal
@@ -204,6 +203,8 @@ class Index:
 
 def _to_fixed_1(value: float) -> str:
     """JavaScript's ``toFixed(1)``: ties round up (Python's format rounds them to even)."""
+    from decimal import ROUND_HALF_UP, Decimal  # only indexes past the cap are sized
+
     return str(Decimal(value).quantize(Decimal("0.1"), ROUND_HALF_UP)).removesuffix(".0")
 
 
@@ -217,9 +218,12 @@ def format_size(units: int) -> str:
     return _to_fixed_1(kb / 1024) + "MB"
 
 
-#: ``String.prototype.trim``'s set: JavaScript's ``\s`` (the agent is JavaScript).
+#: ``String.prototype.trim``'s set: JavaScript's ``\s`` (the agent is JavaScript), the
+#: characters of :data:`memdir.topic.JS_SPACE` spelled out for ``str.strip``.
 _JS_SPACE_CHARS = (
-    "".join(chr(c) for c in range(0x3001) if re.match(f"[{_JS_SPACE}]", chr(c))) + "\ufeff"
+    "\t\n\v\f\r \u00a0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 _CR = re.compile("\r\n|\r")
 _COMMENT_START = re.compile(r" {0,3}<!--")
