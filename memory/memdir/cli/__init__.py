@@ -26,6 +26,8 @@ _MODULES = {
     "extract": ("extract",),
     "lint": ("lint",),
     "rule": ("rule",),
+    "hook": ("hook",),
+    "mcp": ("mcp",),
 }
 
 

@@ -1,0 +1,81 @@
+"""``memdir mcp``: serve a memory dir to MCP clients (Claude Code, VS Code, Cursor, Cline, ...).
+
+stdio by default (the client starts the process); ``--http HOST:PORT`` serves streamable HTTP
+at ``/mcp`` on a loopback address only, since the tools read and write memories without any
+authentication. The ``mcp`` SDK is an optional extra, imported only here, when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from pathlib import Path
+
+from memdir.cli.common import CliError, add_dir_argument, resolve_dir
+
+#: What to run when the extra is missing.
+INSTALL_HINT = "pip install 'memdir[mcp]'"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "mcp",
+        help="serve the memory dir to agents over MCP (memory tool, recall, search, lint)",
+        description=(
+            "Run an MCP server over the memory dir: the API memory tool, recall (what path B "
+            "would inject), search, lint and the index, and each memory file as a resource. "
+            "stdio by default."
+        ),
+    )
+    add_dir_argument(parser)
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="offer only reads: the memory tool's `view`, recall, search, lint, the index",
+    )
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only)",
+    )
+    parser.set_defaults(func=cmd_mcp)
+
+
+def parse_http(value: str) -> tuple[str, int]:
+    """``127.0.0.1:8765`` (or ``[::1]:8765``, ``localhost:8765``), refusing other hosts."""
+    host, sep, port_text = value.rpartition(":")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise CliError(f"--http wants HOST:PORT, e.g. 127.0.0.1:8765, got {value!r}")
+    host = host.removeprefix("[").removesuffix("]")
+    loopback = host == "localhost"
+    if not loopback:
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+    if not loopback:
+        raise CliError(
+            f"--http {host} is not a loopback address: memdir mcp serves memories without "
+            "authentication, so only 127.0.0.1, ::1 or localhost are allowed"
+        )
+    return host, int(port_text)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    http = parse_http(args.http) if args.http else None
+    directory: Path = resolve_dir(args.dir)
+    try:
+        from memdir.mcp_server import build_server
+    except ImportError as exc:
+        if exc.name is None or not exc.name.startswith("mcp"):
+            raise
+        raise CliError(f"the MCP server needs the `mcp` extra: {INSTALL_HINT}") from None
+    server = build_server(directory, read_only=args.read_only)
+    if http is None:
+        server.run("stdio")
+    else:
+        host, port = http
+        print(f"memdir mcp: serving {directory} at http://{host}:{port}/mcp", file=sys.stderr)
+        server.run("streamable-http", host=host, port=port)
+    return 0

@@ -1,0 +1,341 @@
+"""``memdir mcp``: the MCP server with the SDK's own client, in process and over stdio."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.types import CallToolResult, TextContent
+from memdir.cli import main
+from memdir.mcp_server import build_server
+from memdir.memory_tool import MemdirMemoryTool
+from memdir.recall import prefetch
+from memdir.surface import Session
+
+TOPIC = (
+    "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
+    "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
+)
+FILES: dict[str, str | bytes] = {
+    "MEMORY.md": "- [Deploy](deploy.md) — staging first\n",
+    "deploy.md": TOPIC,
+    # Deterministic recall whatever the environment's credentials: the offline selector.
+    "memdir.toml": 'selector = "lexical"\n',
+}
+QUERY = "how do deploys to the staging cluster work?"
+#: A realistic token (a run of one letter reads as a placeholder and is allowed).
+SECRET = "sk-ant-api03-Xy7Qp2Lm9Rt4Vb8Nc3Kd6Hf1Gj5Ws0Ze7Ua2Io4Pq"
+TOOLS = {"memory", "memory_recall", "memory_search", "memory_lint", "memory_index"}
+
+
+@pytest.fixture
+def memdir(make_dir: Callable[[dict[str, str | bytes]], Path]) -> Path:
+    return make_dir(FILES)
+
+
+def connect(directory: Path, *, read_only: bool = False) -> Client:
+    """In process (an async fixture would enter and leave the client in different tasks)."""
+    return Client(build_server(directory, read_only=read_only))
+
+
+def text_of(result: CallToolResult) -> str:
+    assert len(result.content) == 1
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+# --- listing --------------------------------------------------------------------------------
+
+
+async def test_tools_have_schemas_descriptions_and_annotations(memdir: Path) -> None:
+    async with connect(memdir) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert set(tools) == TOOLS
+        for tool in tools.values():
+            assert tool.description and len(tool.description) > 40
+            assert tool.input_schema["type"] == "object"
+            assert tool.annotations is not None
+            assert tool.annotations.read_only_hint is (tool.name != "memory")
+        memory = tools["memory"]
+        assert memory.annotations is not None
+        assert memory.annotations.destructive_hint is True
+        assert memory.annotations.idempotent_hint is False
+        command = memory.input_schema["properties"]["command"]
+        assert command["enum"] == ["view", "create", "str_replace", "insert", "delete", "rename"]
+        assert memory.input_schema["required"] == ["command"]
+        recall_schema = tools["memory_recall"].input_schema
+        assert recall_schema["required"] == ["query"]
+        assert {"query", "recent_tools", "session_id"} <= set(recall_schema["properties"])
+        assert tools["memory_search"].input_schema["required"] == ["pattern"]
+        assert tools["memory_lint"].annotations is not None
+        assert tools["memory_lint"].annotations.idempotent_hint is True
+
+
+# --- the memory tool: memdir's results and errors, verbatim ----------------------------------
+
+SCRIPT: list[dict[str, Any]] = [
+    {"command": "view", "path": "/memories"},
+    {"command": "view", "path": "/memories/deploy.md", "view_range": [6, 6]},
+    {"command": "create", "path": "/memories/pnpm.md", "file_text": "Use pnpm.\n"},
+    {"command": "create", "path": "/memories/pnpm.md", "file_text": "again"},
+    {"command": "str_replace", "path": "/memories/pnpm.md", "old_str": "pnpm", "new_str": "bun"},
+    {"command": "str_replace", "path": "/memories/pnpm.md", "old_str": "npm", "new_str": "x"},
+    {"command": "insert", "path": "/memories/pnpm.md", "insert_line": 9, "insert_text": "x\n"},
+    {"command": "insert", "path": "/memories/pnpm.md", "insert_line": 0, "insert_text": "# T\n"},
+    {"command": "rename", "old_path": "/memories/pnpm.md", "new_path": "/memories/bun.md"},
+    {"command": "view", "path": "/memories/../etc/passwd"},
+    {"command": "view", "path": "/etc/passwd"},
+    {"command": "delete", "path": "/memories/bun.md"},
+    {"command": "delete", "path": "/memories/bun.md"},
+    {"command": "create", "path": "/memories/no-text.md"},
+]
+
+
+async def test_memory_tool_answers_as_memdir_tool_does(memdir: Path, tmp_path: Path) -> None:
+    twin = tmp_path / "twin"
+    shutil.copytree(memdir, twin)
+    direct = MemdirMemoryTool(twin)
+    async with Client(build_server(memdir)) as client:
+        for command in SCRIPT:
+            expected = direct.run(command)
+            got = await client.call_tool("memory", command)
+            shown = text_of(got).replace(str(memdir), str(twin))
+            assert (shown, got.is_error) == (expected.text, expected.is_error), command
+    assert sorted(p.name for p in memdir.iterdir()) == sorted(p.name for p in twin.iterdir())
+    assert (memdir / "MEMORY.md").read_text() == (twin / "MEMORY.md").read_text()
+
+
+async def test_a_write_with_a_secret_is_refused_naming_only_its_kind(memdir: Path) -> None:
+    async with connect(memdir) as client:
+        for command in (
+            {"command": "create", "path": "/memories/key.md", "file_text": f"key: {SECRET}\n"},
+            {
+                "command": "str_replace",
+                "path": "/memories/deploy.md",
+                "old_str": "first.",
+                "new_str": f"first with {SECRET}.",
+            },
+            {
+                "command": "insert",
+                "path": "/memories/deploy.md",
+                "insert_line": 1,
+                "insert_text": SECRET,
+            },
+        ):
+            result = await client.call_tool("memory", command)
+            assert result.is_error
+            assert "Anthropic API key" in text_of(result)
+            assert SECRET not in text_of(result) and "Xy7Qp" not in text_of(result)
+        assert not (memdir / "key.md").exists()
+        assert (memdir / "deploy.md").read_text() == TOPIC
+
+
+async def test_read_only_offers_view_and_refuses_writes(memdir: Path) -> None:
+    async with Client(build_server(memdir, read_only=True)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert set(tools) == TOOLS
+        memory = tools["memory"]
+        command = memory.input_schema["properties"]["command"]
+        assert command.get("enum", [command.get("const")]) == ["view"]
+        assert memory.annotations is not None and memory.annotations.read_only_hint is True
+        view = await client.call_tool("memory", {"command": "view", "path": "/memories/deploy.md"})
+        assert not view.is_error and "staging cluster" in text_of(view)
+        create = {"command": "create", "path": "/memories/x.md", "file_text": "x"}
+        refused = await client.call_tool("memory", create)
+        assert refused.is_error
+        assert "'view'" in text_of(refused)  # the schema's own complaint: only view exists
+    assert not (memdir / "x.md").exists()
+
+
+# --- recall, search, lint, index ------------------------------------------------------------
+
+
+async def test_recall_returns_what_path_b_injects_once_per_session(memdir: Path) -> None:
+    async with connect(memdir) as client:
+        expected = (await prefetch(QUERY, memdir, Session())).attachment
+        assert "Deploys go through the staging cluster first." in expected
+        first = await client.call_tool("memory_recall", {"query": QUERY, "session_id": "s1"})
+        assert not first.is_error
+        assert text_of(first) == expected
+        assert first.structured_content is not None
+        assert [s["path"] for s in first.structured_content["surfaced"]] == ["deploy.md"]
+        assert first.structured_content["budget"]["used"] > 0
+        # The same session never sees a memory twice; another session does.
+        again = await client.call_tool("memory_recall", {"query": QUERY, "session_id": "s1"})
+        assert text_of(again).startswith("No memories recalled")
+        other = await client.call_tool(
+            "memory_recall", {"query": QUERY, "session_id": "s2", "recent_tools": ["Bash"]}
+        )
+        assert text_of(other) == expected
+
+
+async def test_recall_of_a_single_word_says_why_nothing_came(memdir: Path) -> None:
+    async with connect(memdir) as client:
+        result = await client.call_tool("memory_recall", {"query": "thanks"})
+        assert not result.is_error
+        assert text_of(result).startswith("No memories recalled: ")
+        assert result.structured_content is not None
+        assert result.structured_content["triggered"] is False
+
+
+async def test_search_lint_and_index(memdir: Path) -> None:
+    async with connect(memdir) as client:
+        found = await client.call_tool("memory_search", {"pattern": "staging", "glob": "*.md"})
+        assert text_of(found).splitlines() == [
+            "MEMORY.md:1:25: - [Deploy](deploy.md) — staging first",
+            "deploy.md:3:33: description: how deploys to the staging cluster work",
+            "deploy.md:7:24: Deploys go through the staging cluster first.",
+        ]
+        assert found.structured_content is not None
+        assert found.structured_content["truncated"] is False
+        assert found.structured_content["matches"][2] == {
+            "path": "deploy.md",
+            "line": 6,
+            "character": 23,
+            "text": "Deploys go through the staging cluster first.",
+        }
+        none = await client.call_tool("memory_search", {"pattern": "staging", "glob": "*.txt"})
+        assert text_of(none) == "No matches."
+
+        lint = await client.call_tool("memory_lint", {})
+        assert not lint.is_error
+        assert lint.structured_content is not None
+        assert lint.structured_content["files"] == 1
+        assert isinstance(lint.structured_content["diagnostics"], list)
+
+        index = await client.call_tool("memory_index", {})
+        assert index.structured_content is not None
+        assert index.structured_content["text"] == "- [Deploy](deploy.md) — staging first"
+        assert index.structured_content["truncated"] is False
+        assert index.structured_content["cut_entries"] == []
+        assert text_of(index).endswith("- [Deploy](deploy.md) — staging first")
+
+
+async def test_lint_findings_are_data(memdir: Path) -> None:
+    async with connect(memdir) as client:
+        await client.call_tool(
+            "memory",
+            {"command": "create", "path": "/memories/bare.md", "file_text": "No header.\n"},
+        )
+        lint = await client.call_tool("memory_lint", {})
+        assert lint.structured_content is not None
+        bare = [d for d in lint.structured_content["diagnostics"] if d["path"] == "bare.md"]
+        assert {"path", "line", "column", "code", "severity", "message"} <= set(bare[0])
+        assert any(d["code"] == "MEM101" for d in bare)
+        assert "bare.md:1: MEM101 [error]" in text_of(lint)
+
+
+async def test_index_reports_entries_past_the_cap(
+    make_dir: Callable[[dict[str, str | bytes]], Path],
+) -> None:
+    lines = "".join(f"- [Topic {n}](t{n}.md) — hook\n" for n in range(230))
+    directory = make_dir({"MEMORY.md": lines, "memdir.toml": 'selector = "lexical"\n'})
+    async with Client(build_server(directory)) as client:
+        index = await client.call_tool("memory_index", {})
+    assert index.structured_content is not None
+    assert index.structured_content["truncated"] is True
+    assert [e["path"] for e in index.structured_content["cut_entries"]][:2] == [
+        "t200.md",
+        "t201.md",
+    ]
+    assert "Cut, never shown to the agent: t200.md, t201.md" in text_of(index)
+
+
+# --- bad arguments --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "says"),
+    [
+        ("memory", {"command": "wipe"}, "command"),
+        ("memory", {"command": "create", "path": "/memories/x.md"}, "file_text"),
+        ("memory", {}, "command"),
+        ("memory_search", {"pattern": "("}, "`pattern` is not a valid regular expression"),
+        ("memory_search", {}, "pattern"),
+        ("memory_recall", {"query": "   "}, "`query` must not be empty"),
+        ("memory_recall", {"query": QUERY, "recent_tools": "Bash"}, "recent_tools"),
+        ("memory_nope", {}, "Unknown tool: memory_nope"),
+    ],
+)
+async def test_bad_arguments_are_errors_that_say_what_is_wrong(
+    memdir: Path, tool: str, arguments: dict[str, Any], says: str
+) -> None:
+    async with connect(memdir) as client:
+        result = await client.call_tool(tool, arguments)
+        assert result.is_error
+        assert says in text_of(result)
+
+
+# --- resources ------------------------------------------------------------------------------
+
+
+async def test_resources_are_the_index_and_each_file(memdir: Path) -> None:
+    async with connect(memdir) as client:
+        listed = {str(r.uri): r for r in (await client.list_resources()).resources}
+        assert set(listed) == {"memdir://index", "memdir://memory/deploy.md"}
+        assert listed["memdir://memory/deploy.md"].mime_type == "text/markdown"
+        index = await client.read_resource("memdir://index")
+        assert getattr(index.contents[0], "text", None) == FILES["MEMORY.md"]
+        topic = await client.read_resource("memdir://memory/deploy.md")
+        assert getattr(topic.contents[0], "text", None) == TOPIC
+        for missing in ("memdir://memory/nope.md", "memdir://memory/../../etc/passwd"):
+            with pytest.raises(MCPError):
+                await client.read_resource(missing)
+
+
+# --- the command: stdio, and without the extra ----------------------------------------------
+
+
+async def test_over_stdio_as_a_subprocess(memdir: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "memdir", "mcp", "--dir", str(memdir)]
+    )
+    async with Client(params) as client:
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        assert tools == TOOLS
+        result = await client.call_tool("memory_recall", {"query": QUERY})
+        assert "Deploys go through the staging cluster first." in text_of(result)
+        view = await client.call_tool("memory", {"command": "view", "path": "/memories/nope"})
+        assert view.is_error
+        assert (
+            text_of(view) == "The path /memories/nope does not exist. Please provide a valid path."
+        )
+
+
+def test_without_the_extra_the_command_names_the_install(memdir: Path, tmp_path: Path) -> None:
+    # A package named `mcp` that fails to import stands in for the missing extra.
+    fake = tmp_path / "nomcp" / "mcp"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ModuleNotFoundError('no', name='mcp')\n")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from memdir.cli import main; "
+        "raise SystemExit(main(['mcp', '--dir', sys.argv[2]]))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(fake.parent), str(memdir)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "memdir mcp: error: the MCP server needs the `mcp` extra: pip install 'memdir[mcp]'"
+    ]
+
+
+@pytest.mark.parametrize("value", ["0.0.0.0:8765", "192.168.1.5:80", "example.com:80", "8765"])
+def test_http_refuses_hosts_that_are_not_loopback(
+    memdir: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["mcp", "--dir", str(memdir), "--http", value]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("memdir mcp: error: --http")
