@@ -1,0 +1,245 @@
+"""Claude Code's ``UserPromptSubmit`` hook: recall memories for the prompt, as context.
+
+The agent runs the hook command with a JSON object on stdin for every prompt; what the command
+prints as ``hookSpecificOutput.additionalContext`` is given to the model with the prompt. This
+module is path B (:func:`memdir.recall.recall`) behind that interface: the memory dir is the one
+the agent uses for the hook's ``cwd``, the settings are that dir's, and the session (surfaced
+files, budget) lives in a state file per session id, because each hook run is a new process.
+Nothing here raises for bad input: :func:`user_prompt_submit` returns what to print (or nothing)
+and why, so the command can fail open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from memdir.config import Settings, load_settings
+from memdir.paths import locate_memory_dir
+from memdir.recall import RecallResult, recall
+from memdir.select import choose_selector
+from memdir.surface import Session
+
+EVENT: Final = "UserPromptSubmit"
+#: Below the state dir: one session file per session id.
+SESSIONS_DIRNAME: Final = "hook-sessions"
+LOG_FILENAME: Final = "hook.log"
+#: Past this size the log is moved to ``hook.log.1`` (one old copy kept): a hook runs every
+#: prompt, so an unbounded log would grow forever.
+LOG_MAX_BYTES: Final = 1_000_000
+#: Session files untouched this long are removed when a new session starts (agent sessions are
+#: resumed rarely after that, and a resumed one merely starts a fresh budget).
+SESSION_MAX_AGE_SECONDS: Final = 30 * 86_400
+#: Session ids longer than this (or with other characters than these) are shortened and hashed.
+_SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+@dataclass(frozen=True)
+class HookInput:
+    """The fields of the hook's stdin this hook uses."""
+
+    session_id: str
+    prompt: str
+    cwd: Path
+    transcript_path: Path | None = None
+
+
+@dataclass(frozen=True)
+class HookError:
+    """Why the input cannot be used: said once in the log, never to the agent."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class HookOutcome:
+    """What one hook run prints (``None``: nothing) and what it logs (``None``: nothing)."""
+
+    output: dict[str, object] | None = None
+    log: str | None = None
+    session_id: str | None = None
+    memory_dir: Path | None = None
+    result: RecallResult | None = None
+
+    def stdout(self) -> str:
+        """The exact stdout: the output as one JSON line, or empty."""
+        if self.output is None:
+            return ""
+        return json.dumps(self.output, ensure_ascii=False) + "\n"
+
+
+def parse_hook_input(raw: bytes | str) -> HookInput | HookError:
+    """Validate the hook's stdin: a JSON object for ``UserPromptSubmit`` with a session id,
+    a prompt and an absolute working directory."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return HookError("stdin is not UTF-8")
+    if not raw.strip():
+        return HookError("stdin is empty (expected the hook's JSON object)")
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return HookError(f"stdin is not JSON: {exc.msg} at line {exc.lineno}")
+    if not isinstance(data, dict):
+        return HookError(f"stdin is JSON but not an object ({type(data).__name__})")
+    event = data.get("hook_event_name", EVENT)
+    if event != EVENT:
+        return HookError(f"hook_event_name is {event!r}; this command handles {EVENT!r} only")
+    for key in ("session_id", "prompt", "cwd"):
+        if not isinstance(data.get(key), str):
+            found = "missing" if key not in data else f"a {type(data[key]).__name__}"
+            return HookError(f"{key} must be a string ({found})")
+    if not data["session_id"].strip():
+        return HookError("session_id is empty")
+    cwd = Path(data["cwd"])
+    if not cwd.is_absolute():
+        return HookError(f"cwd must be an absolute path, got {data['cwd']!r}")
+    transcript = data.get("transcript_path")
+    return HookInput(
+        session_id=data["session_id"],
+        prompt=data["prompt"],
+        cwd=cwd,
+        transcript_path=Path(transcript) if isinstance(transcript, str) and transcript else None,
+    )
+
+
+def state_dir(env: Mapping[str, str], home: Path) -> Path:
+    """``$XDG_STATE_HOME/memdir``, else ``~/.local/state/memdir`` (a relative XDG value is
+    ignored, as the XDG spec asks)."""
+    base = env.get("XDG_STATE_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else home / ".local" / "state"
+    return root / "memdir"
+
+
+def session_file_name(session_id: str) -> str:
+    """A file name for any session id: the id itself when it is safe (the agent's are UUIDs),
+    else its safe characters and a hash, so two ids never share a file."""
+    if _SAFE_ID.fullmatch(session_id):
+        return f"{session_id}.json"
+    kept = re.sub(r"[^A-Za-z0-9_-]+", "_", session_id)[:40].strip("_") or "session"
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{kept}-{digest}.json"
+
+
+def session_path(states: Path, session_id: str) -> Path:
+    return states / SESSIONS_DIRNAME / session_file_name(session_id)
+
+
+def load_session(path: Path) -> tuple[Session, str | None]:
+    """The saved session, or a new one and why the saved one could not be used."""
+    try:
+        return Session.load(path), None
+    except (OSError, ValueError) as exc:
+        text = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else str(exc).splitlines()[0]
+        return Session(), f"session file {path} unusable ({text}): starting a new session"
+
+
+def save_session(session: Session, path: Path, now: float) -> None:
+    """Write the session atomically; the first write of a session also prunes old ones."""
+    directory = path.parent
+    fresh = not path.exists()
+    directory.mkdir(parents=True, exist_ok=True)
+    session.save(path)
+    if fresh:
+        prune_sessions(directory, now)
+
+
+def prune_sessions(directory: Path, now: float) -> None:
+    for old in directory.glob("*.json"):
+        with contextlib.suppress(OSError):
+            if now - old.stat().st_mtime > SESSION_MAX_AGE_SECONDS:
+                old.unlink()
+
+
+def hook_output(context: str) -> dict[str, object]:
+    return {"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": context}}
+
+
+def user_prompt_submit(
+    raw: bytes | str,
+    *,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+    now: float | None = None,
+) -> HookOutcome:
+    """One hook run: parse, locate the memory dir, recall with the session kept on disk.
+
+    Raises only for bugs; every expected failure (bad input, no memory dir, an unwritable state
+    dir) is an outcome with nothing to print and a line to log.
+    """
+    env = os.environ if env is None else env
+    home = home or Path.home()
+    now = time.time() if now is None else now
+    parsed = parse_hook_input(raw)
+    if isinstance(parsed, HookError):
+        return HookOutcome(log=parsed.reason)
+    sid = parsed.session_id
+    location = locate_memory_dir(parsed.cwd, env=env, home=home)
+    directory = location.memory_dir
+    if not location.enabled:
+        why = "; ".join(location.notes) or "switched off"
+        return HookOutcome(log=f"auto memory is off for {parsed.cwd}: {why}", session_id=sid)
+    if directory is None or not directory.is_dir():
+        shown = directory or location.prefix_pattern or location.slug
+        return HookOutcome(
+            log=f"no memory dir for {parsed.cwd} (looked for {shown})", session_id=sid
+        )
+    notes: list[str] = []
+    settings: Settings = load_settings(directory, location.project_root)
+    notes.extend(f"settings: {error}" for error in settings.errors)
+    target = settings.agent_target
+    states = state_dir(env, home)
+    path = session_path(states, parsed.session_id)
+    session, problem = load_session(path)
+    before = session.to_json()
+    if problem:
+        notes.append(problem)
+    selector = choose_selector(settings.selector, model=settings.model, env=env, target=target)
+    result = recall(
+        parsed.prompt,
+        directory,
+        session,
+        selector=selector,
+        settings=settings,
+        trigger_rule=settings.trigger,
+        target=target,
+        now=now,
+    )
+    if result.degraded:
+        notes.append(f"selector: {result.degraded}")
+    if session.to_json() != before:
+        try:
+            save_session(session, path, now)
+        except OSError as exc:
+            # The memories still go out; the next prompt may repeat them, so say why.
+            notes.append(f"cannot save session {path}: {exc.strerror or exc}")
+    output = hook_output(result.attachment) if result.attachment else None
+    return HookOutcome(output, "; ".join(notes) or None, sid, directory, result)
+
+
+def append_log(states: Path, session_id: str | None, line: str, now: float | None = None) -> None:
+    """Append one line to ``<state dir>/hook.log`` (rotated past :data:`LOG_MAX_BYTES`).
+
+    Never raises: the log is how a failing hook explains itself, not another way to fail.
+    """
+    moment = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+    who = f" session={session_id}" if session_id else ""
+    text = " ".join(line.split())
+    log = states / LOG_FILENAME
+    with contextlib.suppress(OSError):
+        states.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            if log.stat().st_size > LOG_MAX_BYTES:
+                os.replace(log, log.with_name(LOG_FILENAME + ".1"))
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(f"{moment}{who} {text}\n")

@@ -1,0 +1,304 @@
+"""Claude Code's UserPromptSubmit hook over memdir's recall: input parsing, the memory dir found
+from ``cwd``, per-session dedupe and budget kept on disk, Chinese prompts, and failing open."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from memdir import hook
+from memdir.hook import (
+    HookError,
+    HookInput,
+    parse_hook_input,
+    session_file_name,
+    session_path,
+    state_dir,
+    user_prompt_submit,
+)
+from memdir.paths import locate_memory_dir
+from memdir.surface import Session
+from memhelpers import topic
+
+NOW = 1_700_100_000.0
+DEPLOY = topic(
+    "deploy",
+    "how to deploy the staging server with kubectl",
+    body="Deploy staging with `make deploy-staging`; never on Fridays.\n",
+)
+TEA = topic("茶", "用户喜欢喝绿茶，不喜欢咖啡", "user", "用户每天下午喝绿茶。\n")
+INDEX = "- [Deploy](deploy.md) — staging deploys\n- [茶](tea.md) — 绿茶\n"
+
+
+class Project:
+    """A scratch home with the agent's memory dir for a project, and the hook's input for it."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.home = tmp_path / "home"
+        self.cwd = tmp_path / "proj"
+        self.cwd.mkdir(parents=True)
+        self.env: dict[str, str] = {}
+        found = locate_memory_dir(self.cwd, env=self.env, home=self.home).memory_dir
+        assert found is not None
+        self.memory = found
+
+    def write(self, files: dict[str, str | bytes]) -> None:
+        self.memory.mkdir(parents=True, exist_ok=True)
+        for name, content in files.items():
+            path = self.memory / name
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+
+    def stdin(self, prompt: str, session_id: str = "sess-1", **extra: object) -> str:
+        data = {
+            "session_id": session_id,
+            "transcript_path": str(self.home / "t.jsonl"),
+            "cwd": str(self.cwd),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+            **extra,
+        }
+        return json.dumps(data, ensure_ascii=False)
+
+    def run(self, prompt: str, session_id: str = "sess-1") -> hook.HookOutcome:
+        return user_prompt_submit(
+            self.stdin(prompt, session_id), env=self.env, home=self.home, now=NOW
+        )
+
+    @property
+    def states(self) -> Path:
+        return state_dir(self.env, self.home)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    made = Project(tmp_path)
+    made.write({"MEMORY.md": INDEX, "deploy.md": DEPLOY, "tea.md": TEA})
+    return made
+
+
+def context_of(outcome: hook.HookOutcome) -> str:
+    assert outcome.output is not None, outcome.log
+    specific = outcome.output["hookSpecificOutput"]
+    assert isinstance(specific, dict)
+    assert specific["hookEventName"] == "UserPromptSubmit"
+    text = specific["additionalContext"]
+    assert isinstance(text, str)
+    return text
+
+
+# --- parsing -------------------------------------------------------------------------------------
+
+
+def test_parse_reads_the_fields() -> None:
+    raw = json.dumps(
+        {
+            "session_id": "abc",
+            "transcript_path": "/t/x.jsonl",
+            "cwd": "/work/p",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "hi there",
+            "permission_mode": "default",
+        }
+    ).encode()
+    assert parse_hook_input(raw) == HookInput(
+        "abc", "hi there", Path("/work/p"), Path("/t/x.jsonl")
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (b"", "stdin is empty"),
+        (b"\xff\xfe{", "not UTF-8"),
+        ("{not json", "not JSON"),
+        ("[1, 2]", "not an object (list)"),
+        ('{"prompt": "x", "cwd": "/p"}', "session_id must be a string (missing)"),
+        ('{"session_id": 7, "prompt": "x", "cwd": "/p"}', "session_id must be a string (a int)"),
+        ('{"session_id": " ", "prompt": "x", "cwd": "/p"}', "session_id is empty"),
+        ('{"session_id": "s", "prompt": "x", "cwd": "rel/p"}', "absolute path"),
+        ('{"session_id": "s", "cwd": "/p"}', "prompt must be a string (missing)"),
+        (
+            '{"session_id": "s", "prompt": "x", "cwd": "/p", "hook_event_name": "Stop"}',
+            "handles 'UserPromptSubmit' only",
+        ),
+    ],
+)
+def test_parse_errors_are_values(raw: bytes | str, reason: str) -> None:
+    parsed = parse_hook_input(raw)
+    assert isinstance(parsed, HookError)
+    assert reason in parsed.reason
+
+
+def test_session_ids_become_safe_distinct_file_names() -> None:
+    assert session_file_name("0b6c4c5e-1d2f-4a9e-9a53-1f0e7d2c3b4a") == (
+        "0b6c4c5e-1d2f-4a9e-9a53-1f0e7d2c3b4a.json"
+    )
+    odd = ["../../etc/passwd", "a/b", "a_b", "会话", "x" * 300, "."]
+    names = [session_file_name(s) for s in odd]
+    assert len(set(names)) == len(names)
+    for name in names:
+        assert "/" not in name and not name.startswith(".") and len(name) < 120
+        assert name.endswith(".json")
+
+
+def test_state_dir_follows_xdg(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    assert state_dir({}, home) == home / ".local" / "state" / "memdir"
+    assert state_dir({"XDG_STATE_HOME": "/s"}, home) == Path("/s/memdir")
+    # A relative value is ignored, as the XDG spec says.
+    assert state_dir({"XDG_STATE_HOME": "rel"}, home) == home / ".local" / "state" / "memdir"
+
+
+# --- recall -------------------------------------------------------------------------------------
+
+
+def test_recalls_the_relevant_memory_as_additional_context(project: Project) -> None:
+    outcome = project.run("how do I deploy the staging server?")
+    text = context_of(outcome)
+    assert f"Memory: {project.memory / 'deploy.md'}:" in text
+    assert "make deploy-staging" in text
+    assert "绿茶" not in text
+    assert outcome.log is None
+    # Exactly the attachment path B would inject, and printed as one JSON line.
+    assert outcome.result is not None and text == outcome.result.attachment
+    assert json.loads(outcome.stdout()) == outcome.output
+
+
+def test_dedupe_across_two_prompts_of_one_session(project: Project) -> None:
+    first = project.run("how do I deploy the staging server?")
+    assert "make deploy-staging" in context_of(first)
+    again = project.run("deploy the staging server again please")
+    assert again.output is None and again.stdout() == ""
+    saved = Session.load(session_path(project.states, "sess-1"))
+    assert list(saved.surfaced) == [str((project.memory / "deploy.md").resolve())]
+    # Another session id has its own state: the memory surfaces there.
+    other = project.run("how do I deploy the staging server?", session_id="sess-2")
+    assert "make deploy-staging" in context_of(other)
+
+
+def test_budget_is_kept_per_session(project: Project) -> None:
+    path = session_path(project.states, "tight")
+    path.parent.mkdir(parents=True)
+    Session(budget_limit=10).save(path)
+    # The budget is checked before each file: one memory goes out, then it is spent.
+    assert "make deploy-staging" in context_of(project.run("deploy the staging server", "tight"))
+    spent = project.run("用户喜欢喝什么茶", "tight")
+    assert spent.output is None
+    assert spent.result is not None and "budget spent" in spent.result.reason
+    assert Session.load(path).spent
+
+
+def test_chinese_prompt_without_spaces_is_recalled(project: Project) -> None:
+    text = context_of(project.run("用户喜欢喝什么茶"))
+    assert "用户每天下午喝绿茶。" in text
+    assert "deploy" not in text
+
+
+def test_memdir_toml_settings_are_honoured(project: Project) -> None:
+    # The agent's own trigger rule skips a prompt without whitespace.
+    project.write({"memdir.toml": 'trigger = "claude-code"\nselector = "lexical"\n'})
+    outcome = project.run("用户喜欢喝什么茶")
+    assert outcome.output is None
+    assert outcome.result is not None and "single word" in outcome.result.reason
+
+
+def test_auto_selector_is_lexical_without_a_key(project: Project) -> None:
+    outcome = project.run("how do I deploy the staging server?")
+    assert outcome.result is not None
+    assert (outcome.result.selector, outcome.result.degraded) == ("lexical", None)
+
+
+def test_nothing_relevant_prints_nothing_and_logs_nothing(project: Project) -> None:
+    outcome = project.run("ok")
+    assert (outcome.output, outcome.log, outcome.stdout()) == (None, None, "")
+
+
+# --- failing open -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raw", ["", "garbage", '{"session_id": 1}', "\x00\x01"])
+def test_bad_input_prints_nothing_and_says_why(project: Project, raw: str) -> None:
+    outcome = user_prompt_submit(raw, env=project.env, home=project.home, now=NOW)
+    assert outcome.output is None and outcome.stdout() == ""
+    assert outcome.log
+
+
+def test_missing_memory_dir_prints_nothing(tmp_path: Path) -> None:
+    empty = Project(tmp_path)
+    outcome = empty.run("how do I deploy the staging server?")
+    assert outcome.output is None
+    assert outcome.log is not None and "no memory dir" in outcome.log
+    assert not empty.states.exists()
+
+
+def test_memory_switched_off_prints_nothing(project: Project) -> None:
+    project.env["CLAUDE_CODE_DISABLE_AUTO_MEMORY"] = "1"
+    outcome = project.run("how do I deploy the staging server?")
+    assert outcome.output is None
+    assert outcome.log is not None and "off" in outcome.log
+
+
+def test_unreadable_memory_file_is_skipped(project: Project) -> None:
+    project.write({"deploy.md": b"---\nname: deploy\ndescription: deploy staging\x00\xff\n"})
+    outcome = project.run("how do I deploy the staging server?")
+    assert outcome.output is None
+    assert outcome.result is not None
+    assert all(m.rel_path != "deploy.md" for m in outcome.result.surfaced)
+
+
+def test_unreadable_session_file_starts_a_new_session(project: Project) -> None:
+    path = session_path(project.states, "sess-1")
+    path.mkdir(parents=True)  # a directory where the file should be
+    outcome = project.run("how do I deploy the staging server?")
+    assert "make deploy-staging" in context_of(outcome)
+    assert outcome.log is not None and "unusable" in outcome.log and "cannot save" in outcome.log
+
+
+def test_corrupt_session_file_starts_a_new_session(project: Project) -> None:
+    path = session_path(project.states, "sess-1")
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json", encoding="utf-8")
+    outcome = project.run("how do I deploy the staging server?")
+    assert "make deploy-staging" in context_of(outcome)
+    assert outcome.log is not None and "unusable" in outcome.log
+    assert Session.load(path).surfaced  # replaced by the new session, atomically
+
+
+def test_unwritable_state_dir_still_answers(project: Project) -> None:
+    project.states.parent.mkdir(parents=True)
+    project.states.write_text("a file, not a directory", encoding="utf-8")
+    outcome = project.run("how do I deploy the staging server?")
+    assert "make deploy-staging" in context_of(outcome)
+    assert outcome.log is not None and "cannot save session" in outcome.log
+
+
+def test_log_appends_and_rotates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hook, "LOG_MAX_BYTES", 100)
+    hook.append_log(tmp_path, "s1", "first\nline", now=NOW)
+    hook.append_log(tmp_path, None, "second", now=NOW)
+    log = tmp_path / hook.LOG_FILENAME
+    assert log.read_text(encoding="utf-8").splitlines() == [
+        "2023-11-16T02:00:00Z session=s1 first line",
+        "2023-11-16T02:00:00Z second",
+    ]
+    hook.append_log(tmp_path, None, "x" * 200, now=NOW)
+    hook.append_log(tmp_path, None, "after", now=NOW)
+    assert log.read_text(encoding="utf-8") == "2023-11-16T02:00:00Z after\n"
+    assert (tmp_path / "hook.log.1").exists()
+    # A log that cannot be written is no error.
+    hook.append_log(log / "not-a-dir", None, "lost", now=NOW)
+
+
+def test_old_session_files_are_pruned_when_a_session_starts(project: Project) -> None:
+    stale = session_path(project.states, "old")
+    stale.parent.mkdir(parents=True)
+    Session().save(stale)
+    os.utime(stale, (NOW - 40 * 86_400, NOW - 40 * 86_400))
+    project.run("how do I deploy the staging server?")
+    assert not stale.exists()
+    assert session_path(project.states, "sess-1").exists()
