@@ -62,15 +62,21 @@ Claude's memory tool (memory_20250818) over this project's memory directory, map
 _RECALL_DESCRIPTION = """\
 Recall the memories relevant to a message: exactly what Claude Code's relevance prefetch \
 would inject now (at most 5 files a turn, within the session budget, never a file already \
-surfaced in the same session). Returns the injected text; the structured result says what was \
-selected, left out and why."""
+surfaced in the same session). Returns the injected text."""
 
 
-def _text_result(text: str, *, is_error: bool = False, data: Any = None) -> CallToolResult:
+#: The ``_meta`` key of a recall's details (what was selected, left out, the budget).
+RECALL_META_KEY: Final = "memdir/recall"
+
+
+def _text_result(
+    text: str, *, is_error: bool = False, data: Any = None, meta: dict[str, Any] | None = None
+) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         structured_content=data,
         is_error=is_error,
+        _meta=meta,
     )
 
 
@@ -145,7 +151,10 @@ class MemdirMCP:
             text = f"No memories recalled: {result.reason}."
         else:
             text = "No memories recalled: none relevant that this session has not seen."
-        return _text_result(text, data=cli_json(recall_view(result)))
+        # The details go in `_meta`, not `structuredContent`: Claude Code shows the model the
+        # structured content instead of the text when there is some, and the model must get
+        # the memories exactly as path B injects them.
+        return _text_result(text, meta={RECALL_META_KEY: cli_json(recall_view(result))})
 
     # -- search, lint, index --------------------------------------------------------------------
 

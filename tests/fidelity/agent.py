@@ -119,13 +119,14 @@ def run_agent(
     prompt: str | Sequence[str] = PROMPT,
     responder: Reply | None = None,
     timeout: float = 60.0,
+    args: Sequence[str] = (),
 ) -> AgentRun:
     """Run ``claude -p PROMPT`` in ``cwd`` and record what it sent.
 
     Several prompts are the turns of one session in one process (the agent keeps per-session
     state in memory, path B's selector conversation among it): they go in as stream-json, each
     after the previous turn's result. Without ``responder`` every request ends its turn with a
-    short text.
+    short text. ``args`` go on the command line after the prompt (``--mcp-config FILE``).
     """
     prompts = [prompt] if isinstance(prompt, str) else list(prompt)
     fake = _fake_api()
@@ -135,7 +136,7 @@ def run_agent(
         fake.reset(responder=responder)
         if len(prompts) == 1:
             proc = subprocess.run(
-                [str(binary), "-p", prompts[0], "--output-format", "json"],
+                [str(binary), "-p", prompts[0], "--output-format", "json", *args],
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,

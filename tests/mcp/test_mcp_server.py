@@ -164,9 +164,11 @@ async def test_recall_returns_what_path_b_injects_once_per_session(memdir: Path)
         first = await client.call_tool("memory_recall", {"query": QUERY, "session_id": "s1"})
         assert not first.is_error
         assert text_of(first) == expected
-        assert first.structured_content is not None
-        assert [s["path"] for s in first.structured_content["surfaced"]] == ["deploy.md"]
-        assert first.structured_content["budget"]["used"] > 0
+        assert first.structured_content is None  # the text is the result (see memory_recall)
+        assert first.meta is not None
+        details = first.meta["memdir/recall"]
+        assert [s["path"] for s in details["surfaced"]] == ["deploy.md"]
+        assert details["budget"]["used"] > 0
         # The same session never sees a memory twice; another session does.
         again = await client.call_tool("memory_recall", {"query": QUERY, "session_id": "s1"})
         assert text_of(again).startswith("No memories recalled")
@@ -181,8 +183,8 @@ async def test_recall_of_a_single_word_says_why_nothing_came(memdir: Path) -> No
         result = await client.call_tool("memory_recall", {"query": "thanks"})
         assert not result.is_error
         assert text_of(result).startswith("No memories recalled: ")
-        assert result.structured_content is not None
-        assert result.structured_content["triggered"] is False
+        assert result.meta is not None
+        assert result.meta["memdir/recall"]["triggered"] is False
 
 
 async def test_search_lint_and_index(memdir: Path) -> None:

@@ -1,0 +1,110 @@
+"""``memdir mcp`` registered with the real Claude Code CLI, run offline against the fake API.
+
+The fake answers the agent's first main request with a ``tool_use`` of memdir's recall tool; the
+agent runs ``memdir mcp`` as its MCP server, calls the tool, and its next request carries the
+``tool_result``: the test checks that it holds exactly what memdir recalls for the message.
+Skipped when the pinned release is not installed (scripts/install-claude-code.sh).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fake_anthropic import Body, message, text
+from fidelity.agent import PINNED_VERSION, agent_binary, run_agent
+from memdir.recall import recall
+from memdir.surface import Session
+
+pytestmark = [pytest.mark.agent, pytest.mark.slow]
+
+TOOL = "mcp__memdir__memory_recall"
+QUERY = "how do deploys to the staging cluster work?"
+TOPIC = (
+    "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
+    "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def binary() -> Path:
+    path = agent_binary(PINNED_VERSION)
+    if not path.exists():
+        pytest.skip(
+            f"Claude Code {PINNED_VERSION} is not installed ({path}): "
+            f"run `bash scripts/install-claude-code.sh {PINNED_VERSION}` (needs npm)"
+        )
+    return path
+
+
+def _tool_results(body: Body) -> list[Body]:
+    return [
+        block
+        for msg in body.get("messages", [])
+        if msg.get("role") == "user" and isinstance(msg.get("content"), list)
+        for block in msg["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+
+
+def _result_text(block: Body) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+
+
+def respond(body: Body) -> Body:
+    """The main loop's first request (it offers memdir's tool) asks for a recall; then done."""
+    names = {tool.get("name") for tool in body.get("tools") or []}
+    if TOOL not in names:
+        return message(text("ok"))  # side requests: titles, summaries
+    if not _tool_results(body):
+        return message(
+            {"type": "tool_use", "id": "toolu_recall_1", "name": TOOL, "input": {"query": QUERY}}
+        )
+    return message(text("Done."))
+
+
+def test_claude_code_calls_memdir_recall_over_mcp(binary: Path, tmp_path: Path) -> None:
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "MEMORY.md").write_text("- [Deploy](deploy.md) — staging first\n")
+    (memory / "deploy.md").write_text(TOPIC)
+    # The offline selector: the agent's environment has an API key (for the fake), and memdir
+    # must not send its selector request there.
+    (memory / "memdir.toml").write_text('selector = "lexical"\n')
+    expected = recall(QUERY, memory, Session()).attachment
+    assert "Deploys go through the staging cluster first." in expected
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, capture_output=True)
+    config = tmp_path / "mcp.json"
+    server = {"command": sys.executable, "args": ["-m", "memdir", "mcp", "--dir", str(memory)]}
+    config.write_text(json.dumps({"mcpServers": {"memdir": server}}))
+
+    run = run_agent(
+        binary,
+        home=home,
+        cwd=project,
+        # Without tool search the MCP tools are in `tools`, so the fake can call one at once.
+        env_extra={"ENABLE_TOOL_SEARCH": "false"},
+        prompt=QUERY,
+        responder=respond,
+        timeout=120.0,
+        args=["--mcp-config", str(config), "--allowedTools", TOOL],
+    )
+    assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+    offered = [r for r in run.requests if TOOL in {t.get("name") for t in r.get("tools") or []}]
+    assert offered, "memdir's recall tool never reached the model's tools"
+    answered = [r for r in offered if _tool_results(r)]
+    assert answered, "the agent never sent the tool's result back"
+    results = [b for b in _tool_results(answered[0]) if b.get("tool_use_id") == "toolu_recall_1"]
+    assert len(results) == 1
+    assert not results[0].get("is_error"), _result_text(results[0])
+    assert _result_text(results[0]) == expected
