@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -341,3 +343,47 @@ def test_http_refuses_hosts_that_are_not_loopback(
     assert main(["mcp", "--dir", str(memdir), "--http", value]) == 2
     error = capsys.readouterr().err
     assert error.startswith("memdir mcp: error: --http")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes], deadline: float = 30.0) -> None:
+    """Until the server accepts connections (it says nothing on stdout when it does)."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise AssertionError(f"memdir mcp --http exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"memdir mcp --http did not listen on {port} within {deadline}s")
+
+
+async def test_over_streamable_http_on_loopback(memdir: Path) -> None:
+    port = _free_port()
+    command = [sys.executable, "-m", "memdir", "mcp", "--dir", str(memdir)]
+    with subprocess.Popen(
+        [*command, "--http", f"127.0.0.1:{port}", "--read-only"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) as proc:
+        try:
+            _wait_for_port(port, proc)
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+                assert set(tools) == TOOLS
+                annotations = tools["memory"].annotations
+                assert annotations is not None and annotations.read_only_hint is True
+                result = await client.call_tool("memory_recall", {"query": QUERY})
+                assert "Deploys go through the staging cluster first." in text_of(result)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
