@@ -1,0 +1,114 @@
+"""``memdir hook user-prompt-submit`` in the real Claude Code CLI's settings, run offline.
+
+The scratch ``~/.claude/settings.json`` registers the hook; the agent runs it for the prompt with
+its own environment, memdir finds the memory dir the agent uses for the project and recalls, and
+the agent's request to the fake API carries memdir's answer as the hook's additional context.
+Skipped when the pinned release is not installed (scripts/install-claude-code.sh).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fake_anthropic import Body
+from fidelity.agent import PINNED_VERSION, agent_binary, main_request, run_agent
+from memdir.paths import locate_memory_dir
+from memdir.recall import recall
+from memdir.surface import Session
+
+pytestmark = [pytest.mark.agent, pytest.mark.slow]
+
+#: How the agent introduces a UserPromptSubmit hook's additionalContext to the model.
+HOOK_CONTEXT = "UserPromptSubmit hook additional context: "
+QUERY = "how do deploys to the staging cluster work?"
+DEPLOY = (
+    "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
+    "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
+)
+TEA = (
+    "---\nname: tea\ndescription: the user drinks green tea in the afternoon\n"
+    "metadata:\n  type: user\n---\nGreen tea, no sugar.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def binary() -> Path:
+    path = agent_binary(PINNED_VERSION)
+    if not path.exists():
+        pytest.skip(
+            f"Claude Code {PINNED_VERSION} is not installed ({path}): "
+            f"run `bash scripts/install-claude-code.sh {PINNED_VERSION}` (needs npm)"
+        )
+    return path
+
+
+def texts(body: Body) -> list[str]:
+    """Every text block of the user messages, in order."""
+    found: list[str] = []
+    for msg in body.get("messages", []):
+        content = msg.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        found += [
+            b["text"] for b in blocks or [] if isinstance(b, dict) and b.get("type") == "text"
+        ]
+    return found
+
+
+def hook_context(body: Body) -> str | None:
+    """What follows the hook-context prefix in its text block (the agent's later sections too)."""
+    for block in texts(body):
+        start = block.find(HOOK_CONTEXT)
+        if start >= 0:
+            return block[start + len(HOOK_CONTEXT) :]
+    return None
+
+
+def test_claude_code_gives_the_model_memdirs_recall(binary: Path, tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, capture_output=True)
+    # The memory dir the agent uses for this project (its environment has no CLAUDE_* variable).
+    memory = locate_memory_dir(project, env={}, home=home).memory_dir
+    assert memory is not None
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- [Deploy](deploy.md) — staging first\n- [Tea](tea.md)\n")
+    (memory / "deploy.md").write_text(DEPLOY)
+    (memory / "tea.md").write_text(TEA)
+    # The offline selector: the agent's environment has an API key (for the fake), and memdir
+    # must not send its selector request there.
+    (memory / "memdir.toml").write_text('selector = "lexical"\n')
+    expected = recall(QUERY, memory, Session()).attachment
+    assert "Deploys go through the staging cluster first." in expected
+    assert "Green tea" not in expected
+
+    command = f"{sys.executable} -m memdir hook user-prompt-submit"
+    settings = {
+        "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
+    }
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+
+    run = run_agent(binary, home=home, cwd=project, prompt=QUERY, timeout=120.0)
+    assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+    request = main_request(run)
+    context = hook_context(request)
+    log = home / ".local" / "state" / "memdir" / "hook.log"
+    assert context is not None, (
+        "no hook context in the agent's request; hook log: "
+        + (log.read_text() if log.exists() else "(none)")
+        + "\n"
+        + "\n---\n".join(texts(request))[-3000:]
+    )
+    # The agent appends its next section after a blank line (2.1.328: today's date).
+    assert context.startswith(expected), context[:3000]
+    assert context[len(expected) :].startswith("\n\n") or context == expected
+    assert "Green tea" not in context
+    assert not log.exists()
+    # The hook kept the session under the agent's session id: the file is marked surfaced.
+    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").iterdir())
+    assert len(sessions) == 1
+    assert str((memory / "deploy.md").resolve()) in Session.load(sessions[0]).surfaced
