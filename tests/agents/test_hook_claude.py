@@ -67,7 +67,8 @@ def hook_context(body: Body) -> str | None:
     return None
 
 
-def test_claude_code_gives_the_model_memdirs_recall(binary: Path, tmp_path: Path) -> None:
+def scratch_project(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(home, project, memory dir): two memories where the agent looks, the hook registered."""
     home, project = tmp_path / "home", tmp_path / "project"
     (home / ".claude").mkdir(parents=True)
     project.mkdir()
@@ -82,15 +83,20 @@ def test_claude_code_gives_the_model_memdirs_recall(binary: Path, tmp_path: Path
     # The offline selector: the agent's environment has an API key (for the fake), and memdir
     # must not send its selector request there.
     (memory / "memdir.toml").write_text('selector = "lexical"\n')
-    expected = recall(QUERY, memory, Session()).attachment
-    assert "Deploys go through the staging cluster first." in expected
-    assert "Green tea" not in expected
-
+    # The agent runs hooks with its own environment: this interpreter has memdir installed.
     command = f"{sys.executable} -m memdir hook user-prompt-submit"
     settings = {
         "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
     }
     (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return home, project, memory
+
+
+def test_claude_code_gives_the_model_memdirs_recall(binary: Path, tmp_path: Path) -> None:
+    home, project, memory = scratch_project(tmp_path)
+    expected = recall(QUERY, memory, Session()).attachment
+    assert "Deploys go through the staging cluster first." in expected
+    assert "Green tea" not in expected
 
     run = run_agent(binary, home=home, cwd=project, prompt=QUERY, timeout=120.0)
     assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
@@ -112,3 +118,20 @@ def test_claude_code_gives_the_model_memdirs_recall(binary: Path, tmp_path: Path
     sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").iterdir())
     assert len(sessions) == 1
     assert str((memory / "deploy.md").resolve()) in Session.load(sessions[0]).surfaced
+
+
+def test_one_agent_session_never_gets_a_memory_twice(binary: Path, tmp_path: Path) -> None:
+    home, project, _ = scratch_project(tmp_path)
+    prompts = [QUERY, "and do deploys to the staging cluster happen on Fridays?"]
+    prompts.append("what tea does the user drink in the afternoon?")
+    run = run_agent(binary, home=home, cwd=project, prompt=prompts, timeout=180.0)
+    assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+    turns = [r for r in run.requests if r.get("tools")]
+    assert turns, f"no main request; stderr: {run.stderr[-2000:]}"
+    everything = "\n".join(texts(turns[-1]))
+    # Three prompts, two hook contexts: the second prompt's memory had already been given.
+    assert everything.count(HOOK_CONTEXT) == 2, everything[-3000:]
+    assert everything.count("Deploys go through the staging cluster first.") == 1
+    assert everything.count("Green tea, no sugar.") == 1
+    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").iterdir())
+    assert len(sessions) == 1, "the agent's turns share one session id"
