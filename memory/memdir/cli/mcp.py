@@ -8,7 +8,6 @@ authentication. The ``mcp`` SDK is an optional extra, imported only here, when t
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import sys
 from pathlib import Path
 
@@ -44,6 +43,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def parse_http(value: str) -> tuple[str, int]:
     """``127.0.0.1:8765`` (or ``[::1]:8765``, ``localhost:8765``), refusing other hosts."""
+    import ipaddress  # here: `memdir --help` registers this command too
+
     host, sep, port_text = value.rpartition(":")
     if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise CliError(f"--http wants HOST:PORT, e.g. 127.0.0.1:8765, got {value!r}")
