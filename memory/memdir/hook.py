@@ -5,8 +5,9 @@ prints as ``hookSpecificOutput.additionalContext`` is given to the model with th
 module is path B (:func:`memdir.recall.recall`) behind that interface: the memory dir is the one
 the agent uses for the hook's ``cwd``, the settings are that dir's, and the session (surfaced
 files, budget) lives in a state file per session id, because each hook run is a new process.
-Nothing here raises for bad input: :func:`user_prompt_submit` returns what to print (or nothing)
-and why, so the command can fail open.
+The transcript tells which memory files the agent already read or wrote in the session; as on
+path B, those are not injected. Nothing here raises for bad input: :func:`user_prompt_submit`
+returns what to print (or nothing) and why, so the command can fail open.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from memdir.paths import locate_memory_dir
 from memdir.recall import RecallResult, recall
 from memdir.select import choose_selector
 from memdir.surface import Session
+from memdir.transcript import memory_writes, parse_transcript
 
 EVENT: Final = "UserPromptSubmit"
 #: Below the state dir: one session file per session id.
@@ -161,6 +163,38 @@ def prune_sessions(directory: Path, now: float) -> None:
                 old.unlink()
 
 
+#: The agent's tools that read a file named by ``file_path``.
+_READ_TOOLS: Final = frozenset({"Read"})
+
+
+def files_seen_in_transcript(transcript: Path, memory_dir: Path) -> list[str]:
+    """Absolute paths in ``memory_dir`` the agent read or wrote in this session's transcript:
+    path B never surfaces those, and neither does the hook.
+
+    Only lines naming the memory dir are parsed, so a long transcript costs little. A missing
+    transcript (the first prompt) names nothing; an unreadable one raises ``OSError``.
+    """
+    roots = dict.fromkeys((os.path.abspath(memory_dir), os.path.realpath(memory_dir)))
+    # As the paths appear inside the JSON lines (quotes and backslashes escaped).
+    needles = [json.dumps(root)[1:-1] for root in roots]
+    try:
+        handle = transcript.open("r", encoding="utf-8", errors="replace", newline="\n")
+    except FileNotFoundError:
+        return []
+    with handle:
+        records = parse_transcript(
+            line for line in handle if any(needle in line for needle in needles)
+        ).records
+    seen = [w.path for w in memory_writes(records, memory_dir) if os.path.isabs(w.path)]
+    for record in records:
+        for use in record.tool_uses:
+            path = use.input.get("file_path")
+            if use.name in _READ_TOOLS and isinstance(path, str) and os.path.isabs(path):
+                seen.append(path)
+    inside = tuple(root.rstrip(os.sep) + os.sep for root in roots)
+    return [p for p in seen if os.path.normpath(p).startswith(inside)]
+
+
 def hook_output(context: str) -> dict[str, object]:
     return {"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": context}}
 
@@ -204,6 +238,11 @@ def user_prompt_submit(
     before = session.to_json()
     if problem:
         notes.append(problem)
+    if parsed.transcript_path is not None:
+        try:
+            session.mark_read(files_seen_in_transcript(parsed.transcript_path, directory))
+        except OSError as exc:
+            notes.append(f"cannot read transcript {parsed.transcript_path}: {exc.strerror or exc}")
     selector = choose_selector(settings.selector, model=settings.model, env=env, target=target)
     result = recall(
         parsed.prompt,

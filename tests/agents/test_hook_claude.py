@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_anthropic import Body
+from fake_anthropic import Body, message, text
 from fidelity.agent import PINNED_VERSION, agent_binary, main_request, run_agent
 from memdir.paths import locate_memory_dir
 from memdir.recall import recall
@@ -135,3 +135,38 @@ def test_one_agent_session_never_gets_a_memory_twice(binary: Path, tmp_path: Pat
     assert everything.count("Green tea, no sugar.") == 1
     sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").iterdir())
     assert len(sessions) == 1, "the agent's turns share one session id"
+
+
+def test_a_memory_the_agent_read_is_not_given(binary: Path, tmp_path: Path) -> None:
+    home, project, memory = scratch_project(tmp_path)
+    deploy = str(memory / "deploy.md")
+    asked: list[Body] = []
+
+    def respond(body: Body) -> Body:
+        """The first main request reads deploy.md with the agent's Read tool; then done."""
+        if not body.get("tools"):
+            return message(text("ok"))  # side requests: titles, summaries
+        asked.append(body)
+        if len(asked) == 1:
+            use = {"type": "tool_use", "id": "toolu_read_1", "name": "Read"}
+            return message({**use, "input": {"file_path": deploy}})
+        return message(text("Done."))
+
+    prompts = ["look at the memory files please", "how do deploys to the staging cluster work?"]
+    run = run_agent(
+        binary,
+        home=home,
+        cwd=project,
+        prompt=prompts,
+        responder=respond,
+        timeout=180.0,
+        args=["--allowedTools", "Read"],
+    )
+    assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+    last = json.dumps(asked[-1].get("messages", []), ensure_ascii=False)
+    assert "toolu_read_1" in last and "Deploys go through the staging cluster first." in last
+    everything = "\n".join(texts(asked[-1]))
+    # The deploy memory reached the model through Read, so the hook does not give it again.
+    assert HOOK_CONTEXT not in everything, everything[-3000:]
+    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").iterdir())
+    assert str((memory / "deploy.md").resolve()) in Session.load(sessions[0]).read

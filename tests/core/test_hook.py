@@ -218,6 +218,45 @@ def test_nothing_relevant_prints_nothing_and_logs_nothing(project: Project) -> N
     assert (outcome.output, outcome.log, outcome.stdout()) == (None, None, "")
 
 
+def tool_line(name: str, **data: object) -> str:
+    use = {"type": "tool_use", "id": "toolu_1", "name": name, "input": data}
+    message = {"role": "assistant", "content": [use]}
+    return json.dumps({"type": "assistant", "message": message, "cwd": "/"}) + "\n"
+
+
+@pytest.mark.parametrize("tool", ["Read", "Write"])
+def test_files_the_agent_read_or_wrote_are_not_injected(project: Project, tool: str) -> None:
+    transcript = project.home / "t.jsonl"  # the transcript_path of Project.stdin
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    deploy = str(project.memory / "deploy.md")
+    extra = {} if tool == "Read" else {"content": "x"}
+    lines = [
+        json.dumps({"type": "user", "message": {"role": "user", "content": "hi"}}) + "\n",
+        tool_line(tool, file_path=deploy, **extra),
+        tool_line("Read", file_path="/elsewhere/deploy.md"),
+    ]
+    transcript.write_text("".join(lines), encoding="utf-8")
+    outcome = project.run("how do I deploy the staging server?")
+    assert outcome.output is None, outcome.log
+    assert outcome.result is not None
+    assert not outcome.result.surfaced
+    saved = Session.load(session_path(project.states, "sess-1"))
+    assert saved.read == {str((project.memory / "deploy.md").resolve())}
+
+
+def test_missing_transcript_names_nothing(project: Project) -> None:
+    # The first prompt of a session may come before the agent writes its transcript.
+    assert not (project.home / "t.jsonl").exists()
+    assert "make deploy-staging" in context_of(project.run("how do I deploy the staging server?"))
+
+
+def test_unreadable_transcript_is_logged_and_ignored(project: Project) -> None:
+    (project.home / "t.jsonl").mkdir(parents=True)
+    outcome = project.run("how do I deploy the staging server?")
+    assert "make deploy-staging" in context_of(outcome)
+    assert outcome.log is not None and "cannot read transcript" in outcome.log
+
+
 # --- failing open -------------------------------------------------------------------------------
 
 
