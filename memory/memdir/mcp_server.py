@@ -25,7 +25,6 @@ from pydantic import Field
 from memdir import __version__
 from memdir import constants as C
 from memdir.config import load_settings
-from memdir.lint.secrets import find_secrets
 from memdir.memory_tool import MEMORIES_ROOT, MemdirMemoryTool
 from memdir.projections import cli_json, index_summary, recall_view
 from memdir.search import InvalidPatternError, compile_pattern, glob_matcher, search_files
@@ -43,7 +42,6 @@ DEFAULT_SESSION: Final = ""
 
 _WRITE_COMMANDS = ("create", "str_replace", "insert", "delete", "rename")
 #: The fields of each command that put new text into the memory dir.
-_NEW_TEXT_FIELDS = ("file_text", "new_str", "insert_text")
 
 _MEMORY_DESCRIPTION = """\
 Claude's memory tool (memory_20250818) over this project's memory directory, mapped to \
@@ -80,26 +78,6 @@ def _text_result(
     )
 
 
-def secret_refusal(data: dict[str, Any]) -> str | None:
-    """Why a memory command is refused because its new text holds a credential, or None.
-
-    Memories are injected into every later conversation and often synced or committed: a key
-    stored in one leaks everywhere. The message names the kind of secret, never its text.
-    """
-    kinds: list[str] = []
-    for name in _NEW_TEXT_FIELDS:
-        value = data.get(name)
-        if isinstance(value, str):
-            kinds.extend(m.kind for m in find_secrets(value) if m.kind not in kinds)
-    if not kinds:
-        return None
-    return (
-        f"Error: refused: the text contains what looks like a secret ({', '.join(kinds)}). "
-        "Memories are injected into later conversations; store where the secret lives "
-        "(an environment variable, a secrets manager), never the secret itself."
-    )
-
-
 class MemdirMCP:
     """The tools and resources of one memory dir; :meth:`server` builds the MCP server."""
 
@@ -118,9 +96,6 @@ class MemdirMCP:
                 "(only `view` is)",
                 is_error=True,
             )
-        refusal = secret_refusal(data)
-        if refusal is not None:
-            return _text_result(refusal, is_error=True)
         # One tool per call: its change log is not needed here and would only grow.
         result = await MemdirMemoryTool(self.root).arun(data)
         return _text_result(result.text, is_error=result.is_error)

@@ -38,6 +38,7 @@ from anthropic.types.beta import (
 from typing_extensions import override
 
 from memdir.config import Settings
+from memdir.lint.secrets import find_secrets
 from memdir.write import (
     FileChange,
     InvalidLineError,
@@ -119,6 +120,30 @@ class _Log:
     warnings: list[str] = field(default_factory=list)
 
 
+#: The fields of a memory command that bring new text into a memory.
+_NEW_TEXT_FIELDS = ("file_text", "new_str", "insert_text")
+
+
+def secret_refusal(command: object) -> str | None:
+    """Why a memory command is refused because its new text holds a credential, or None.
+
+    Memories are injected into every later conversation and often synced or committed: a key
+    stored in one leaks everywhere. The message names the kind of secret, never its text.
+    """
+    kinds: list[str] = []
+    for name in _NEW_TEXT_FIELDS:
+        value = getattr(command, name, None)
+        if isinstance(value, str):
+            kinds.extend(m.kind for m in find_secrets(value) if m.kind not in kinds)
+    if not kinds:
+        return None
+    return (
+        f"Error: refused: the text contains what looks like a secret ({', '.join(kinds)}). "
+        "Memories are injected into later conversations; store where the secret lives "
+        "(an environment variable, a secrets manager), never the secret itself."
+    )
+
+
 class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
     """The API memory tool over a memdir: ``/memories/x.md`` is ``<memory dir>/x.md``.
 
@@ -162,6 +187,9 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
             command = parse_command(data)
         except InvalidCommandError as exc:
             return ToolResult(f"Error: {exc}", is_error=True)
+        refusal = secret_refusal(command)
+        if refusal is not None:
+            return ToolResult(refusal, is_error=True)
         try:
             result = self.execute(command)
         except ToolError as exc:

@@ -318,3 +318,13 @@ def test_works_with_the_sdks_tool_runner(tmp_path: Path) -> None:
     }
     assert (tmp_path / "a.md").read_text(encoding="utf-8") == "hi\n"
     assert not (tmp_path.parent / "x.md").exists()
+
+
+def test_a_write_holding_a_secret_is_refused_for_every_face(tmp_path: Path) -> None:
+    # The core tool refuses it, so the CLI, the language server, extraction and MCP all do.
+    key = "sk-ant-api03-" + "a1B2c3D4e5" * 9 + "AA"
+    result = MemdirMemoryTool(tmp_path).run(
+        {"command": "create", "path": "/memories/k.md", "file_text": f"the key is {key}\n"}
+    )
+    assert result.is_error and "looks like a secret (Anthropic API key)" in result.text
+    assert key not in result.text and not (tmp_path / "k.md").exists()
