@@ -31,6 +31,14 @@ if [ "$agent_status" -eq 3 ]; then
 elif [ "$agent_status" -ne 0 ]; then
   exit "$agent_status"
 fi
+# The MCP Inspector, a client written by others, for tests/agents/test_mcp_inspector.py.
+inspector_status=0
+bash scripts/install-mcp-inspector.sh >/dev/null || inspector_status=$?
+if [ "$inspector_status" -eq 3 ]; then
+  echo "test.sh: npm missing: the MCP Inspector test (tests/agents) will be skipped" >&2
+elif [ "$inspector_status" -ne 0 ]; then
+  exit "$inspector_status"
+fi
 
 status=0
 .venv/bin/python -m pytest "$@" || status=$?
