@@ -223,6 +223,15 @@ function memdirLogText() {
     await page.keyboard.press('Enter');
   }
 
+  // A key for the extension's internal (not contributed) language-model tools self-check; the
+  // workbench reads keybindings.json when it loads.
+  const LM_SELF_CHECK_KEY = 'Control+Shift+Alt+9';
+  fs.writeFileSync(path.join(args['user-data'], 'User', 'keybindings.json'), JSON.stringify([{
+    key: 'ctrl+shift+alt+9',
+    command: 'memdir.lmTools.selfCheck',
+    args: 'Can I merge the payments migration cohort flip to trunk during the release freeze?',
+  }], null, 2));
+
   const indexPath = path.join(WORKSPACE, 'MEMORY.md');
   const originalIndex = fs.readFileSync(indexPath, 'utf8');
   const originalFiles = new Set(fs.readdirSync(WORKSPACE));
@@ -502,6 +511,37 @@ function memdirLogText() {
       await runCommand('Notifications: Clear All Notifications').catch(() => undefined);
       return { text };
     }, { dependsOn: ['Problems panel shows the diagnostics of MEMORY.md'] });
+
+    await step('agent mode: vscode.lm lists memdir\'s tools and invokeTool returns a recall', async () => {
+      // The extension's internal self-check command (bound to a key in keybindings.json above)
+      // asks VS Code itself: vscode.lm.tools, then vscode.lm.invokeTool('memdir_recall'). Both
+      // answers land in the memdir output channel.
+      const listed = /lm\.tools lists: (\[.*\])/;
+      const invoked = /lm\.invokeTool memdir_recall: (".*")/;
+      const text = await until('the self-check in the memdir output channel', async () => {
+        const log = memdirLogText();
+        if (invoked.test(log)) {
+          return log;
+        }
+        await page.keyboard.press(LM_SELF_CHECK_KEY);
+        await page.waitForTimeout(3000);
+        return undefined;
+      }, 45000, 100);
+      const tools = JSON.parse(listed.exec(text)[1]);
+      const recall = JSON.parse(invoked.exec(text)[1]);
+      for (const name of ['memdir_recall', 'memdir_search', 'memdir_memory']) {
+        if (!tools.includes(name)) {
+          throw new Error(`vscode.lm.tools lacks ${name}: ${JSON.stringify(tools)}`);
+        }
+      }
+      if (!recall.includes('Trunk freezes once a mobile build is submitted')) {
+        throw new Error(`memdir_recall did not return the release-freeze memory: ${recall.slice(0, 300)}`);
+      }
+      if (!/MCP server definition provider registered/.test(text)) {
+        throw new Error('the MCP server definition provider was not registered');
+      }
+      return { tools, recallChars: recall.length, mcpProvider: true };
+    }, { dependsOn: ['extension activates and the language client starts'] });
 
     await step('recall preview renders the selection and the injected text', async () => {
       // Hide the bottom panel: the preview gets the whole editor area.

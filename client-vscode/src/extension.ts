@@ -1,6 +1,6 @@
 /**
  * Entry point of the memdir extension: wires the language client, the Memories view, the index
- * budget status bar item, the recall preview and the commands.
+ * budget status bar item, the recall preview, the commands and the agent-mode tools.
  *
  * Activation comes from a workspace that contains a MEMORY.md (or memdir.toml) and from the
  * extension's commands and view. The server is started at once when the workspace has memory
@@ -23,6 +23,7 @@ import {
   setContext,
 } from './common/vscodeapi';
 import { registerCommands } from './features/commands';
+import { registerLanguageModelTools } from './features/lmTools';
 import { MemoryData } from './features/memoryData';
 import { registerMemoriesView } from './features/memoriesView';
 import { registerRecallPreview } from './features/recallPreview';
@@ -74,6 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...registerStatusBar(memdir, data),
     ...registerRecallPreview(memdir, data),
     ...registerCommands(memdir, data),
+    ...registerLanguageModelTools(memdir, data, log),
   );
   await setContext('memdir.active', true);
 

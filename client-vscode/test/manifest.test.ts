@@ -64,8 +64,8 @@ describe('package.json', () => {
     expect(manifest.activationEvents).toContain('onLanguage:markdown');
   });
 
-  it('targets VS Code 1.91 with vscode-languageclient 11 and bundles to dist/', () => {
-    expect(manifest.engines.vscode).toBe('^1.91.0');
+  it('targets VS Code 1.101 (language-model tools, MCP server definitions) with vscode-languageclient 11 and bundles to dist/', () => {
+    expect(manifest.engines.vscode).toBe('^1.101.0');
     expect(manifest.dependencies['vscode-languageclient']).toMatch(/^\^11\./);
     expect(manifest.main).toBe('./dist/extension.js');
     expect(manifest.contributes.views.memdir?.[0]?.id).toBe('memdir.memories');

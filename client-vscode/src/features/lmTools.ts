@@ -1,0 +1,285 @@
+/**
+ * memdir for VS Code's agent mode: recall, search and the memory tool as language-model tools,
+ * and `memdir mcp` offered as an MCP server definition for each memory dir.
+ *
+ * The tools are declared in package.json (`contributes.languageModelTools`, the one place their
+ * input schemas live) and answered by the language server through the typed memory/* requests,
+ * so agent mode gets exactly what the recall preview and the MCP server compute. Both APIs are
+ * newer than some VS Code forks: a missing API is logged and skipped, never an activation error.
+ */
+import * as vscode from 'vscode';
+import {
+  CLI_MODULE,
+  MEMORY_RECALL,
+  MEMORY_SEARCH,
+  MEMORY_TOOL,
+  type MemorySearchResult,
+  type MemoryToolParams,
+  type MemoryToolResult,
+  type RecallParams,
+  type RecallView,
+  type SearchParams,
+} from '../common/protocol';
+import type { MemdirServer } from '../common/server';
+import type { MemoryData } from './memoryData';
+
+export const RECALL_TOOL = 'memdir_recall';
+export const SEARCH_TOOL = 'memdir_search';
+export const MEMORY_TOOL_NAME = 'memdir_memory';
+/** `id` of the MCP server definition provider in package.json. */
+export const MCP_PROVIDER_ID = 'memdir.mcpServers';
+/** Internal command the e2e scenario runs: what VS Code itself sees of the tools. */
+export const CMD_LM_TOOLS_SELF_CHECK = 'memdir.lmTools.selfCheck';
+
+const MEMORY_COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'] as const;
+type MemoryCommand = (typeof MEMORY_COMMANDS)[number];
+
+/** A model's input that does not fit the schema: the message goes back to the model. */
+export class ToolInputError extends Error {}
+
+function record(input: unknown): Record<string, unknown> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ToolInputError('the input must be a JSON object');
+  }
+  return input as Record<string, unknown>;
+}
+
+function requiredString(input: Record<string, unknown>, key: string): string {
+  const value = input[key];
+  if (typeof value !== 'string' || !value.trim()) {
+    throw new ToolInputError(`"${key}" is required and must be a non-empty string`);
+  }
+  return value;
+}
+
+function optionalString(input: Record<string, unknown>, key: string): string | undefined {
+  const value = input[key];
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    throw new ToolInputError(`"${key}" must be a string`);
+  }
+  return value;
+}
+
+/** The input fields each tool reads; a test checks them against package.json's schemas. */
+export const TOOL_INPUT_FIELDS: Record<string, readonly string[]> = {
+  [RECALL_TOOL]: ['query'],
+  [SEARCH_TOOL]: ['pattern', 'glob'],
+  [MEMORY_TOOL_NAME]: [
+    'command',
+    'path',
+    'file_text',
+    'old_str',
+    'new_str',
+    'insert_line',
+    'insert_text',
+    'old_path',
+    'new_path',
+    'view_range',
+  ],
+};
+
+export function recallParams(input: unknown): RecallParams {
+  return { query: requiredString(record(input), 'query') };
+}
+
+export function searchParams(input: unknown): SearchParams {
+  const fields = record(input);
+  const params: SearchParams = { pattern: requiredString(fields, 'pattern') };
+  const glob = optionalString(fields, 'glob');
+  if (glob) {
+    params.glob = glob;
+  }
+  return params;
+}
+
+/** The memory tool's input passes through as the API shapes it; the server checks each command. */
+export function memoryToolParams(input: unknown): MemoryToolParams {
+  const fields = record(input);
+  const command = requiredString(fields, 'command');
+  if (!(MEMORY_COMMANDS as readonly string[]).includes(command)) {
+    throw new ToolInputError(`"command" must be one of ${MEMORY_COMMANDS.join(', ')}`);
+  }
+  const params: MemoryToolParams = { command: command as MemoryCommand };
+  for (const key of ['path', 'file_text', 'old_str', 'new_str', 'insert_text', 'old_path', 'new_path'] as const) {
+    const value = optionalString(fields, key);
+    if (value !== undefined) {
+      params[key] = value;
+    }
+  }
+  const line = fields.insert_line;
+  if (line !== undefined && line !== null) {
+    if (typeof line !== 'number' || !Number.isInteger(line)) {
+      throw new ToolInputError('"insert_line" must be an integer');
+    }
+    params.insert_line = line;
+  }
+  const range = fields.view_range;
+  if (range !== undefined && range !== null) {
+    if (!Array.isArray(range) || !range.every((n) => typeof n === 'number' && Number.isInteger(n))) {
+      throw new ToolInputError('"view_range" must be an array of integers');
+    }
+    params.view_range = range as number[];
+  }
+  return params;
+}
+
+/** Only `view` leaves the directory as it was: every other command asks the user first. */
+export function memoryToolWrites(params: MemoryToolParams): boolean {
+  return params.command !== 'view';
+}
+
+export function recallText(view: RecallView): string {
+  if (view.attachment) {
+    return view.attachment;
+  }
+  return `No memories recalled for this message (${view.reason || 'nothing relevant'}).`;
+}
+
+export function searchText(result: MemorySearchResult): string {
+  if (!result.matches.length) {
+    return 'No matches.';
+  }
+  const lines = result.matches.map((m) => `${m.path}:${m.line + 1}:${m.character + 1}: ${m.text}`);
+  if (result.truncated) {
+    lines.push('(stopped at 500 matches: narrow the pattern or the glob)');
+  }
+  return lines.join('\n');
+}
+
+export function memoryToolText(result: MemoryToolResult): string {
+  return [result.text, ...result.warnings.map((w) => `Warning: ${w}`)].join('\n');
+}
+
+export function describeMemoryCommand(params: MemoryToolParams): string {
+  const target = params.command === 'rename' ? `${params.old_path ?? '?'} → ${params.new_path ?? '?'}` : (params.path ?? '?');
+  return `memdir memory tool: ${params.command} ${target}`;
+}
+
+/** `<python> -m memdir mcp --dir D` for each directory; the path is the label (unique, and says which). */
+export function mcpServerLaunches(python: string, directories: readonly string[]): { label: string; command: string; args: string[] }[] {
+  return [...new Set(directories)].map((dir) => ({
+    label: `memdir: ${dir}`,
+    command: python,
+    args: ['-m', CLI_MODULE, 'mcp', '--dir', dir],
+  }));
+}
+
+function textResult(text: string): vscode.LanguageModelToolResult {
+  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+}
+
+/** Run a mapping and a request; input errors go back to the model as text it can act on. */
+async function answer<P>(map: () => P, request: (params: P) => Promise<string>): Promise<vscode.LanguageModelToolResult> {
+  let params: P;
+  try {
+    params = map();
+  } catch (error) {
+    if (error instanceof ToolInputError) {
+      return textResult(`Invalid input: ${error.message}`);
+    }
+    throw error;
+  }
+  return textResult(await request(params));
+}
+
+export function registerLanguageModelTools(
+  server: MemdirServer,
+  data: MemoryData,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable[] {
+  const lm = vscode.lm as Partial<typeof vscode.lm> | undefined;
+  const disposables: vscode.Disposable[] = [];
+  if (typeof lm?.registerTool !== 'function') {
+    log.info('This VS Code has no language-model tool API (vscode.lm.registerTool): agent mode tools not registered.');
+  } else {
+    disposables.push(
+      lm.registerTool<unknown>(RECALL_TOOL, {
+        invoke: (options) =>
+          answer(
+            () => recallParams(options.input),
+            async (params) => recallText(await server.sendRequest<RecallView>(MEMORY_RECALL, params)),
+          ),
+      }),
+      lm.registerTool<unknown>(SEARCH_TOOL, {
+        invoke: (options) =>
+          answer(
+            () => searchParams(options.input),
+            async (params) => searchText(await server.sendRequest<MemorySearchResult>(MEMORY_SEARCH, params)),
+          ),
+      }),
+      lm.registerTool<unknown>(MEMORY_TOOL_NAME, {
+        prepareInvocation: (options) => {
+          let params: MemoryToolParams;
+          try {
+            params = memoryToolParams(options.input);
+          } catch {
+            return undefined; // invoke answers the model with what is wrong
+          }
+          const message = describeMemoryCommand(params);
+          if (!memoryToolWrites(params)) {
+            return { invocationMessage: message };
+          }
+          return {
+            invocationMessage: message,
+            confirmationMessages: {
+              title: `Change memory: ${params.command}?`,
+              message: new vscode.MarkdownString(`The agent wants to run \`${params.command}\` on the memory directory:\n\n${message}`),
+            },
+          };
+        },
+        invoke: (options) =>
+          answer(
+            () => memoryToolParams(options.input),
+            async (params) => memoryToolText(await server.sendRequest<MemoryToolResult>(MEMORY_TOOL, params)),
+          ),
+      }),
+    );
+    log.info(`Language-model tools registered: ${[RECALL_TOOL, SEARCH_TOOL, MEMORY_TOOL_NAME].join(', ')}`);
+  }
+
+  if (typeof lm?.registerMcpServerDefinitionProvider !== 'function' || typeof vscode.McpStdioServerDefinition !== 'function') {
+    log.info('This VS Code has no MCP server definition API: memdir mcp is not offered to agent mode.');
+  } else {
+    const changed = new vscode.EventEmitter<void>();
+    disposables.push(
+      changed,
+      data.onDidChange(() => {
+        changed.fire();
+      }),
+      lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+        onDidChangeMcpServerDefinitions: changed.event,
+        provideMcpServerDefinitions: async () => {
+          const directories = (await data.get()).map((d) => d.path);
+          const python = (await server.resolvePython()).python;
+          return mcpServerLaunches(python, directories).map(
+            (launch) => new vscode.McpStdioServerDefinition(launch.label, launch.command, launch.args),
+          );
+        },
+      }),
+    );
+    log.info('MCP server definition provider registered: memdir mcp for each memory directory');
+  }
+
+  // Not contributed to the palette: the e2e scenario binds a key to it to see what VS Code lists.
+  disposables.push(
+    vscode.commands.registerCommand(CMD_LM_TOOLS_SELF_CHECK, async (query?: unknown) => {
+      const names = (lm?.tools ?? []).map((t) => t.name).filter((n) => n.startsWith('memdir_'));
+      log.info(`lm.tools lists: ${JSON.stringify(names)}`);
+      if (typeof lm?.invokeTool !== 'function') {
+        return;
+      }
+      const result = await lm.invokeTool(RECALL_TOOL, {
+        input: { query: typeof query === 'string' ? query : 'release freeze' },
+        toolInvocationToken: undefined,
+      });
+      const text = result.content
+        .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : ''))
+        .join('');
+      log.info(`lm.invokeTool ${RECALL_TOOL}: ${JSON.stringify(text)}`);
+    }),
+  );
+  return disposables;
+}
