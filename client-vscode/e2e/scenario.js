@@ -537,10 +537,17 @@ function memdirLogText() {
       if (!recall.includes('Trunk freezes once a mobile build is submitted')) {
         throw new Error(`memdir_recall did not return the release-freeze memory: ${recall.slice(0, 300)}`);
       }
+      // The MCP commands are hidden while chat.disableAIFeatures is on, so the definitions are
+      // checked as the provider computes them, with the server's own interpreter.
       if (!/MCP server definition provider registered/.test(text)) {
         throw new Error('the MCP server definition provider was not registered');
       }
-      return { tools, recallChars: recall.length, mcpProvider: true };
+      const definitions = JSON.parse(/MCP server definitions: (\[.*\])/.exec(text)[1]);
+      const mine = definitions.find((d) => d.args.join(' ') === `-m memdir mcp --dir ${WORKSPACE}`);
+      if (!mine) {
+        throw new Error(`no memdir mcp definition for the workspace: ${JSON.stringify(definitions)}`);
+      }
+      return { tools, recallChars: recall.length, mcpDefinition: mine };
     }, { dependsOn: ['extension activates and the language client starts'] });
 
     await step('recall preview renders the selection and the injected text', async () => {

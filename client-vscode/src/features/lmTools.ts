@@ -28,7 +28,7 @@ export const SEARCH_TOOL = 'memdir_search';
 export const MEMORY_TOOL_NAME = 'memdir_memory';
 /** `id` of the MCP server definition provider in package.json. */
 export const MCP_PROVIDER_ID = 'memdir.mcpServers';
-/** Internal command the e2e scenario runs: what VS Code itself sees of the tools. */
+/** Internal command the e2e scenario runs: what VS Code itself sees of the tools, and the MCP definitions. */
 export const CMD_LM_TOOLS_SELF_CHECK = 'memdir.lmTools.selfCheck';
 
 const MEMORY_COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'] as const;
@@ -192,6 +192,8 @@ export function registerLanguageModelTools(
 ): vscode.Disposable[] {
   const lm = vscode.lm as Partial<typeof vscode.lm> | undefined;
   const disposables: vscode.Disposable[] = [];
+  const launches = async (): Promise<ReturnType<typeof mcpServerLaunches>> =>
+    mcpServerLaunches((await server.resolvePython()).python, (await data.get()).map((d) => d.path));
   if (typeof lm?.registerTool !== 'function') {
     log.info('This VS Code has no language-model tool API (vscode.lm.registerTool): agent mode tools not registered.');
   } else {
@@ -251,13 +253,8 @@ export function registerLanguageModelTools(
       }),
       lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
         onDidChangeMcpServerDefinitions: changed.event,
-        provideMcpServerDefinitions: async () => {
-          const directories = (await data.get()).map((d) => d.path);
-          const python = (await server.resolvePython()).python;
-          return mcpServerLaunches(python, directories).map(
-            (launch) => new vscode.McpStdioServerDefinition(launch.label, launch.command, launch.args),
-          );
-        },
+        provideMcpServerDefinitions: async () =>
+          (await launches()).map((launch) => new vscode.McpStdioServerDefinition(launch.label, launch.command, launch.args)),
       }),
     );
     log.info('MCP server definition provider registered: memdir mcp for each memory directory');
@@ -268,6 +265,7 @@ export function registerLanguageModelTools(
     vscode.commands.registerCommand(CMD_LM_TOOLS_SELF_CHECK, async (query?: unknown) => {
       const names = (lm?.tools ?? []).map((t) => t.name).filter((n) => n.startsWith('memdir_'));
       log.info(`lm.tools lists: ${JSON.stringify(names)}`);
+      log.info(`MCP server definitions: ${JSON.stringify(await launches())}`);
       if (typeof lm?.invokeTool !== 'function') {
         return;
       }
