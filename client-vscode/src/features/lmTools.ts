@@ -192,8 +192,12 @@ export function registerLanguageModelTools(
 ): vscode.Disposable[] {
   const lm = vscode.lm as Partial<typeof vscode.lm> | undefined;
   const disposables: vscode.Disposable[] = [];
-  const launches = async (): Promise<ReturnType<typeof mcpServerLaunches>> =>
-    mcpServerLaunches((await server.resolvePython()).python, (await data.get()).map((d) => d.path));
+  // VS Code may ask for MCP definitions in any workspace: only a started server's directories
+  // count, so asking never spawns Python (data.onDidChange re-offers them once it runs).
+  const launches = async (): Promise<ReturnType<typeof mcpServerLaunches>> => {
+    const directories = server.state === 'running' ? await data.get() : data.current;
+    return directories.length ? mcpServerLaunches((await server.resolvePython()).python, directories.map((d) => d.path)) : [];
+  };
   if (typeof lm?.registerTool !== 'function') {
     log.info('This VS Code has no language-model tool API (vscode.lm.registerTool): agent mode tools not registered.');
   } else {
