@@ -28,7 +28,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if (_HERE / "lsp" / "e2e") in path.parents:
             item.add_marker(pytest.mark.e2e)
             item.add_marker(pytest.mark.slow)
-        if (_HERE / "fidelity") in path.parents:
+        if (_HERE / "fidelity") in path.parents or (_HERE / "agents") in path.parents:
             item.add_marker(pytest.mark.agent)
             item.add_marker(pytest.mark.slow)
         if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
@@ -54,3 +54,19 @@ def make_dir(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
         return root
 
     return build
+
+
+@pytest.fixture(scope="module")
+def claude_code() -> Path:
+    """The Claude Code CLI the agent tests run: ``MEMDIR_AGENT_VERSION``, else the pinned one;
+    they are skipped, with the install command, when it is not installed."""
+    from fidelity.agent import PINNED_VERSION, agent_binary
+
+    version = os.environ.get("MEMDIR_AGENT_VERSION") or PINNED_VERSION
+    path = agent_binary(version)
+    if not path.exists():
+        pytest.skip(
+            f"Claude Code {version} is not installed ({path}): "
+            f"run `bash scripts/install-claude-code.sh {version}` (needs npm)"
+        )
+    return path

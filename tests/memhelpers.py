@@ -12,3 +12,11 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:
     return f"---\nname: {name}\ndescription: {description}\ntype: {type_}\n---\n{body}"
+
+
+#: The query and the one memory the agent-face tests recall with it.
+DEPLOY_QUERY = "how do deploys to the staging cluster work?"
+DEPLOY_MEMORY = (
+    "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
+    "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
+)

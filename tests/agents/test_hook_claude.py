@@ -13,37 +13,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from fake_anthropic import Body, message, text
-from fidelity.agent import PINNED_VERSION, agent_binary, main_request, run_agent
+from fidelity.agent import main_request, run_agent
 from memdir.paths import locate_memory_dir
 from memdir.recall import recall
 from memdir.surface import Session
-
-pytestmark = [pytest.mark.agent, pytest.mark.slow]
+from memhelpers import DEPLOY_MEMORY, DEPLOY_QUERY
 
 #: How the agent introduces a UserPromptSubmit hook's additionalContext to the model.
 HOOK_CONTEXT = "UserPromptSubmit hook additional context: "
-QUERY = "how do deploys to the staging cluster work?"
-DEPLOY = (
-    "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
-    "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
-)
 TEA = (
     "---\nname: tea\ndescription: the user drinks green tea in the afternoon\n"
     "metadata:\n  type: user\n---\nGreen tea, no sugar.\n"
 )
-
-
-@pytest.fixture(scope="module")
-def binary() -> Path:
-    path = agent_binary(PINNED_VERSION)
-    if not path.exists():
-        pytest.skip(
-            f"Claude Code {PINNED_VERSION} is not installed ({path}): "
-            f"run `bash scripts/install-claude-code.sh {PINNED_VERSION}` (needs npm)"
-        )
-    return path
 
 
 def texts(body: Body) -> list[str]:
@@ -78,7 +60,7 @@ def scratch_project(tmp_path: Path) -> tuple[Path, Path, Path]:
     assert memory is not None
     memory.mkdir(parents=True)
     (memory / "MEMORY.md").write_text("- [Deploy](deploy.md) — staging first\n- [Tea](tea.md)\n")
-    (memory / "deploy.md").write_text(DEPLOY)
+    (memory / "deploy.md").write_text(DEPLOY_MEMORY)
     (memory / "tea.md").write_text(TEA)
     # The offline selector: the agent's environment has an API key (for the fake), and memdir
     # must not send its selector request there.
@@ -92,13 +74,13 @@ def scratch_project(tmp_path: Path) -> tuple[Path, Path, Path]:
     return home, project, memory
 
 
-def test_claude_code_gives_the_model_memdirs_recall(binary: Path, tmp_path: Path) -> None:
+def test_claude_code_gives_the_model_memdirs_recall(claude_code: Path, tmp_path: Path) -> None:
     home, project, memory = scratch_project(tmp_path)
-    expected = recall(QUERY, memory, Session()).attachment
+    expected = recall(DEPLOY_QUERY, memory, Session()).attachment
     assert "Deploys go through the staging cluster first." in expected
     assert "Green tea" not in expected
 
-    run = run_agent(binary, home=home, cwd=project, prompt=QUERY, timeout=120.0)
+    run = run_agent(claude_code, home=home, cwd=project, prompt=DEPLOY_QUERY, timeout=120.0)
     assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
     request = main_request(run)
     context = hook_context(request)
@@ -120,11 +102,11 @@ def test_claude_code_gives_the_model_memdirs_recall(binary: Path, tmp_path: Path
     assert str((memory / "deploy.md").resolve()) in Session.load(sessions[0]).surfaced
 
 
-def test_one_agent_session_never_gets_a_memory_twice(binary: Path, tmp_path: Path) -> None:
+def test_one_agent_session_never_gets_a_memory_twice(claude_code: Path, tmp_path: Path) -> None:
     home, project, _ = scratch_project(tmp_path)
-    prompts = [QUERY, "and do deploys to the staging cluster happen on Fridays?"]
+    prompts = [DEPLOY_QUERY, "and do deploys to the staging cluster happen on Fridays?"]
     prompts.append("what tea does the user drink in the afternoon?")
-    run = run_agent(binary, home=home, cwd=project, prompt=prompts, timeout=180.0)
+    run = run_agent(claude_code, home=home, cwd=project, prompt=prompts, timeout=180.0)
     assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
     turns = [r for r in run.requests if r.get("tools")]
     assert turns, f"no main request; stderr: {run.stderr[-2000:]}"
@@ -137,7 +119,7 @@ def test_one_agent_session_never_gets_a_memory_twice(binary: Path, tmp_path: Pat
     assert len(sessions) == 1, "the agent's turns share one session id"
 
 
-def test_a_memory_the_agent_read_is_not_given(binary: Path, tmp_path: Path) -> None:
+def test_a_memory_the_agent_read_is_not_given(claude_code: Path, tmp_path: Path) -> None:
     home, project, memory = scratch_project(tmp_path)
     deploy = str(memory / "deploy.md")
     asked: list[Body] = []
@@ -154,7 +136,7 @@ def test_a_memory_the_agent_read_is_not_given(binary: Path, tmp_path: Path) -> N
 
     prompts = ["look at the memory files please", "how do deploys to the staging cluster work?"]
     run = run_agent(
-        binary,
+        claude_code,
         home=home,
         cwd=project,
         prompt=prompts,

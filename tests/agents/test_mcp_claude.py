@@ -13,31 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from fake_anthropic import Body, message, text
-from fidelity.agent import PINNED_VERSION, agent_binary, run_agent
+from fidelity.agent import run_agent
 from memdir.recall import recall
 from memdir.surface import Session
-
-pytestmark = [pytest.mark.agent, pytest.mark.slow]
+from memhelpers import DEPLOY_MEMORY, DEPLOY_QUERY
 
 TOOL = "mcp__memdir__memory_recall"
-QUERY = "how do deploys to the staging cluster work?"
-TOPIC = (
-    "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
-    "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
-)
-
-
-@pytest.fixture(scope="module")
-def binary() -> Path:
-    path = agent_binary(PINNED_VERSION)
-    if not path.exists():
-        pytest.skip(
-            f"Claude Code {PINNED_VERSION} is not installed ({path}): "
-            f"run `bash scripts/install-claude-code.sh {PINNED_VERSION}` (needs npm)"
-        )
-    return path
 
 
 def _tool_results(body: Body) -> list[Body]:
@@ -64,20 +46,25 @@ def respond(body: Body) -> Body:
         return message(text("ok"))  # side requests: titles, summaries
     if not _tool_results(body):
         return message(
-            {"type": "tool_use", "id": "toolu_recall_1", "name": TOOL, "input": {"query": QUERY}}
+            {
+                "type": "tool_use",
+                "id": "toolu_recall_1",
+                "name": TOOL,
+                "input": {"query": DEPLOY_QUERY},
+            }
         )
     return message(text("Done."))
 
 
-def test_claude_code_calls_memdir_recall_over_mcp(binary: Path, tmp_path: Path) -> None:
+def test_claude_code_calls_memdir_recall_over_mcp(claude_code: Path, tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     memory.mkdir()
     (memory / "MEMORY.md").write_text("- [Deploy](deploy.md) — staging first\n")
-    (memory / "deploy.md").write_text(TOPIC)
+    (memory / "deploy.md").write_text(DEPLOY_MEMORY)
     # The offline selector: the agent's environment has an API key (for the fake), and memdir
     # must not send its selector request there.
     (memory / "memdir.toml").write_text('selector = "lexical"\n')
-    expected = recall(QUERY, memory, Session()).attachment
+    expected = recall(DEPLOY_QUERY, memory, Session()).attachment
     assert "Deploys go through the staging cluster first." in expected
 
     home, project = tmp_path / "home", tmp_path / "project"
@@ -89,12 +76,12 @@ def test_claude_code_calls_memdir_recall_over_mcp(binary: Path, tmp_path: Path) 
     config.write_text(json.dumps({"mcpServers": {"memdir": server}}))
 
     run = run_agent(
-        binary,
+        claude_code,
         home=home,
         cwd=project,
         # Without tool search the MCP tools are in `tools`, so the fake can call one at once.
         env_extra={"ENABLE_TOOL_SEARCH": "false"},
-        prompt=QUERY,
+        prompt=DEPLOY_QUERY,
         responder=respond,
         timeout=120.0,
         args=["--mcp-config", str(config), "--allowedTools", TOOL],

@@ -19,15 +19,9 @@ from typing import Any
 import pytest
 from memdir.recall import recall
 from memdir.surface import Session
-
-pytestmark = [pytest.mark.agent, pytest.mark.slow]
+from memhelpers import DEPLOY_MEMORY, DEPLOY_QUERY
 
 INSTALL = Path(__file__).resolve().parents[2] / "scripts" / "install-mcp-inspector.sh"
-QUERY = "how do deploys to the staging cluster work?"
-TOPIC = (
-    "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
-    "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
-)
 TOOLS = {"memory", "memory_recall", "memory_search", "memory_lint", "memory_index"}
 
 
@@ -56,7 +50,7 @@ def memory(tmp_path: Path) -> Path:
     memory = tmp_path / "memory"
     memory.mkdir()
     (memory / "MEMORY.md").write_text("- [Deploy](deploy.md) — staging first\n")
-    (memory / "deploy.md").write_text(TOPIC)
+    (memory / "deploy.md").write_text(DEPLOY_MEMORY)
     (memory / "memdir.toml").write_text('selector = "lexical"\n')  # recall stays offline
     return memory
 
@@ -91,14 +85,14 @@ def test_inspector_lists_memdir_tools(inspector: Path, memory: Path, tmp_path: P
 
 
 def test_inspector_calls_memory_recall(inspector: Path, memory: Path, tmp_path: Path) -> None:
-    expected = recall(QUERY, memory, Session()).attachment
+    expected = recall(DEPLOY_QUERY, memory, Session()).attachment
     assert "Deploys go through the staging cluster first." in expected
     result = _inspect(
         inspector,
         memory,
         tmp_path / "home",
         *("--method", "tools/call", "--tool-name", "memory_recall"),
-        *("--tool-arg", f"query={QUERY}"),
+        *("--tool-arg", f"query={DEPLOY_QUERY}"),
     )
     assert result["isError"] is False
     assert [part["text"] for part in result["content"]] == [expected]

@@ -26,7 +26,6 @@ from fidelity.agent import (
     SURFACED_INTRO,
     AgentRun,
     PathBLoop,
-    agent_binary,
     all_surfaced,
     injected_index,
     is_selector_request,
@@ -44,21 +43,10 @@ from fidelity.fixtures import FIXTURES
 VERSION = os.environ.get("MEMDIR_AGENT_VERSION") or PINNED_VERSION
 
 
-@pytest.fixture(scope="module")
-def binary() -> Path:
-    path = agent_binary(VERSION)
-    if not path.exists():
-        pytest.skip(
-            f"Claude Code {VERSION} is not installed ({path}): "
-            f"run `bash scripts/install-claude-code.sh {VERSION}` (needs npm)"
-        )
-    return path
-
-
 @pytest.mark.parametrize("name", list(FIXTURES))
-def test_memdir_matches_the_agent(name: str, binary: Path, tmp_path: Path) -> None:
+def test_memdir_matches_the_agent(name: str, claude_code: Path, tmp_path: Path) -> None:
     fixture = FIXTURES[name]
-    run, differences = check(binary, fixture, tmp_path)
+    run, differences = check(claude_code, fixture, tmp_path)
     assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
     if fixture.known is not None:
         # Kept on purpose; if the agent stops differing, the fixture and the docs must change.
