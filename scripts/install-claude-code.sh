@@ -24,17 +24,12 @@ DIR=$CACHE/claude-code/$VERSION
 
 log() { printf '[install-claude-code] %s\n' "$*" >&2; }
 
-# The platform package npm picks for this machine (the names of the package's optionalDependencies).
-case "$(uname -s)/$(uname -m)" in
-  Linux/x86_64) platform=linux-x64 ;;
-  Linux/aarch64 | Linux/arm64) platform=linux-arm64 ;;
-  Darwin/x86_64) platform=darwin-x64 ;;
-  Darwin/arm64) platform=darwin-arm64 ;;
-  *)
-    log "no Claude Code binary package for $(uname -s) $(uname -m)"
-    exit 1
-    ;;
-esac
+# shellcheck source=lib/platform.sh
+. "$(dirname "$0")/lib/platform.sh"
+platform=$(npm_platform) || {
+  log "no Claude Code binary package for $(uname -s) $(uname -m)"
+  exit 1
+}
 if [ "$(uname -s)" = Linux ] && ls /lib/ld-musl-* >/dev/null 2>&1; then
   platform=$platform-musl
 fi

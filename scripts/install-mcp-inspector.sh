@@ -25,16 +25,12 @@ STAMP="@modelcontextprotocol/inspector@$VERSION node@$NODE_VERSION"
 
 log() { printf '[install-mcp-inspector] %s\n' "$*" >&2; }
 
-case "$(uname -s)/$(uname -m)" in
-  Linux/x86_64) platform=linux-x64 ;;
-  Linux/aarch64 | Linux/arm64) platform=linux-arm64 ;;
-  Darwin/x86_64) platform=darwin-x64 ;;
-  Darwin/arm64) platform=darwin-arm64 ;;
-  *)
-    log "no Node package for $(uname -s) $(uname -m)"
-    exit 1
-    ;;
-esac
+# shellcheck source=lib/platform.sh
+. "$(dirname "$0")/lib/platform.sh"
+platform=$(npm_platform) || {
+  log "no Node package for $(uname -s) $(uname -m)"
+  exit 1
+}
 
 done_marker() { [ -f "$DIR/.memdir-installed" ] && [ "$(cat "$DIR/.memdir-installed")" = "$STAMP" ]; }
 # The Inspector runs with nothing of the caller's environment but a search path and a home.

@@ -23,22 +23,18 @@ site_dir=$(mktemp -d)  # the docs must build without a warning (mkdocs.yml)
 NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$site_dir"
 rm -rf "$site_dir"
 
-# The real Claude Code CLI for the agent fidelity tests (tests/fidelity); without npm they skip.
-agent_status=0
-bash scripts/install-claude-code.sh >/dev/null || agent_status=$?
-if [ "$agent_status" -eq 3 ]; then
-  echo "test.sh: npm missing: the agent fidelity tests (tests/fidelity) will be skipped" >&2
-elif [ "$agent_status" -ne 0 ]; then
-  exit "$agent_status"
-fi
-# The MCP Inspector, a client written by others, for tests/agents/test_mcp_inspector.py.
-inspector_status=0
-bash scripts/install-mcp-inspector.sh >/dev/null || inspector_status=$?
-if [ "$inspector_status" -eq 3 ]; then
-  echo "test.sh: npm missing: the MCP Inspector test (tests/agents) will be skipped" >&2
-elif [ "$inspector_status" -ne 0 ]; then
-  exit "$inspector_status"
-fi
+# Clients written by others, installed into a cache; without npm (exit 3) their tests skip.
+optional_install() {  # SCRIPT WHAT
+  local status=0
+  bash "$1" >/dev/null || status=$?
+  if [ "$status" -eq 3 ]; then
+    echo "test.sh: npm missing: $2 will be skipped" >&2
+  elif [ "$status" -ne 0 ]; then
+    exit "$status"
+  fi
+}
+optional_install scripts/install-claude-code.sh "the agent tests against Claude Code (tests/fidelity, tests/agents)"
+optional_install scripts/install-mcp-inspector.sh "the MCP Inspector test (tests/agents)"
 
 status=0
 .venv/bin/python -m pytest "$@" || status=$?
