@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Final
 
 from memdir.config import Settings, load_settings
-from memdir.paths import locate_memory_dir
+from memdir.paths import locate_memory_dir, relative_inside
 from memdir.recall import RecallResult, recall
 from memdir.select import choose_selector
 from memdir.surface import Session
@@ -191,8 +191,7 @@ def files_seen_in_transcript(transcript: Path, memory_dir: Path) -> list[str]:
             path = use.input.get("file_path")
             if use.name in _READ_TOOLS and isinstance(path, str) and os.path.isabs(path):
                 seen.append(path)
-    inside = tuple(root.rstrip(os.sep) + os.sep for root in roots)
-    return [p for p in seen if os.path.normpath(p).startswith(inside)]
+    return [p for p in seen if relative_inside(memory_dir, p, follow_links=False)]
 
 
 def hook_output(context: str) -> dict[str, object]:

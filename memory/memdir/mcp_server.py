@@ -160,17 +160,16 @@ class MemdirMCP:
         return _text_result("\n".join(lines) if lines else "No matches.", data=data)
 
     def lint(self) -> CallToolResult:
+        from memdir.lint.formats import Section, format_text
         from memdir.lint.state import DirState
 
         state = DirState(self.root, load_settings(self.root))
         state.refresh()
         result = state.lint()
         findings = [d.to_json() for d in result.diagnostics]
-        lines = [
-            f"{d.rel_path}:{d.span.start_line + 1}: {d.code} [{d.severity}] {d.message}"
-            for d in result.diagnostics
-        ]
-        text = "\n".join(lines) if lines else f"No problems in {result.files} topic files."
+        # The command line's text format, one line per finding.
+        text = format_text([Section(result)]).rstrip("\n")
+        text = text or f"No problems in {result.files} topic files."
         return _text_result(text, data={"files": result.files, "diagnostics": findings})
 
     def index(self) -> CallToolResult:
