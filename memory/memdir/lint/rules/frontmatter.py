@@ -92,8 +92,9 @@ MEM102 = Rule(
     "malformed-frontmatter",
     "error",
     "topic",
-    "The frontmatter is not valid YAML, or not a mapping of fields; the range is the "
-    "YAML parser's error position.",
+    "The frontmatter is not valid YAML, even as Claude Code retries it (values holding a YAML "
+    "indicator quoted, tabs as spaces), or not a mapping of fields; the range is the YAML "
+    "parser's error position.",
     "The agent reads no name, description or type from the file: it is an untyped, "
     "undescribed memory.",
     '`description: "unclosed`',
