@@ -512,23 +512,29 @@ function memdirLogText() {
       return { text };
     }, { dependsOn: ['Problems panel shows the diagnostics of MEMORY.md'] });
 
-    await step('agent mode: vscode.lm lists memdir\'s tools and invokeTool returns a recall', async () => {
+    await step('agent mode: vscode.lm lists memdir\'s tools, invokeTool returns a recall and dedupes it per session', async () => {
       // The extension's internal self-check command (bound to a key in keybindings.json above)
-      // asks VS Code itself: vscode.lm.tools, then vscode.lm.invokeTool('memdir_recall'). Both
-      // answers land in the memdir output channel.
+      // asks VS Code itself: vscode.lm.tools, then vscode.lm.invokeTool('memdir_recall') twice
+      // with one query and no chat token (so in the window's session). The answers land in the
+      // memdir output channel. The key is pressed again only while no run is in flight: a second
+      // run would find the memory already recalled.
       const listed = /lm\.tools lists: (\[.*\])/;
-      const invoked = /lm\.invokeTool memdir_recall: (".*")/;
+      const invoked = /lm\.invokeTool memdir_recall twice: (\[.*\])/;
+      const count = (log, re) => (log.match(re) || []).length;
       const text = await until('the self-check in the memdir output channel', async () => {
         const log = memdirLogText();
         if (invoked.test(log)) {
           return log;
+        }
+        if (count(log, /lm self-check started/g) > count(log, /lm self-check failed/g)) {
+          return undefined;
         }
         await page.keyboard.press(LM_SELF_CHECK_KEY);
         await page.waitForTimeout(3000);
         return undefined;
       }, 45000, 100);
       const tools = JSON.parse(listed.exec(text)[1]);
-      const recall = JSON.parse(invoked.exec(text)[1]);
+      const [recall, again] = JSON.parse(invoked.exec(text)[1]);
       for (const name of ['memdir_recall', 'memdir_search', 'memdir_memory']) {
         if (!tools.includes(name)) {
           throw new Error(`vscode.lm.tools lacks ${name}: ${JSON.stringify(tools)}`);
@@ -536,6 +542,9 @@ function memdirLogText() {
       }
       if (!recall.includes('Trunk freezes once a mobile build is submitted')) {
         throw new Error(`memdir_recall did not return the release-freeze memory: ${recall.slice(0, 300)}`);
+      }
+      if (!again.startsWith('Nothing new recalled for this message') || again.includes('Trunk freezes')) {
+        throw new Error(`the second memdir_recall in the same session recalled again: ${again.slice(0, 300)}`);
       }
       // The MCP commands are hidden while chat.disableAIFeatures is on, so the definitions are
       // checked as the provider computes them, with the server's own interpreter.
@@ -547,7 +556,7 @@ function memdirLogText() {
       if (!mine) {
         throw new Error(`no memdir mcp definition for the workspace: ${JSON.stringify(definitions)}`);
       }
-      return { tools, recallChars: recall.length, mcpDefinition: mine };
+      return { tools, recallChars: recall.length, again, mcpDefinition: mine };
     }, { dependsOn: ['extension activates and the language client starts'] });
 
     await step('recall preview renders the selection and the injected text', async () => {

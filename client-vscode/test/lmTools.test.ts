@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MemorySearchResult, RecallView } from '../src/common/protocol';
+import { Uri } from 'vscode';
 import {
+  chatSessionId,
   mcpServerLaunches,
   MCP_PROVIDER_ID,
   MEMORY_TOOL_NAME,
@@ -75,14 +77,14 @@ describe('package.json declares what the code registers', () => {
 
 describe('tool input → request params', () => {
   it('maps recall and search input', () => {
-    expect(recallParams({ query: 'release freeze' })).toEqual({ query: 'release freeze' });
+    expect(recallParams({ query: 'release freeze' }, 'chat-1')).toEqual({ query: 'release freeze', sessionId: 'chat-1' });
     expect(searchParams({ pattern: 'freeze', glob: 'project-*.md' })).toEqual({ pattern: 'freeze', glob: 'project-*.md' });
     expect(searchParams({ pattern: 'freeze' })).toEqual({ pattern: 'freeze' });
   });
 
   it('refuses input that does not fit the schema, saying what is wrong', () => {
-    expect(() => recallParams({})).toThrow(new ToolInputError('"query" is required and must be a non-empty string'));
-    expect(() => recallParams('freeze')).toThrow('the input must be a JSON object');
+    expect(() => recallParams({}, 'chat-1')).toThrow(new ToolInputError('"query" is required and must be a non-empty string'));
+    expect(() => recallParams('freeze', 'chat-1')).toThrow('the input must be a JSON object');
     expect(() => searchParams({ pattern: 'x', glob: 3 })).toThrow('"glob" must be a string');
     expect(() => memoryToolParams({ command: 'format' })).toThrow('"command" must be one of view, create, str_replace, insert, delete, rename');
     expect(() => memoryToolParams({ command: 'insert', path: '/memories/a.md', insert_line: '2' })).toThrow('"insert_line" must be an integer');
@@ -113,11 +115,49 @@ describe('tool input → request params', () => {
   });
 });
 
+describe("the chat session of a tool call, from VS Code's invocation token", () => {
+  const resource = 'vscode-chat-session://local/YWJj';
+
+  it('reads the sessionId of VS Code 1.101 and of the builds that also send sessionResource', () => {
+    expect(chatSessionId({ sessionId: 'abc' })).toBe('abc');
+    expect(chatSessionId({ sessionId: 'abc', sessionResource: Uri.parse(resource) })).toBe('abc');
+  });
+
+  it('falls back to the sessionResource URI, revived or as its components', () => {
+    expect(chatSessionId({ sessionResource: Uri.parse(resource) })).toBe(resource);
+    expect(chatSessionId({ sessionResource: { $mid: 1, scheme: 'vscode-chat-session', authority: 'local', path: '/YWJj' } })).toBe(resource);
+    expect(chatSessionId({ sessionResource: { scheme: 'x', authority: '', path: '/p', query: 'q=1', fragment: 'f' } })).toBe('x:///p?q=1#f');
+    expect(chatSessionId({ sessionId: '', sessionResource: resource })).toBe(resource);
+  });
+
+  it('gives no session without a token or for a shape it does not know', () => {
+    for (const token of [undefined, null, 'abc', 42, {}, { sessionId: 7 }, { sessionResource: {} }, { sessionResource: { path: '/p' } }, Object.create(null)]) {
+      expect(chatSessionId(token), JSON.stringify(token)).toBeUndefined();
+    }
+  });
+});
+
 describe('server answers → tool results', () => {
-  it('gives the recall attachment, or why nothing was recalled', () => {
-    const view = { attachment: '<relevant_memories>x</relevant_memories>', reason: 'matched' } as RecallView;
+  const view = {
+    triggered: true,
+    attachment: '<relevant_memories>x</relevant_memories>',
+    reason: 'message contains whitespace',
+    dropped: [],
+    budget: { used: 556, left: 60884, limit: 61440, surfacedNow: 556 },
+  } as unknown as RecallView;
+
+  it('gives the recall attachment, or why the prefetch did not run', () => {
     expect(recallText(view)).toBe('<relevant_memories>x</relevant_memories>');
-    expect(recallText({ ...view, attachment: '', reason: 'single word' })).toBe('No memories recalled for this message (single word).');
+    expect(recallText({ ...view, triggered: false, attachment: '', reason: 'single word' })).toBe('No memories recalled for this message (single word).');
+  });
+
+  it('says when the session was already given what is relevant', () => {
+    const again = { ...view, attachment: '', budget: { ...view.budget, surfacedNow: 0 } };
+    expect(recallText(again)).toBe('Nothing new recalled for this message: no relevant memory this chat session has not already been given.');
+    expect(recallText({ ...again, dropped: [{ path: 'project-release-freeze.md', stage: 'after-select', reason: 'already surfaced in this session' }] })).toBe(
+      'Nothing new recalled for this message (project-release-freeze.md: already surfaced in this session).',
+    );
+    expect(recallText({ ...again, budget: { used: 0, left: 61440, limit: 61440, surfacedNow: 0 } })).toBe('No memories recalled for this message (nothing relevant).');
   });
 
   it('prints search matches 1-based, and says when it stopped', () => {

@@ -7,6 +7,7 @@
  * so agent mode gets exactly what the recall preview and the MCP server compute. Both APIs are
  * newer than some VS Code forks: a missing API is logged and skipped, never an activation error.
  */
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import {
   CLI_MODULE,
@@ -81,8 +82,47 @@ export const TOOL_INPUT_FIELDS: Record<string, readonly string[]> = {
   ],
 };
 
-export function recallParams(input: unknown): RecallParams {
-  return { query: requiredString(record(input), 'query') };
+/** A recall in a session: what the session was already given does not surface again. */
+export function recallParams(input: unknown, sessionId: string): RecallParams {
+  return { query: requiredString(record(input), 'query'), sessionId };
+}
+
+/** A URI's string form, whether the RPC revived it (a `vscode.Uri`) or left its components. */
+function uriString(value: unknown): string | undefined {
+  if (typeof value === 'string') {
+    return value || undefined;
+  }
+  if (typeof value !== 'object' || value === null) {
+    return undefined;
+  }
+  const { toString } = value as { toString?: unknown };
+  if (typeof toString === 'function' && toString !== Object.prototype.toString) {
+    const text: unknown = toString.call(value);
+    return typeof text === 'string' && text ? text : undefined;
+  }
+  const { scheme, authority, path, query, fragment } = value as Record<string, unknown>;
+  if (typeof scheme !== 'string' || !scheme || typeof path !== 'string') {
+    return undefined;
+  }
+  const part = (prefix: string, v: unknown): string => (typeof v === 'string' && v ? `${prefix}${v}` : '');
+  return `${scheme}://${part('', authority)}${path}${part('?', query)}${part('#', fragment)}`;
+}
+
+/**
+ * The chat session of a tool call, read from `options.toolInvocationToken`. The API keeps the
+ * token opaque; VS Code passes the chat's IToolInvocationContext: `{ sessionId }` (1.101),
+ * `{ sessionId, sessionResource }` later, only `sessionResource` (a URI) in newer builds.
+ * Undefined when there is no chat (`lm.invokeTool` without a token) or the shape is unknown.
+ */
+export function chatSessionId(token: unknown): string | undefined {
+  if (typeof token !== 'object' || token === null) {
+    return undefined;
+  }
+  const { sessionId, sessionResource } = token as { sessionId?: unknown; sessionResource?: unknown };
+  if (typeof sessionId === 'string' && sessionId) {
+    return sessionId;
+  }
+  return uriString(sessionResource);
 }
 
 export function searchParams(input: unknown): SearchParams {
@@ -131,11 +171,22 @@ export function memoryToolWrites(params: MemoryToolParams): boolean {
   return params.command !== 'view';
 }
 
+/** The attachment, or why there is none: the model should not retry a recall that deduped. */
 export function recallText(view: RecallView): string {
   if (view.attachment) {
     return view.attachment;
   }
-  return `No memories recalled for this message (${view.reason || 'nothing relevant'}).`;
+  if (!view.triggered) {
+    return `No memories recalled for this message (${view.reason || 'nothing relevant'}).`;
+  }
+  const dropped = view.dropped ?? [];
+  if (dropped.length) {
+    return `Nothing new recalled for this message (${dropped.map((d) => `${d.path}: ${d.reason}`).join('; ')}).`;
+  }
+  if ((view.budget?.used ?? 0) > 0) {
+    return 'Nothing new recalled for this message: no relevant memory this chat session has not already been given.';
+  }
+  return 'No memories recalled for this message (nothing relevant).';
 }
 
 export function searchText(result: MemorySearchResult): string {
@@ -192,6 +243,8 @@ export function registerLanguageModelTools(
 ): vscode.Disposable[] {
   const lm = vscode.lm as Partial<typeof vscode.lm> | undefined;
   const disposables: vscode.Disposable[] = [];
+  // Calls outside a chat (another extension's lm.invokeTool) share one session per window.
+  const windowSession = `vscode-lm-tools-${randomUUID()}`;
   // VS Code may ask for MCP definitions in any workspace: only a started server's directories
   // count, so asking never spawns Python (data.onDidChange re-offers them once it runs).
   const launches = async (): Promise<ReturnType<typeof mcpServerLaunches>> => {
@@ -205,7 +258,7 @@ export function registerLanguageModelTools(
       lm.registerTool<unknown>(RECALL_TOOL, {
         invoke: (options) =>
           answer(
-            () => recallParams(options.input),
+            () => recallParams(options.input, chatSessionId(options.toolInvocationToken) ?? windowSession),
             async (params) => recallText(await server.sendRequest<RecallView>(MEMORY_RECALL, params)),
           ),
       }),
@@ -265,22 +318,33 @@ export function registerLanguageModelTools(
   }
 
   // Not contributed to the palette: the e2e scenario binds a key to it to see what VS Code lists.
+  // It recalls twice with one query and no token (so in the window's session): the second answer
+  // shows the dedupe. "started"/"failed" lines let the scenario tell a run in flight from a lost key.
   disposables.push(
     vscode.commands.registerCommand(CMD_LM_TOOLS_SELF_CHECK, async (query?: unknown) => {
-      const names = (lm?.tools ?? []).map((t) => t.name).filter((n) => n.startsWith('memdir_'));
-      log.info(`lm.tools lists: ${JSON.stringify(names)}`);
-      log.info(`MCP server definitions: ${JSON.stringify(await launches())}`);
-      if (typeof lm?.invokeTool !== 'function') {
-        return;
+      log.info('lm self-check started');
+      try {
+        const names = (lm?.tools ?? []).map((t) => t.name).filter((n) => n.startsWith('memdir_'));
+        log.info(`lm.tools lists: ${JSON.stringify(names)}`);
+        log.info(`MCP server definitions: ${JSON.stringify(await launches())}`);
+        if (typeof lm?.invokeTool !== 'function') {
+          log.info('lm self-check failed: no vscode.lm.invokeTool');
+          return;
+        }
+        const invoke = lm.invokeTool.bind(lm);
+        const recall = async (): Promise<string> => {
+          const result = await invoke(RECALL_TOOL, {
+            input: { query: typeof query === 'string' ? query : 'release freeze' },
+            toolInvocationToken: undefined,
+          });
+          return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+        };
+        const first = await recall();
+        const second = await recall();
+        log.info(`lm.invokeTool ${RECALL_TOOL} twice: ${JSON.stringify([first, second])}`);
+      } catch (error) {
+        log.info(`lm self-check failed: ${error instanceof Error ? error.message : String(error)}`);
       }
-      const result = await lm.invokeTool(RECALL_TOOL, {
-        input: { query: typeof query === 'string' ? query : 'release freeze' },
-        toolInvocationToken: undefined,
-      });
-      const text = result.content
-        .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : ''))
-        .join('');
-      log.info(`lm.invokeTool ${RECALL_TOOL}: ${JSON.stringify(text)}`);
     }),
   );
   return disposables;
