@@ -13,14 +13,17 @@ model reads them; an unknown resource is a protocol error.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
-from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
-from pydantic import Field
+from mcp.types import CallToolResult, InputRequiredResult, Resource, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
 
 from memdir import __version__
 from memdir import constants as C
@@ -32,9 +35,13 @@ from memdir.surface import Session
 from memdir.write import MemoryWriter, WriteError
 
 SERVER_NAME: Final = "memdir"
+#: The first (default) memory dir's index and files.
 INDEX_URI: Final = "memdir://index"
 #: Topic files: ``memdir://memory/<path relative to the memory dir>``.
 MEMORY_URI_PREFIX: Final = "memdir://memory/"
+#: When several dirs are served, each one's: ``memdir://dir/<label>/index`` and
+#: ``memdir://dir/<label>/memory/<path>``.
+DIR_URI_PREFIX: Final = "memdir://dir/"
 #: Recall sessions kept at once (the oldest is forgotten first): an HTTP server may see many.
 MAX_SESSIONS: Final = 256
 #: The session a recall without ``session_id`` uses: over stdio one process is one agent session.
@@ -67,6 +74,51 @@ surfaced in the same session). Returns the injected text."""
 RECALL_META_KEY: Final = "memdir/recall"
 
 
+@dataclass(frozen=True)
+class ServedDir:
+    """A memory dir this server serves, and the short name tools and URIs use for it."""
+
+    label: str
+    root: Path
+
+
+def served_dirs(roots: Sequence[Path]) -> list[ServedDir]:
+    """Each dir once, named for its project: ``<project>/memory`` is ``<project>``.
+
+    Agent memory dirs are all called ``memory``, so the folder above says which project; a
+    name two dirs share gets ``-2``, ``-3``.
+    """
+    dirs: list[ServedDir] = []
+    seen: set[str] = set()
+    labels: set[str] = set()
+    for root in roots:
+        key = os.path.realpath(root)
+        if key in seen:
+            continue
+        seen.add(key)
+        base = root.parent.name if root.name == "memory" and root.parent.name else root.name
+        base = base or "memory"
+        label, n = base, 1
+        while label in labels:
+            n += 1
+            label = f"{base}-{n}"
+        labels.add(label)
+        dirs.append(ServedDir(label, root))
+    return dirs
+
+
+def argument_problems(exc: ValidationError) -> list[str]:
+    """Pydantic's report as phrases a model can act on (no type codes, no URLs)."""
+    problems = []
+    for error in exc.errors():
+        name = ".".join(str(part) for part in error["loc"]) or "arguments"
+        if error["type"] == "missing":
+            problems.append(f"`{name}` is required")
+        else:
+            problems.append(f"`{name}`: {error['msg']} (got {error['input']!r})")
+    return problems
+
+
 def _text_result(
     text: str, *, is_error: bool = False, data: Any = None, meta: dict[str, Any] | None = None
 ) -> CallToolResult:
@@ -78,48 +130,89 @@ def _text_result(
     )
 
 
-class MemdirMCP:
-    """The tools and resources of one memory dir; :meth:`server` builds the MCP server."""
+def read_only_refusal(command: str) -> CallToolResult:
+    return _text_result(
+        f"Error: this memdir server is read-only; `{command}` is not available (only `view` is)",
+        is_error=True,
+    )
 
-    def __init__(self, memory_dir: Path, *, read_only: bool = False) -> None:
-        self.root = memory_dir
+
+class MemdirMCP:
+    """The tools and resources of the served memory dirs; :meth:`server` builds the MCP server.
+
+    Every tool takes an optional ``directory`` (a label or a path); without it the first dir
+    is meant, so a server of one dir reads as if there were no choice.
+    """
+
+    def __init__(self, memory_dirs: Sequence[Path], *, read_only: bool = False) -> None:
+        if not memory_dirs:
+            raise ValueError("memdir mcp serves at least one memory dir")
+        self.dirs = served_dirs(memory_dirs)
         self.read_only = read_only
-        self.sessions: OrderedDict[str, Session] = OrderedDict()
+        self.sessions: OrderedDict[tuple[Path, str], Session] = OrderedDict()
+
+    @property
+    def root(self) -> Path:
+        """The default memory dir: the first one given."""
+        return self.dirs[0].root
+
+    def pick(self, directory: str | None) -> Path:
+        """The memory dir a tool call means: by label or by path, the first without either."""
+        if directory is None or not directory.strip():
+            return self.root
+        for served in self.dirs:
+            if directory == served.label:
+                return served.root
+        wanted = os.path.realpath(os.path.expanduser(directory))
+        for served in self.dirs:
+            if wanted == os.path.realpath(served.root):
+                return served.root
+        choices = ", ".join(f"{d.label} ({d.root})" for d in self.dirs)
+        raise ToolError(f"`directory` {directory!r} is not served here; choose one of: {choices}")
+
+    def served(self, label: str) -> Path:
+        for served in self.dirs:
+            if served.label == label:
+                return served.root
+        raise ResourceNotFoundError(f"no memory dir {label!r} is served here")
 
     # -- the memory tool ------------------------------------------------------------------------
 
-    async def memory(self, data: dict[str, Any]) -> CallToolResult:
+    async def memory(self, data: dict[str, Any], directory: str | None = None) -> CallToolResult:
+        root = self.pick(directory)
         command = data.get("command")
         if self.read_only and command in _WRITE_COMMANDS:
-            return _text_result(
-                f"Error: this memdir server is read-only; `{command}` is not available "
-                "(only `view` is)",
-                is_error=True,
-            )
+            return read_only_refusal(str(command))
         # One tool per call: its change log is not needed here and would only grow.
-        result = await MemdirMemoryTool(self.root).arun(data)
+        result = await MemdirMemoryTool(root).arun(data)
         return _text_result(result.text, is_error=result.is_error)
 
     # -- recall (path B) ------------------------------------------------------------------------
 
-    def session(self, session_id: str) -> Session:
-        session = self.sessions.get(session_id)
+    def session(self, root: Path, session_id: str) -> Session:
+        key = (root, session_id)
+        session = self.sessions.get(key)
         if session is None:
-            session = self.sessions[session_id] = Session()
+            session = self.sessions[key] = Session()
             while len(self.sessions) > MAX_SESSIONS:
                 self.sessions.popitem(last=False)
-        self.sessions.move_to_end(session_id)
+        self.sessions.move_to_end(key)
         return session
 
     async def recall(
-        self, query: str, recent_tools: list[str], session_id: str | None
+        self,
+        query: str,
+        recent_tools: list[str],
+        session_id: str | None,
+        directory: str | None = None,
     ) -> CallToolResult:
         from memdir.recall import prefetch  # the selector, and with a key the anthropic SDK
 
         if not query.strip():
             raise ToolError("`query` must not be empty: pass the user's message")
-        session = self.session(session_id or DEFAULT_SESSION)
-        result = await prefetch(query, self.root, session, recent_tools)
+        root = self.pick(directory)
+        session = self.session(root, session_id or DEFAULT_SESSION)
+        result = await prefetch(query, root, session, recent_tools)
         if result.attachment:
             text = result.attachment
         elif not result.triggered:
@@ -133,7 +226,9 @@ class MemdirMCP:
 
     # -- search, lint, index --------------------------------------------------------------------
 
-    def search(self, pattern: str, glob: str, ignore_case: bool) -> CallToolResult:
+    def search(
+        self, pattern: str, glob: str, ignore_case: bool, directory: str | None = None
+    ) -> CallToolResult:
         from memdir.scan import scan
         from memdir.textio import read_text
 
@@ -145,11 +240,12 @@ class MemdirMCP:
             wanted = glob_matcher(glob)
         except InvalidPatternError as exc:
             raise ToolError(f"`glob`: {exc}") from None
-        paths = [C.INDEX_FILENAME] if (self.root / C.INDEX_FILENAME).is_file() else []
-        paths += [h.rel_path for h in scan(self.root).all_files]
+        root = self.pick(directory)
+        paths = [C.INDEX_FILENAME] if (root / C.INDEX_FILENAME).is_file() else []
+        paths += [h.rel_path for h in scan(root).all_files]
 
         def read(rel: str) -> str | None:
-            result = read_text(self.root / rel)
+            result = read_text(root / rel)
             return None if result.binary else result.text
 
         found = search_files([p for p in paths if wanted(p)], read, regex)
@@ -159,11 +255,12 @@ class MemdirMCP:
             lines.append(f"[stopped after {len(found.matches)} matches]")
         return _text_result("\n".join(lines) if lines else "No matches.", data=data)
 
-    def lint(self) -> CallToolResult:
+    def lint(self, directory: str | None = None) -> CallToolResult:
         from memdir.lint.formats import Section, format_text
         from memdir.lint.state import DirState
 
-        state = DirState(self.root, load_settings(self.root))
+        root = self.pick(directory)
+        state = DirState(root, load_settings(root))
         state.refresh()
         result = state.lint()
         findings = [d.to_json() for d in result.diagnostics]
@@ -172,12 +269,13 @@ class MemdirMCP:
         text = text or f"No problems in {result.files} topic files."
         return _text_result(text, data={"files": result.files, "diagnostics": findings})
 
-    def index(self) -> CallToolResult:
+    def index(self, directory: str | None = None) -> CallToolResult:
         from memdir.index import load_index
 
-        index = load_index(self.root, load_settings(self.root).agent_target)
-        exists = index.exists or (self.root / C.INDEX_FILENAME).exists()
-        summary = index_summary(self.root, index, exists=exists)
+        root = self.pick(directory)
+        index = load_index(root, load_settings(root).agent_target)
+        exists = index.exists or (root / C.INDEX_FILENAME).exists()
+        summary = index_summary(root, index, exists=exists)
         data = cli_json(summary)
         data["level"] = summary.level  # the CLI leaves it out; a model can act on it
         head = (
@@ -192,16 +290,48 @@ class MemdirMCP:
 
     # -- resources ------------------------------------------------------------------------------
 
-    def topic_paths(self) -> list[str]:
+    def resources(self) -> list[Resource]:
+        """Each dir's topic files, and with several dirs each one's index (listed on demand)."""
         from memdir.scan import scan
 
-        return sorted(h.rel_path for h in scan(self.root).all_files)
+        several = len(self.dirs) > 1
+        found = []
+        for served in self.dirs:
+            if several and (served.root / C.INDEX_FILENAME).is_file():
+                found.append(
+                    Resource(
+                        uri=f"{DIR_URI_PREFIX}{served.label}/index",
+                        name=f"{C.INDEX_FILENAME} ({served.label})",
+                        description=f"The memory index of {served.label}",
+                        mime_type="text/markdown",
+                    )
+                )
+            for rel in sorted(h.rel_path for h in scan(served.root).all_files):
+                uris = [MEMORY_URI_PREFIX + rel] if served.root == self.root else []
+                if several:
+                    uris.append(f"{DIR_URI_PREFIX}{served.label}/memory/{rel}")
+                where = f" of {served.label}" if several else ""
+                found += [
+                    Resource(
+                        uri=uri,
+                        name=rel,
+                        description=f"The memory file {rel}{where}",
+                        mime_type="text/markdown",
+                    )
+                    for uri in uris
+                ]
+        return found
 
-    def read_file(self, rel: str) -> str:
+    def read_file(self, rel: str, root: Path | None = None) -> str:
         try:
-            return MemoryWriter(self.root).read(rel)
+            return MemoryWriter(root or self.root).read(rel)
         except WriteError as exc:
             raise ResourceNotFoundError(f"no memory {rel!r}: {exc.message}") from None
+
+    def read_index(self, root: Path) -> str:
+        if not (root / C.INDEX_FILENAME).is_file():
+            return ""
+        return self.read_file(C.INDEX_FILENAME, root)
 
     # -- the server -----------------------------------------------------------------------------
 
@@ -210,39 +340,68 @@ class MemdirMCP:
 
 
 class _Server(MCPServer):
-    """Lists each topic file as a resource (they come and go, so they are listed on demand)."""
+    """Lists each memory file as a resource; says plainly what is wrong with bad arguments."""
 
     memdir: MemdirMCP
 
     async def list_resources(self) -> list[Resource]:
         static = await super().list_resources()
-        paths = await asyncio.to_thread(self.memdir.topic_paths)
-        return static + [
-            Resource(
-                uri=MEMORY_URI_PREFIX + rel,
-                name=rel,
-                description=f"The memory file {rel}",
-                mime_type="text/markdown",
-            )
-            for rel in paths
-        ]
+        listed = {str(r.uri) for r in static}
+        files = await asyncio.to_thread(self.memdir.resources)
+        return static + [r for r in files if str(r.uri) not in listed]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Any = None
+    ) -> CallToolResult | InputRequiredResult:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            if name == "memory" and self.memdir.read_only:
+                command = arguments.get("command")
+                if command in _WRITE_COMMANDS:
+                    return read_only_refusal(str(command))
+            problems = []
+            try:
+                tool.fn_metadata.validate_arguments(arguments)
+            except ValidationError as exc:
+                problems += argument_problems(exc)
+            known = set(tool.parameters.get("properties", {}))
+            unknown = sorted(set(arguments) - known)
+            if unknown:
+                names = ", ".join(f"`{n}`" for n in unknown)
+                takes = ", ".join(f"`{n}`" for n in sorted(known)) or "none"
+                problems.append(f"unknown {names} (it takes {takes})")
+            if problems:
+                raise ToolError(f"Invalid arguments for {name}: " + "; ".join(problems))
+        return await super().call_tool(name, arguments, context)
 
 
 _PathArg = Annotated[
     str,
     Field(description=f"A path under {MEMORIES_ROOT}, e.g. /memories/user_role.md"),
 ]
+_DirArg = Annotated[
+    str | None,
+    Field(description="Which served memory dir (its label or path); default: the first"),
+]
 
 
 def _build(memdir: MemdirMCP) -> MCPServer:
     mode = "read-only" if memdir.read_only else "read-write"
+    if len(memdir.dirs) == 1:
+        serves = f"the agent memory directory {memdir.root} ({mode})"
+    else:
+        listed = "; ".join(f"`{d.label}`: {d.root}" for d in memdir.dirs)
+        serves = (
+            f"{len(memdir.dirs)} agent memory directories ({mode}), chosen with each tool's "
+            f"`directory` argument (default: the first): {listed}"
+        )
     server = _Server(
         SERVER_NAME,
         version=__version__,
         # The SDK logs each failed call at INFO on stderr; a client shows stderr as errors.
         log_level="WARNING",
         instructions=(
-            f"memdir serves the agent memory directory {memdir.root} ({mode}). Call "
+            f"memdir serves {serves}. Call "
             "memory_recall with the user's message to get the memories relevant to it; use the "
             "memory tool to view and (unless read-only) edit memories."
         ),
@@ -258,9 +417,10 @@ def _build(memdir: MemdirMCP) -> MCPServer:
                 list[int] | None,
                 Field(description="[start, end] lines to show (1-based, end -1: to the end)"),
             ] = None,
+            directory: _DirArg = None,
         ) -> CallToolResult:
             data = {"command": command, "path": path, "view_range": view_range}
-            return await memdir.memory({k: v for k, v in data.items() if v is not None})
+            return await memdir.memory({k: v for k, v in data.items() if v is not None}, directory)
 
         server.add_tool(
             memory_view,
@@ -297,6 +457,7 @@ def _build(memdir: MemdirMCP) -> MCPServer:
             insert_text: Annotated[str | None, Field(description="insert: the text")] = None,
             old_path: Annotated[str | None, Field(description="rename: the path to move")] = None,
             new_path: Annotated[str | None, Field(description="rename: where to")] = None,
+            directory: _DirArg = None,
         ) -> CallToolResult:
             data = {
                 "command": command,
@@ -310,7 +471,7 @@ def _build(memdir: MemdirMCP) -> MCPServer:
                 "old_path": old_path,
                 "new_path": new_path,
             }
-            return await memdir.memory({k: v for k, v in data.items() if v is not None})
+            return await memdir.memory({k: v for k, v in data.items() if v is not None}, directory)
 
         server.add_tool(
             memory,
@@ -331,8 +492,9 @@ def _build(memdir: MemdirMCP) -> MCPServer:
             str | None,
             Field(description="The conversation's id: dedupe and budget are kept per session"),
         ] = None,
+        directory: _DirArg = None,
     ) -> CallToolResult:
-        return await memdir.recall(query, recent_tools or [], session_id)
+        return await memdir.recall(query, recent_tools or [], session_id, directory)
 
     server.add_tool(
         memory_recall,
@@ -350,8 +512,9 @@ def _build(memdir: MemdirMCP) -> MCPServer:
             str, Field(description="Which files: a glob over paths relative to the memory dir")
         ] = "**/*.md",
         ignore_case: Annotated[bool, Field(description="Match case-insensitively")] = False,
+        directory: _DirArg = None,
     ) -> CallToolResult:
-        return await asyncio.to_thread(memdir.search, pattern, glob, ignore_case)
+        return await asyncio.to_thread(memdir.search, pattern, glob, ignore_case, directory)
 
     server.add_tool(
         memory_search,
@@ -365,8 +528,8 @@ def _build(memdir: MemdirMCP) -> MCPServer:
         ),
     )
 
-    async def memory_lint() -> CallToolResult:
-        return await asyncio.to_thread(memdir.lint)
+    async def memory_lint(directory: _DirArg = None) -> CallToolResult:
+        return await asyncio.to_thread(memdir.lint, directory)
 
     server.add_tool(
         memory_lint,
@@ -381,8 +544,8 @@ def _build(memdir: MemdirMCP) -> MCPServer:
         ),
     )
 
-    async def memory_index() -> CallToolResult:
-        return await asyncio.to_thread(memdir.index)
+    async def memory_index(directory: _DirArg = None) -> CallToolResult:
+        return await asyncio.to_thread(memdir.index, directory)
 
     server.add_tool(
         memory_index,
@@ -404,9 +567,7 @@ def _build(memdir: MemdirMCP) -> MCPServer:
         mime_type="text/markdown",
     )
     async def index_resource() -> str:
-        if not (memdir.root / C.INDEX_FILENAME).is_file():
-            return ""
-        return await asyncio.to_thread(memdir.read_file, C.INDEX_FILENAME)
+        return await asyncio.to_thread(memdir.read_index, memdir.root)
 
     @server.resource(
         MEMORY_URI_PREFIX + "{+path}",
@@ -417,9 +578,30 @@ def _build(memdir: MemdirMCP) -> MCPServer:
     async def memory_resource(path: str) -> str:
         return await asyncio.to_thread(memdir.read_file, path)
 
+    if len(memdir.dirs) > 1:
+
+        @server.resource(
+            DIR_URI_PREFIX + "{label}/index",
+            name="MEMORY.md of a served dir",
+            description="A served memory dir's index, by the dir's label",
+            mime_type="text/markdown",
+        )
+        async def dir_index_resource(label: str) -> str:
+            return await asyncio.to_thread(memdir.read_index, memdir.served(label))
+
+        @server.resource(
+            DIR_URI_PREFIX + "{label}/memory/{+path}",
+            name="memory file of a served dir",
+            description="A file of a served memory dir, by the dir's label and its path",
+            mime_type="text/markdown",
+        )
+        async def dir_memory_resource(label: str, path: str) -> str:
+            return await asyncio.to_thread(memdir.read_file, path, memdir.served(label))
+
     return server
 
 
-def build_server(memory_dir: Path, *, read_only: bool = False) -> MCPServer:
-    """The MCP server for ``memory_dir`` (run it, or connect a client to it in process)."""
-    return MemdirMCP(memory_dir, read_only=read_only).server()
+def build_server(memory_dirs: Path | Sequence[Path], *, read_only: bool = False) -> MCPServer:
+    """The MCP server for one memory dir or several (run it, or connect a client in process)."""
+    dirs = [memory_dirs] if isinstance(memory_dirs, Path) else list(memory_dirs)
+    return MemdirMCP(dirs, read_only=read_only).server()

@@ -152,7 +152,9 @@ async def test_read_only_offers_view_and_refuses_writes(memdir: Path) -> None:
         create = {"command": "create", "path": "/memories/x.md", "file_text": "x"}
         refused = await client.call_tool("memory", create)
         assert refused.is_error
-        assert "'view'" in text_of(refused)  # the schema's own complaint: only view exists
+        assert text_of(refused) == (
+            "Error: this memdir server is read-only; `create` is not available (only `view` is)"
+        )
     assert not (memdir / "x.md").exists()
 
 
@@ -258,13 +260,39 @@ async def test_index_reports_entries_past_the_cap(
 @pytest.mark.parametrize(
     ("tool", "arguments", "says"),
     [
-        ("memory", {"command": "wipe"}, "command"),
+        (
+            "memory",
+            {"command": "wipe"},
+            "Invalid arguments for memory: `command`: Input should be 'view', 'create', "
+            "'str_replace', 'insert', 'delete' or 'rename' (got 'wipe')",
+        ),
         ("memory", {"command": "create", "path": "/memories/x.md"}, "file_text"),
-        ("memory", {}, "command"),
+        ("memory", {}, "Invalid arguments for memory: `command` is required"),
         ("memory_search", {"pattern": "("}, "`pattern` is not a valid regular expression"),
-        ("memory_search", {}, "pattern"),
+        ("memory_search", {}, "Invalid arguments for memory_search: `pattern` is required"),
+        (
+            "memory_search",
+            {"pattern": "x", "ignore_case": "maybe"},
+            "Invalid arguments for memory_search: `ignore_case`: Input should be a valid boolean",
+        ),
         ("memory_recall", {"query": "   "}, "`query` must not be empty"),
-        ("memory_recall", {"query": QUERY, "recent_tools": "Bash"}, "recent_tools"),
+        (
+            "memory_recall",
+            {"query": QUERY, "recent_tools": "Bash"},
+            "Invalid arguments for memory_recall: `recent_tools`: Input should be a valid list "
+            "(got 'Bash')",
+        ),
+        (
+            "memory_recall",
+            {"qeury": QUERY},
+            "Invalid arguments for memory_recall: `query` is required; unknown `qeury` (it takes "
+            "`directory`, `query`, `recent_tools`, `session_id`)",
+        ),
+        (
+            "memory_lint",
+            {"directory": "/nowhere"},
+            "`directory` '/nowhere' is not served here; choose one of: ",
+        ),
         ("memory_nope", {}, "Unknown tool: memory_nope"),
     ],
 )
@@ -275,6 +303,114 @@ async def test_bad_arguments_are_errors_that_say_what_is_wrong(
         result = await client.call_tool(tool, arguments)
         assert result.is_error
         assert says in text_of(result)
+        assert "pydantic" not in text_of(result)
+    assert not (memdir / "x.md").exists()
+
+
+# --- several memory dirs ------------------------------------------------------------------
+
+
+@pytest.fixture
+def two_dirs(make_dir: Callable[[dict[str, str | bytes]], Path], tmp_path: Path) -> list[Path]:
+    """Two projects' memory dirs, both named ``memory`` as the agent names them."""
+    first = make_dir(FILES)
+    second = tmp_path / "-work-billing" / "memory"
+    second.mkdir(parents=True)
+    (second / "MEMORY.md").write_text("- [Invoices](invoices.md) — run on the 1st\n")
+    (second / "invoices.md").write_text(
+        "---\nname: invoices\ndescription: when the invoice batch job runs\n"
+        "metadata:\n  type: project\n---\nThe invoice batch runs on the first of the month.\n"
+    )
+    (second / "memdir.toml").write_text('selector = "lexical"\n')
+    return [first, second]
+
+
+async def test_several_dirs_each_tool_takes_a_directory(two_dirs: list[Path]) -> None:
+    first, second = two_dirs
+    async with Client(build_server(two_dirs)) as client:
+        instructions = client.instructions
+        assert instructions is not None
+        assert "`-work-billing`" in instructions and str(second) in instructions
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        for tool in tools.values():
+            assert "directory" in tool.input_schema["properties"]
+        # The first dir is the default; the others by label or by path.
+        default = await client.call_tool("memory", {"command": "view", "path": "/memories"})
+        assert "deploy.md" in text_of(default) and "invoices.md" not in text_of(default)
+        by_label = {"command": "view", "path": "/memories", "directory": "-work-billing"}
+        assert "invoices.md" in text_of(await client.call_tool("memory", by_label))
+        recall = await client.call_tool(
+            "memory_recall",
+            {"query": "when does the invoice batch job run?", "directory": str(second)},
+        )
+        assert "The invoice batch runs on the first of the month." in text_of(recall)
+        found = await client.call_tool(
+            "memory_search", {"pattern": "invoice", "directory": "-work-billing"}
+        )
+        assert "invoices.md:" in text_of(found)
+        index = await client.call_tool("memory_index", {"directory": "-work-billing"})
+        assert "Invoices" in text_of(index)
+        create = {
+            "command": "create",
+            "path": "/memories/note.md",
+            "file_text": "---\nname: note\ndescription: a note\ntype: user\n---\nx\n",
+            "directory": "-work-billing",
+        }
+        assert not (await client.call_tool("memory", create)).is_error
+        assert (second / "note.md").is_file() and not (first / "note.md").exists()
+
+
+async def test_several_dirs_keep_sessions_apart(two_dirs: list[Path]) -> None:
+    _first, _second = two_dirs
+    async with Client(build_server(two_dirs)) as client:
+        ask = {"query": QUERY, "session_id": "s1"}
+        assert "staging cluster first" in text_of(await client.call_tool("memory_recall", ask))
+        again = await client.call_tool("memory_recall", ask)
+        assert "none relevant that this session has not seen" in text_of(again)
+        billing = {"query": "when does the invoice batch job run?", "session_id": "s1"}
+        billing["directory"] = "-work-billing"
+        assert "first of the month" in text_of(await client.call_tool("memory_recall", billing))
+
+
+async def test_several_dirs_resources(two_dirs: list[Path]) -> None:
+    first, _second = two_dirs
+    async with Client(build_server(two_dirs)) as client:
+        listed = {str(r.uri) for r in (await client.list_resources()).resources}
+        label = first.parent.name  # the project folder above `memory`
+        assert {
+            "memdir://index",
+            "memdir://memory/deploy.md",
+            f"memdir://dir/{label}/memory/deploy.md",
+            f"memdir://dir/{label}/index",
+            "memdir://dir/-work-billing/index",
+            "memdir://dir/-work-billing/memory/invoices.md",
+        } <= listed
+        read = await client.read_resource("memdir://dir/-work-billing/memory/invoices.md")
+        assert "first of the month" in getattr(read.contents[0], "text", "")
+        index = await client.read_resource("memdir://dir/-work-billing/index")
+        assert getattr(index.contents[0], "text", "").startswith("- [Invoices]")
+        with pytest.raises(MCPError):
+            await client.read_resource("memdir://dir/nobody/index")
+
+
+def test_labels_name_the_project_and_stay_unique(tmp_path: Path) -> None:
+    from memdir.mcp_server import served_dirs
+
+    a = tmp_path / "a" / "proj" / "memory"
+    b = tmp_path / "b" / "proj" / "memory"
+    c = tmp_path / "notes"
+    for d in (a, b, c):
+        d.mkdir(parents=True)
+    dirs = served_dirs([a, b, c, a])
+    assert [(d.label, d.root) for d in dirs] == [("proj", a), ("proj-2", b), ("notes", c)]
+
+
+async def test_several_dirs_over_stdio(two_dirs: list[Path]) -> None:
+    first, second = two_dirs
+    args = ["-m", "memdir", "mcp", "--dir", str(first), "--dir", str(second), "--read-only"]
+    async with Client(StdioServerParameters(command=sys.executable, args=args)) as client:
+        view = {"command": "view", "path": "/memories", "directory": "-work-billing"}
+        assert "invoices.md" in text_of(await client.call_tool("memory", view))
 
 
 # --- resources ------------------------------------------------------------------------------

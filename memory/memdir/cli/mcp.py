@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from memdir.cli.common import CliError, add_dir_argument, resolve_dir
+from memdir.cli.common import CliError, resolve_dir
 
 #: What to run when the extra is missing.
 INSTALL_HINT = "pip install 'memdir[mcp]'"
@@ -27,7 +27,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "stdio by default."
         ),
     )
-    add_dir_argument(parser)
+    parser.add_argument(
+        "--dir",
+        metavar="D",
+        type=Path,
+        action="append",
+        help=(
+            "a memory directory to serve; repeat for several (tools take a `directory` "
+            "argument, the first is the default). Default: the current project's memory dir"
+        ),
+    )
     parser.add_argument(
         "--read-only",
         action="store_true",
@@ -65,18 +74,19 @@ def parse_http(value: str) -> tuple[str, int]:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     http = parse_http(args.http) if args.http else None
-    directory: Path = resolve_dir(args.dir)
+    directories = [resolve_dir(d) for d in args.dir] if args.dir else [resolve_dir(None)]
     try:
         from memdir.mcp_server import build_server
     except ImportError as exc:
         if exc.name is None or not exc.name.startswith("mcp"):
             raise
         raise CliError(f"the MCP server needs the `mcp` extra: {INSTALL_HINT}") from None
-    server = build_server(directory, read_only=args.read_only)
+    server = build_server(directories, read_only=args.read_only)
     if http is None:
         server.run("stdio")
     else:
         host, port = http
-        print(f"memdir mcp: serving {directory} at http://{host}:{port}/mcp", file=sys.stderr)
+        served = ", ".join(str(d) for d in directories)
+        print(f"memdir mcp: serving {served} at http://{host}:{port}/mcp", file=sys.stderr)
         server.run("streamable-http", host=host, port=port)
     return 0
