@@ -50,10 +50,12 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from memdir import constants as C
 from memdir.config import Settings, load_settings
+from memdir.extras import MissingExtraError, require
 from memdir.manifest import format_manifest
 from memdir.paths import relative_inside
 from memdir.scan import scan
 from memdir.search import InvalidPatternError, compile_pattern, glob_matcher, glob_regex, grep_lines
+from memdir.select import NO_CREDENTIALS
 from memdir.transcript import (
     MemoryWrite,
     Transcript,
@@ -693,6 +695,10 @@ async def _emit(callback: ProgressCallback | None, event: ExtractionProgress) ->
         log.warning("extraction progress callback failed", exc_info=True)
 
 
+def _no_credentials(exc: BaseException) -> bool:
+    return isinstance(exc, TypeError) and "Could not resolve authentication" in str(exc)
+
+
 def _api_error_text(exc: BaseException) -> str:
     status = getattr(exc, "status_code", None)
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
@@ -767,6 +773,10 @@ async def run_extraction(
         cwd = next((r.cwd for r in reversed(loaded.records) if r.cwd), None)
         project_root = Path(cwd) if cwd and Path(cwd).is_dir() else Path.cwd()
     settings = settings or load_settings(memory_dir, project_root)
+    try:
+        require("anthropic", "extraction")  # the model calls and the memory tool use the SDK
+    except MissingExtraError as exc:
+        return replace(base, status="error", reason=str(exc), warnings=tuple(warnings))
 
     try:
         with extraction_lock(memory_dir):
@@ -872,7 +882,7 @@ async def _agent_loop(
                 )
             except (anthropic.AnthropicError, TypeError) as exc:
                 # TypeError: the SDK's way of saying no credentials were found.
-                error = _api_error_text(exc)
+                error = NO_CREDENTIALS if _no_credentials(exc) else _api_error_text(exc)
                 log.warning("extraction ended by an API error: %s", error)
                 return finish("error")
             usage["input_tokens"] += response.usage.input_tokens

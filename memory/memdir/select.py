@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from memdir import constants as C
 from memdir.config import SELECTOR_NAMES, SelectorName
+from memdir.extras import MissingExtraError, require
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
 from memdir.target import DEFAULT_TARGET, Target
@@ -37,6 +38,8 @@ SELECT_MAX_RETRIES: Final = 1
 #: Environment variables the SDK reads credentials from (``ANTHROPIC_PROFILE`` names a profile
 #: file holding them). Only their presence is checked here; their values are the SDK's business.
 CREDENTIAL_ENV_VARS: Final = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE")
+#: How every model caller (the selector, extraction) says that no credentials are configured.
+NO_CREDENTIALS: Final = "no API key configured (set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN)"
 _SECRET_ENV_VARS: Final = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
 #: What both of the agent's selector prompts ask of the answer, word for word.
@@ -452,6 +455,8 @@ class AnthropicSelector:
             reason = str(exc)
         elif isinstance(exc, TimeoutError):
             reason = f"no answer within the {self.timeout:g} s timeout"
+        elif isinstance(exc, MissingExtraError):
+            reason = str(exc)
         elif isinstance(exc, ImportError):
             reason = f"the anthropic SDK cannot be imported: {exc}"
         else:
@@ -502,10 +507,10 @@ class AnthropicSelector:
             client = self._client.with_options(timeout=self.timeout, max_retries=self.max_retries)
             message = await self._create(client, request)
         else:
+            # Without the SDK (no [anthropic] extra) even `auto` with a key degrades, saying so.
+            require("anthropic", "the anthropic selector")
             if self.credentials is None:
-                raise SelectionError(
-                    "no API key configured (set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN)"
-                )
+                raise SelectionError(NO_CREDENTIALS)
             from anthropic import AsyncAnthropic
 
             api_key, auth_token, profile = self._credentials_for_client()

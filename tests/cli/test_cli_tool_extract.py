@@ -254,4 +254,32 @@ def test_extract_exit_codes(
         ),
     )
     assert main(["extract", str(transcript), "--dir", str(memory)]) == ERROR
-    assert capsys.readouterr().out.startswith("error: OverloadedError (HTTP 529)")
+    captured = capsys.readouterr()
+    assert captured.out.startswith("error: OverloadedError (HTTP 529)")
+    assert captured.err == ""  # said once, in the report (not again by the module's log)
+
+
+def test_extract_without_credentials_says_so_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK's TypeError becomes recall's sentence: one line, exit 2 (a setup mistake)."""
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_PROFILE",
+        "ANTHROPIC_CONFIG_DIR",
+        "ANTHROPIC_FEDERATION_RULE_ID",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no SDK profile on disk either
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    transcript = conversation(tmp_path / "t.jsonl", user("We deploy on Tuesdays only."))
+    for extra in ([], ["--json"], ["--dry-run"]):
+        assert main(["extract", str(transcript), "--dir", str(memory), *extra]) == USAGE
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert captured.err == (
+            "memdir extract: error: no API key configured "
+            "(set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN)\n"
+        )

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 
 from memdir.cli.common import CliError, add_dir_argument, add_json_argument, resolve_dir
@@ -21,8 +22,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Run the extraction agent on a transcript (JSONL). Skipped when the last turn "
             "already wrote memory; one extraction per memory dir at a time. Exit 0 when it "
-            f"completed or was skipped, 1 on an error, {EXIT_BUSY} when another extraction "
-            "is running."
+            "completed or was skipped, 1 on an error, 2 for a usage error (such as no API key "
+            f"configured), {EXIT_BUSY} when another extraction is running."
         ),
     )
     extract.add_argument("transcript", type=Path, help="the session transcript (.jsonl)")
@@ -52,10 +53,23 @@ def cmd_extract(args: argparse.Namespace) -> int:
         if not project.is_dir():
             raise CliError(f"no such project directory: {project}")
     from memdir.extract import dumps, extract, format_result
+    from memdir.select import NO_CREDENTIALS
 
-    result = extract(
-        transcript, directory, project_root=project, model=args.model, dry_run=args.dry_run
-    )
+    # The result carries the run's error and warnings, which are printed below; the module's
+    # log records would say them a second time. A tool's fault (an ERROR) is still shown.
+    handler = logging.StreamHandler()
+    handler.setLevel(logging.ERROR)
+    handler.setFormatter(logging.Formatter("memdir extract: %(message)s"))
+    logger = logging.getLogger("memdir.extract")
+    logger.addHandler(handler)
+    try:
+        result = extract(
+            transcript, directory, project_root=project, model=args.model, dry_run=args.dry_run
+        )
+    finally:
+        logger.removeHandler(handler)
+    if result.status == "error" and result.reason == NO_CREDENTIALS:
+        raise CliError(NO_CREDENTIALS)  # a setup mistake, said as `memdir recall` says it
     if args.json:
         print(dumps(result))
     else:
