@@ -44,8 +44,9 @@ PYTHON=${MEMDIR_E2E_PYTHON:-}
 if [ -z "$PYTHON" ]; then
   if [ -x "$REPO/.venv/bin/python" ]; then PYTHON=$REPO/.venv/bin/python; else PYTHON=$(command -v python3); fi
 fi
-"$PYTHON" -c 'import memdir_lsp' 2>/dev/null || {
-  log "$PYTHON cannot import memdir_lsp: run scripts/test.sh (or pip install -e .) first"
+# mcp: VS Code itself starts the `memdir mcp` server the extension offers, with this Python.
+"$PYTHON" -c 'import memdir_lsp, mcp' 2>/dev/null || {
+  log "$PYTHON cannot import memdir_lsp and mcp: run scripts/test.sh (or pip install -e '.[mcp]') first"
   exit 1
 }
 

@@ -546,8 +546,8 @@ function memdirLogText() {
       if (!again.startsWith('Nothing new recalled for this message') || again.includes('Trunk freezes')) {
         throw new Error(`the second memdir_recall in the same session recalled again: ${again.slice(0, 300)}`);
       }
-      // The MCP commands are hidden while chat.disableAIFeatures is on, so the definitions are
-      // checked as the provider computes them, with the server's own interpreter.
+      // The definitions as the provider computes them, with the server's own interpreter; the
+      // next step has VS Code start them.
       if (!/MCP server definition provider registered/.test(text)) {
         throw new Error('the MCP server definition provider was not registered');
       }
@@ -558,6 +558,35 @@ function memdirLogText() {
       }
       return { tools, recallChars: recall.length, again, mcpDefinition: mine };
     }, { dependsOn: ['extension activates and the language client starts'] });
+
+    await step('agent mode: VS Code starts the offered memdir mcp server and calls its recall tool', async () => {
+      // The same self-check run goes on: workbench.mcp.startServer, then vscode.lm.tools must list
+      // the MCP server's memory_recall (tagged mcp) and invoking it through VS Code's tool service
+      // must return the memory. VS Code spawns `<python> -m memdir mcp --dir <workspace>` itself.
+      const listedMcp = /MCP tools in lm\.tools after workbench\.mcp\.startServer: (\[.*\])/;
+      const invokedMcp = /lm\.invokeTool (\S*memory_recall): (".*")/;
+      const text = await until('the MCP part of the self-check', async () => {
+        // From the run that recalled twice on: a failure of an earlier run (pressed before the
+        // server was up) does not count.
+        const all = memdirLogText();
+        const log = all.slice(all.search(/lm\.invokeTool memdir_recall twice: /));
+        if (invokedMcp.test(log)) {
+          return log;
+        }
+        const failed = /lm self-check failed: (.*)/.exec(log);
+        if (failed) {
+          throw new Abort(`${failed[1]}${listedMcp.test(log) ? `; MCP tools: ${listedMcp.exec(log)[1]}` : ''}`);
+        }
+        return undefined;
+      }, 60000, 250);
+      const mcpTools = JSON.parse(listedMcp.exec(text)[1]);
+      const [, tool, answer] = invokedMcp.exec(text);
+      const recall = JSON.parse(answer);
+      if (!recall.includes('Trunk freezes once a mobile build is submitted')) {
+        throw new Error(`${tool} did not return the release-freeze memory: ${recall.slice(0, 300)}`);
+      }
+      return { mcpTools, tool, recallChars: recall.length };
+    }, { dependsOn: ["agent mode: vscode.lm lists memdir's tools, invokeTool returns a recall and dedupes it per session"] });
 
     await step('recall preview renders the selection and the injected text', async () => {
       // Hide the bottom panel: the preview gets the whole editor area.

@@ -319,10 +319,13 @@ export function registerLanguageModelTools(
 
   // Not contributed to the palette: the e2e scenario binds a key to it to see what VS Code lists.
   // It recalls twice with one query and no token (so in the window's session): the second answer
-  // shows the dedupe. "started"/"failed" lines let the scenario tell a run in flight from a lost key.
+  // shows the dedupe. Then it has VS Code start the MCP servers it was offered and calls memdir's
+  // MCP recall tool through VS Code's tool service. "started"/"failed" lines let the scenario tell
+  // a run in flight from a key pressed before the extension was active.
   disposables.push(
     vscode.commands.registerCommand(CMD_LM_TOOLS_SELF_CHECK, async (query?: unknown) => {
       log.info('lm self-check started');
+      const text = typeof query === 'string' ? query : 'release freeze';
       try {
         const names = (lm?.tools ?? []).map((t) => t.name).filter((n) => n.startsWith('memdir_'));
         log.info(`lm.tools lists: ${JSON.stringify(names)}`);
@@ -332,16 +335,31 @@ export function registerLanguageModelTools(
           return;
         }
         const invoke = lm.invokeTool.bind(lm);
-        const recall = async (): Promise<string> => {
-          const result = await invoke(RECALL_TOOL, {
-            input: { query: typeof query === 'string' ? query : 'release freeze' },
-            toolInvocationToken: undefined,
-          });
+        const call = async (name: string, input: object): Promise<string> => {
+          const result = await invoke(name, { input, toolInvocationToken: undefined });
           return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
         };
-        const first = await recall();
-        const second = await recall();
+        const first = await call(RECALL_TOOL, { query: text });
+        const second = await call(RECALL_TOOL, { query: text });
         log.info(`lm.invokeTool ${RECALL_TOOL} twice: ${JSON.stringify([first, second])}`);
+
+        // VS Code's own command (no precondition, so it runs with AI features hidden); '*': every
+        // offered server, and the command resolves once their tools are live (or they failed).
+        await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
+        const mcpRecall = (): string | undefined =>
+          (lm.tools ?? []).find((t) => t.tags.includes('mcp') && t.name.endsWith('memory_recall'))?.name;
+        // The tool list reaches the extension host a moment after the server's tools are live.
+        let tool: string | undefined;
+        for (let attempt = 0; attempt < 40 && !(tool = mcpRecall()); attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        const mcpNames = (lm.tools ?? []).filter((t) => t.tags.includes('mcp')).map((t) => t.name);
+        log.info(`MCP tools in lm.tools after workbench.mcp.startServer: ${JSON.stringify(mcpNames)}`);
+        if (!tool) {
+          log.info('lm self-check failed: no MCP memory_recall tool in vscode.lm.tools');
+          return;
+        }
+        log.info(`lm.invokeTool ${tool}: ${JSON.stringify(await call(tool, { query: text }))}`);
       } catch (error) {
         log.info(`lm self-check failed: ${error instanceof Error ? error.message : String(error)}`);
       }
