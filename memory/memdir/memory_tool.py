@@ -23,19 +23,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-import pydantic
-from anthropic.lib.tools import ToolError
-from anthropic.tools.memory import BetaAbstractMemoryTool, BetaLocalFilesystemMemoryTool
-from anthropic.types.beta import (
-    BetaMemoryTool20250818Command,
-    BetaMemoryTool20250818CreateCommand,
-    BetaMemoryTool20250818DeleteCommand,
-    BetaMemoryTool20250818InsertCommand,
-    BetaMemoryTool20250818RenameCommand,
-    BetaMemoryTool20250818StrReplaceCommand,
-    BetaMemoryTool20250818ViewCommand,
-)
-from typing_extensions import override
+try:
+    import pydantic
+    from anthropic.lib.tools import ToolError
+    from anthropic.tools.memory import BetaAbstractMemoryTool, BetaLocalFilesystemMemoryTool
+    from anthropic.types.beta import (
+        BetaMemoryTool20250818Command,
+        BetaMemoryTool20250818CreateCommand,
+        BetaMemoryTool20250818DeleteCommand,
+        BetaMemoryTool20250818InsertCommand,
+        BetaMemoryTool20250818RenameCommand,
+        BetaMemoryTool20250818StrReplaceCommand,
+        BetaMemoryTool20250818ViewCommand,
+    )
+    from typing_extensions import override
+except ImportError:
+    from memdir.extras import require
+
+    require("anthropic", "the memory tool")  # when the extra is the cause, say so in one line
+    raise
 
 from memdir.config import Settings
 from memdir.lint.secrets import find_secrets

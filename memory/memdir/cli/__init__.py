@@ -1,8 +1,8 @@
 """The ``memdir`` command line.
 
 Each subcommand lives in its own module with a ``register(subparsers)`` function. User mistakes
-(a missing directory, a bad argument, a file outside the memory dir) are one line on stderr and
-exit code 2, never a traceback.
+(a missing directory, a bad argument, a file outside the memory dir, an extra not installed) are
+one line on stderr and exit code 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from memdir import __version__
 from memdir.cli.common import CliError, OneLineParser
+from memdir.extras import MissingExtraError
 
 #: Subcommand modules, in the order ``--help`` lists them, with the commands each registers.
 _MODULES = {
@@ -57,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(arguments)
     try:
         code: int = args.func(args)
-    except CliError as exc:
+    except (CliError, MissingExtraError) as exc:
         print(f"memdir {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

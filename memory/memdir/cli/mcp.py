@@ -2,7 +2,7 @@
 
 stdio by default (the client starts the process); ``--http HOST:PORT`` serves streamable HTTP
 at ``/mcp`` on a loopback address only, since the tools read and write memories without any
-authentication. The ``mcp`` SDK is an optional extra, imported only here, when the command runs.
+authentication. The ``mcp`` SDK is the ``[mcp]`` extra, imported only here, when the command runs.
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ import sys
 from pathlib import Path
 
 from memdir.cli.common import CliError, resolve_dir
-
-#: What to run when the extra is missing.
-INSTALL_HINT = "pip install 'memdir[mcp]'"
+from memdir.extras import require
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,12 +73,9 @@ def parse_http(value: str) -> tuple[str, int]:
 def cmd_mcp(args: argparse.Namespace) -> int:
     http = parse_http(args.http) if args.http else None
     directories = [resolve_dir(d) for d in args.dir] if args.dir else [resolve_dir(None)]
-    try:
-        from memdir.mcp_server import build_server
-    except ImportError as exc:
-        if exc.name is None or not exc.name.startswith("mcp"):
-            raise
-        raise CliError(f"the MCP server needs the `mcp` extra: {INSTALL_HINT}") from None
+    require("mcp", "the MCP server")  # before the SDK's imports: a missing extra is one line
+    from memdir.mcp_server import build_server
+
     server = build_server(directories, read_only=args.read_only)
     if http is None:
         server.run("stdio")
