@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from typing import Final, Protocol
 __all__ = [
     "MIN_SCORE",
     "RELATIVE_CUT",
+    "STEMMER_BACKENDS",
     "CacheInfo",
     "LexicalMatch",
     "LexicalSelection",
@@ -32,8 +34,11 @@ __all__ = [
     "cache_info",
     "clear_caches",
     "explain_query",
+    "load_stemmer",
     "select_lexical",
+    "stemmer_backend",
     "tokenize",
+    "use_stemmer",
 ]
 
 # --- tuning constants ------------------------------------------------------------------------
@@ -128,13 +133,87 @@ class _StemmerLike(Protocol):
     def stemWords(self, words: list[str]) -> list[str]: ...  # noqa: N802 (PyStemmer's name)
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> _StemmerLike:
-    # Imported lazily: the selector must not cost anything until it is used.
-    import Stemmer  # type: ignore[import-not-found,unused-ignore]  # PyStemmer ships no stubs
+#: The implementations of Snowball's English stemmer, in order of preference: PyStemmer (C),
+#: else the pure-Python ``snowballstemmer``, which the VS Code extension bundles because a
+#: .vsix cannot carry a compiled module for every platform. Same algorithm, same stems
+#: (tests/core/test_pure_fallbacks.py); the pure one is ~10x slower per uncached word.
+STEMMER_BACKENDS: Final = ("pystemmer", "snowballstemmer")
+#: The backend chosen by :func:`use_stemmer`; ``None``: the first one importable.
+_backend: list[str | None] = [None]
 
-    stemmer: _StemmerLike = Stemmer.Stemmer("english")
-    return stemmer
+
+class _LockedStemmer:
+    """A pure-Python stemmer keeps its word in instance state, and selections run in worker
+    threads: one word at a time. (PyStemmer's call holds the GIL throughout.)"""
+
+    def __init__(self, stemmer: _StemmerLike) -> None:
+        self._stemmer = stemmer
+        self._lock = threading.Lock()
+
+    def stemWords(self, words: list[str]) -> list[str]:  # noqa: N802 (PyStemmer's name)
+        with self._lock:
+            return self._stemmer.stemWords(words)
+
+
+def load_stemmer(backend: str) -> _StemmerLike:
+    """Snowball's English stemmer from ``backend`` (one of :data:`STEMMER_BACKENDS`).
+
+    Raises ImportError when that package is not installed."""
+    if backend == "pystemmer":
+        import Stemmer  # type: ignore[import-not-found,unused-ignore]  # PyStemmer ships no stubs
+
+        stemmer: _StemmerLike = Stemmer.Stemmer("english")
+        return stemmer
+    if backend == "snowballstemmer":
+        # The generated module itself: ``snowballstemmer.stemmer()`` hands out PyStemmer's class
+        # whenever PyStemmer is installed.
+        from snowballstemmer.english_stemmer import (  # type: ignore[import-not-found,import-untyped,unused-ignore]
+            EnglishStemmer,
+        )
+
+        return _LockedStemmer(EnglishStemmer())
+    raise ValueError(f"unknown stemmer backend {backend!r}; expected one of {STEMMER_BACKENDS}")
+
+
+@lru_cache(maxsize=1)
+def _loaded_stemmer() -> tuple[str, _StemmerLike]:
+    # Imported lazily: the selector must not cost anything until it is used.
+    chosen = _backend[0]
+    if chosen is not None:
+        return chosen, load_stemmer(chosen)
+    for backend in STEMMER_BACKENDS:
+        try:
+            return backend, load_stemmer(backend)
+        except ImportError:
+            continue
+    raise ImportError(
+        "memdir's lexical selector needs an English Snowball stemmer: "
+        "install PyStemmer or (pure Python) snowballstemmer"
+    )
+
+
+def _stemmer() -> _StemmerLike:
+    return _loaded_stemmer()[1]
+
+
+def stemmer_backend() -> str:
+    """The backend stemming now: the one :func:`use_stemmer` chose, else the first importable."""
+    return _loaded_stemmer()[0]
+
+
+def use_stemmer(backend: str | None) -> None:
+    """Stem with ``backend`` from now on (``None``: the first importable one) and forget
+    everything computed from the previous backend's stems (tests compare the two)."""
+    if backend is not None and backend not in STEMMER_BACKENDS:
+        raise ValueError(f"unknown stemmer backend {backend!r}; expected one of {STEMMER_BACKENDS}")
+    _backend[0] = backend
+    clear_caches()
+    # Every memoised function of this module derives from stems (the vocabulary's, the
+    # warning words', the stemmer itself): clearing them all cannot miss one added later.
+    for value in list(globals().values()):
+        cache_clear = getattr(value, "cache_clear", None)
+        if callable(cache_clear):
+            cache_clear()
 
 
 _VOWELS = frozenset("aeiouy")

@@ -2,9 +2,9 @@
 
 The block is located in the raw text so every field keeps its exact position (python-frontmatter
 strips the text and loses line numbers); its YAML is loaded with python-frontmatter's handler, so
-the accepted YAML is the library's. Both shapes of ``type`` are accepted: top-level, or nested as
-``metadata: {type: ...}`` (which wins when both are there, as in the agent). Unknown fields are
-kept and never an error.
+the accepted YAML is the library's, always by PyYAML's pure-Python safe loader. Both shapes of
+``type`` are accepted: top-level, or nested as ``metadata: {type: ...}`` (which wins when both
+are there, as in the agent). Unknown fields are kept and never an error.
 """
 
 from __future__ import annotations
@@ -164,7 +164,12 @@ def _load_yaml(text: str) -> Any:
         from frontmatter.default_handlers import YAMLHandler
 
         _YAML = YAMLHandler()
-    return _YAML.load(text)
+    import yaml
+
+    # PyYAML's own loader, not the libyaml one python-frontmatter prefers when it is built:
+    # their error messages and positions differ, and the server the VS Code extension bundles
+    # has no compiled modules. One loader everywhere: one lint result.
+    return _YAML.load(text, Loader=yaml.SafeLoader)
 
 
 def _scalar(value: Any) -> str | None:

@@ -1,0 +1,401 @@
+"""memdir without compiled modules: the pure-Python fallbacks give the same results.
+
+The VS Code extension bundles the server with pure-Python packages only (a .vsix cannot carry a
+compiled module for every platform). Of the core install's dependencies two have compiled
+parts: PyStemmer (C only; the pure ``snowballstemmer`` runs the same Snowball algorithm) and
+PyYAML's optional libyaml binding (memdir always uses PyYAML's own loader, see memdir.topic).
+These tests compare the two stemmers word by word and selection by selection, show that the
+libyaml loader would have changed lint's messages, and run the CLI in a subprocess that refuses
+every compiled module of an installed package, as the bundle does.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import frontmatter.default_handlers
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+from memdir import lexical, lexical_vocab
+from memdir.lexical import (
+    STEMMER_BACKENDS,
+    explain_query,
+    load_stemmer,
+    select_lexical,
+    stemmer_backend,
+    use_stemmer,
+)
+from memdir.topic import agent_fields, parse_topic_text
+from memhelpers import ROOT
+
+pytest.importorskip("snowballstemmer", reason="the pure-Python stemmer (test extra)")
+
+#: Run before the code under test: refuses every compiled module that an installed package
+#: would load (the interpreter's own, in lib-dynload, stay), as in the VS Code bundle.
+NO_COMPILED = """
+import importlib.machinery, sys, sysconfig
+
+_SITE = tuple({sysconfig.get_paths()[key] for key in ("purelib", "platlib")})
+
+
+class _NoCompiled:
+    def find_spec(self, name, path=None, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if (
+            spec is not None
+            and isinstance(spec.loader, importlib.machinery.ExtensionFileLoader)
+            and spec.origin.startswith(_SITE)
+        ):
+            raise ModuleNotFoundError(f"{name} is compiled", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _NoCompiled())
+"""
+
+#: Frontmatter corpora in the repository: the example directory, the recall benchmark's two
+#: directories and the lint benchmark's directory with planted problems (bad YAML among them).
+CORPORA = [
+    ROOT / "examples" / "memory",
+    ROOT / "benchmarks" / "recall" / "memory",
+    ROOT / "benchmarks" / "recall" / "memdir2",
+    ROOT / "benchmarks" / "data" / "bench-200",
+]
+
+
+#: Frontmatter that neither the block nor the agent's retry of it parses, where libyaml and
+#: PyYAML's own loader disagree: on the message, or (a tab inside a line) on whether it parses.
+BROKEN = {
+    f"broken-{key}.md": f"---\nname: broken-{key}\n{yaml_lines}---\nBody.\n"
+    for key, yaml_lines in {
+        "nested": "description: nested value broken\nmetadata:\n  type: a: b\n",
+        "sequence": "description: a list item among the keys\n- item\n",
+        "quote": "description: 'it's quoted wrong\n",
+        "indent": "description: indented\n  type: user\ntype: user\n",
+        "tab": "description:\tafter a tab\n\t- y\n",
+    }.items()
+}
+
+
+@pytest.fixture(scope="module")
+def broken_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("broken") / "memory"
+    root.mkdir()
+    index = "".join(f"- [{name}]({name}) — broken frontmatter\n" for name in BROKEN)
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    for name, text in BROKEN.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def _run(code: str, *args: str, blocked: bool) -> subprocess.CompletedProcess[str]:
+    script = (NO_COMPILED if blocked else "") + code
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+def _cli(*args: str, blocked: bool) -> subprocess.CompletedProcess[str]:
+    code = "import sys\nfrom memdir.cli import main\nraise SystemExit(main(sys.argv[1:]))\n"
+    return _run(code, *args, blocked=blocked)
+
+
+# --- the compiled modules themselves ---------------------------------------------------------
+def test_the_subprocess_blocker_refuses_exactly_the_compiled_modules() -> None:
+    code = """
+import yaml, frontmatter.default_handlers as handlers
+print(yaml.__with_libyaml__, handlers.SafeLoader is yaml.SafeLoader)
+try:
+    import Stemmer
+except ImportError:
+    print("no Stemmer")
+import memdir.lexical as lexical
+print(lexical.stemmer_backend())
+"""
+    out = _run(code, blocked=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:3] == ["False True", "no Stemmer", "snowballstemmer"]
+
+
+def test_without_any_stemmer_the_error_says_what_to_install() -> None:
+    code = """
+import sys
+sys.modules["Stemmer"] = None
+sys.modules["snowballstemmer"] = None
+from memdir.lexical import tokenize
+try:
+    tokenize("deploys")
+except ImportError as exc:
+    print(exc)
+"""
+    out = _run(code, blocked=False)
+    assert out.returncode == 0, out.stderr
+    assert "PyStemmer" in out.stdout and "snowballstemmer" in out.stdout
+
+
+# --- the stemmer -----------------------------------------------------------------------------
+@pytest.fixture
+def backend_reset() -> Iterator[None]:
+    yield
+    use_stemmer(None)
+
+
+def test_the_fallback_is_the_pure_python_stemmer() -> None:
+    # snowballstemmer.stemmer() hands out PyStemmer's class when PyStemmer is installed.
+    pure = load_stemmer("snowballstemmer")
+    inner = pure._stemmer  # type: ignore[attr-defined]
+    assert type(inner).__module__ == "snowballstemmer.english_stemmer"
+    assert inspect.getfile(type(inner)).endswith(".py")
+    with pytest.raises(ValueError, match="unknown stemmer backend"):
+        load_stemmer("porter")
+
+
+def _vocabulary_words() -> set[str]:
+    surfaces: list[str] = [s for group in lexical_vocab.SYNONYM_GROUPS for s in group]
+    surfaces += lexical_vocab.GENERIC_WORDS
+    for broad, narrow in lexical_vocab.NARROWER.items():
+        surfaces += [broad, *narrow]
+    surfaces += lexical._EN_STOP | lexical._EN_WEAK
+    surfaces += lexical._WARNING_WORDS.split()
+    surfaces += lexical._STEM_OVERRIDES
+    return {w for s in surfaces for w in re.findall(r"[^\W_]+", s.lower())}
+
+
+def _repository_words() -> set[str]:
+    words: set[str] = set()
+    roots = [ROOT / "docs", ROOT / "examples", ROOT / "tests", ROOT / "benchmarks" / "recall"]
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.is_file() and path.suffix in {".md", ".py", ".json", ".jsonl"}:
+                text = path.read_text(encoding="utf-8", errors="replace").lower()
+                words.update(re.findall(r"[^\W_]+", text))
+    return words
+
+
+def test_both_stemmers_stem_every_word_alike() -> None:
+    vocabulary = _vocabulary_words()
+    words = sorted(vocabulary | _repository_words())
+    assert len(vocabulary) > 300 and len(words) > 5000
+    c_stems = load_stemmer("pystemmer").stemWords(words)
+    pure_stems = load_stemmer("snowballstemmer").stemWords(words)
+    assert [
+        (word, c, pure)
+        for word, c, pure in zip(words, c_stems, pure_stems, strict=True)
+        if c != pure
+    ] == []
+
+
+@given(
+    st.lists(
+        st.text(
+            st.one_of(
+                st.sampled_from("abcdefghijklmnopqrstuvwxyz'yyeessiinngg"),
+                st.characters(categories=["L", "N"]),
+            ),
+            min_size=1,
+            max_size=20,
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_both_stemmers_agree_on_any_word(words: list[str]) -> None:
+    assert load_stemmer("pystemmer").stemWords(words) == load_stemmer("snowballstemmer").stemWords(
+        words
+    )
+
+
+def _load_eval() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("recall_eval", ROOT / "benchmarks/recall_eval.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["recall_eval"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _selections(recall_eval: ModuleType) -> list[Any]:
+    out: list[Any] = []
+    for directory, files in recall_eval.CORPORA:
+        candidates = recall_eval.load_candidates(directory)
+        for path in files:
+            for q in recall_eval.load_queries(path):
+                out.append(explain_query(q.query))
+                out.append(select_lexical(q.query, candidates, q.recent_tools))
+    return out
+
+
+@pytest.mark.usefixtures("backend_reset")
+def test_both_stemmers_give_the_same_selections_on_every_benchmark_query() -> None:
+    """Every question of every recall benchmark set (the sealed ones too), over its directory:
+    the same concepts, scores, matched terms, drops and selection."""
+    recall_eval = _load_eval()
+    results = {}
+    for backend in STEMMER_BACKENDS:
+        use_stemmer(backend)
+        assert stemmer_backend() == backend
+        results[backend] = _selections(recall_eval)
+    assert len(results["pystemmer"]) > 800
+    assert results["pystemmer"] == results["snowballstemmer"]
+
+
+@pytest.mark.usefixtures("backend_reset")
+def test_the_pure_stemmer_is_safe_across_threads() -> None:
+    use_stemmer("snowballstemmer")
+    words = sorted(_vocabulary_words())
+    expected = load_stemmer("pystemmer").stemWords(words)
+    stemmer = lexical._stemmer()
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: stemmer.stemWords(words), range(32)))
+    assert all(result == expected for result in results)
+
+
+# --- YAML ------------------------------------------------------------------------------------
+def _topic_texts() -> list[str]:
+    texts = [
+        path.read_text(encoding="utf-8", errors="replace")
+        for corpus in CORPORA
+        for path in sorted(corpus.rglob("*.md"))
+    ]
+    assert len(texts) > 300
+    return texts + list(BROKEN.values())
+
+
+def _parsed(text: str) -> str:
+    """Everything lint and the scan read from ``text``; a repr, so a NaN equals itself."""
+    topic = parse_topic_text(text, Path("/m/a.md"), "a.md")
+    return repr((topic, agent_fields(text)))
+
+
+@contextmanager
+def _library_prefers(loader: str) -> Iterator[None]:
+    """python-frontmatter's own choice of loader: libyaml's when PyYAML has it, else PyYAML's."""
+    saved = frontmatter.default_handlers.SafeLoader
+    frontmatter.default_handlers.SafeLoader = getattr(yaml, loader, yaml.SafeLoader)
+    try:
+        yield
+    finally:
+        frontmatter.default_handlers.SafeLoader = saved
+
+
+def _parsed_by_each(text: str) -> list[str]:
+    results = []
+    for loader in ("SafeLoader", "CSafeLoader"):
+        with _library_prefers(loader):
+            results.append(_parsed(text))
+    return results
+
+
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")
+def test_the_libyaml_loader_would_change_lint_messages() -> None:
+    """Why memdir pins PyYAML's own loader: libyaml words and places errors differently."""
+    for text in ("a: b: c", "a: [1, 2", "a: *x"):
+        errors = []
+        for loader in (yaml.SafeLoader, yaml.CSafeLoader):
+            with pytest.raises(yaml.YAMLError) as caught:
+                yaml.load(text, Loader=loader)
+            mark = getattr(caught.value, "problem_mark", None)
+            errors.append((getattr(caught.value, "problem", None), mark and mark.line))
+        assert errors[0] != errors[1], text
+
+
+def test_frontmatter_reads_the_same_whichever_loader_the_library_prefers() -> None:
+    texts = _topic_texts()
+    assert [text for text in texts if len(set(_parsed_by_each(text))) > 1] == []
+    # Broken YAML among them, where libyaml's messages would differ.
+    assert sum("malformed YAML" in _parsed(text) for text in texts) >= len(BROKEN)
+
+
+_LINES = st.one_of(
+    st.sampled_from(
+        [
+            "name: x",
+            "description: a: b: c",
+            "description: [1, 2",
+            "type: *x",
+            "\tname: tabbed",
+            "  nested: value",
+            "metadata:",
+            "  type: project",
+            "- item",
+            "? key",
+            "name: 'unclosed",
+            'name: "esc \\x41"',
+            "description: \x85next",
+            "description: \u2028sep",
+            "name: !!binary xx",
+            "date: 2026-02-30",
+            "%YAML 1.1",
+            "key: |",
+            "  block",
+            "a: &anchor v",
+            "b: *anchor",
+            "{a: 1",
+            "description: # comment",
+        ]
+    ),
+    st.text(st.sampled_from("ab: -'\"[]{}#&*!|>%@`\t\n?,"), max_size=12),
+)
+
+
+@given(st.lists(_LINES, max_size=8))
+def test_any_block_reads_the_same_whichever_loader_the_library_prefers(lines: list[str]) -> None:
+    results = _parsed_by_each("---\n" + "\n".join(lines) + "\n---\nbody\n")
+    assert results[0] == results[1]
+
+
+# --- the whole CLI without compiled modules --------------------------------------------------
+@pytest.mark.parametrize("corpus", [*CORPORA, None], ids=lambda p: p.name if p else "broken")
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_lint_without_compiled_modules_prints_the_same(
+    corpus: Path | None, fmt: str, broken_dir: Path
+) -> None:
+    args = ("lint", "--format", fmt, "--exit-zero", str(corpus or broken_dir))
+    normal, pure = _cli(*args, blocked=False), _cli(*args, blocked=True)
+    assert normal.returncode == 0, normal.stderr
+    assert (pure.returncode, pure.stdout, pure.stderr) == (0, normal.stdout, normal.stderr)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how do I handle the release freeze for merges?",
+        "数据库迁移怎么做",
+        "what did we decide about API versioning and deployments",
+    ],
+)
+def test_recall_without_compiled_modules_prints_the_same(query: str) -> None:
+    args = (
+        "recall",
+        "--json",
+        "--selector",
+        "lexical",
+        "--dir",
+        str(ROOT / "examples" / "memory"),
+        query,
+    )
+    normal, pure = _cli(*args, blocked=False), _cli(*args, blocked=True)
+    assert normal.returncode == 0, normal.stderr
+    assert pure.returncode == 0, pure.stderr
+    answers = [json.loads(run.stdout) for run in (normal, pure)]
+    for answer in answers:
+        del answer["timings"], answer["elapsed_ms"]
+    assert answers[0]["selected_memories"]  # a real selection, not an empty one
+    assert answers[0] == answers[1]
