@@ -2,9 +2,10 @@
 
 vscode-languageclient appends ``--stdio`` to the command line, so it is accepted (and is the
 default). ``--tcp --port N`` is for attaching a debugger or a client by hand. Logs go to stderr
-(stdout is the protocol channel); pygls logs every message at INFO, so its JSON-RPC logger stays
-at WARNING unless ``-v`` asks for more. Importing this module stays light: the recall pipeline
-(and the ``anthropic`` SDK behind it) is imported only when a recall request arrives.
+(stdout is the protocol channel), warnings and errors only unless ``-v`` asks for more; pygls
+logs every message at INFO, so its JSON-RPC logger stays at WARNING unless ``-vv``. Importing
+this module stays light: the recall pipeline (and the ``anthropic`` SDK behind it) is imported
+only when a recall request arrives.
 """
 
 from __future__ import annotations
@@ -38,7 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def configure_logging(verbose: int, log_file: str | None) -> None:
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    stderr = logging.StreamHandler(sys.stderr)
+    # Clients log the server's stderr as errors (Neovim files every line at ERROR), so it
+    # carries only warnings and errors unless -v asks; what the user should read goes to the
+    # client as window/logMessage, and --log-file keeps the routine lines too.
+    stderr.setLevel(logging.NOTSET if verbose else logging.WARNING)
+    handlers: list[logging.Handler] = [stderr]
     if log_file:
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
     logging.basicConfig(

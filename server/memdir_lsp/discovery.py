@@ -94,7 +94,7 @@ async def rediscover(server: MemoryServer) -> None:
         if "opened" in directory.origins and root.is_dir():
             found.setdefault(root, set()).add("opened")
     if server.set_directories(found):
-        logger.info("memory directories: %s", ", ".join(map(str, server.directories)) or "none")
+        server.log("memory directories: " + (", ".join(map(str, server.directories)) or "none"))
         await server.fire(server.hooks.directories_changed)
         await register_watchers(server)
 

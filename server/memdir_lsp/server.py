@@ -17,15 +17,27 @@ import os
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Final, ParamSpec, TypeVar
 
+from cattrs import transform_error
+from cattrs.errors import ClassValidationError
 from lsprotocol import types
 from memdir import __version__
 from memdir.model import Span
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcServerError,
+)
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    LanguageServerProtocol,
+    lsp_method,
+)
 from pygls.uris import from_fs_path, to_fs_path
 
 from memdir_lsp.directory import MemoryDirectory, SessionStore
@@ -71,6 +83,10 @@ class Hooks:
 CUSTOM_PREFIXES = ("memory/", "memdir/")
 
 
+#: What :meth:`MemoryProtocol.structure_message` returns for a message it could not read.
+UNREADABLE: Final = object()
+
+
 class MemoryProtocol(LanguageServerProtocol):
     """pygls' protocol, plus the custom methods listed in the initialize result.
 
@@ -91,6 +107,76 @@ class MemoryProtocol(LanguageServerProtocol):
         result.capabilities.experimental = extra
         return result
 
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """pygls' reading of a message, except that a malformed request is answered.
+
+        JSON-RPC lets a request or notification leave ``params`` out (Neovim does for
+        ``nil``); pygls' message classes require the field, so it is read as null. Params that
+        do not fit the method's type get an InvalidParams answer naming the problem, where
+        pygls would log two tracebacks and leave the request unanswered.
+        """
+        if "jsonrpc" not in data or "method" not in data:
+            return super().structure_message(data)
+        if "params" not in data:
+            data = {**data, "params": None}
+        method = str(data["method"])
+        fallback = JsonRPCRequestMessage if "id" in data else JsonRPCNotification
+        try:
+            return self._converter.structure(data, self.get_message_type(method) or fallback)
+        except Exception as exc:
+            detail = str(exc)
+            if isinstance(exc, ClassValidationError):
+                detail = "; ".join(transform_error(exc))
+            error = JsonRpcInvalidParams(f"invalid params for {method}: {detail}")
+            if "id" in data:
+                self._send_response(data["id"], error=error.to_response_error())
+                logger.info("request refused: %s", error)
+            else:
+                logger.warning("notification ignored: %s", error)
+            return UNREADABLE
+
+    def handle_message(self, message: Any) -> None:
+        if message is not UNREADABLE:  # already answered by structure_message
+            super().handle_message(message)
+
+
+def refused(error: BaseException) -> bool:
+    """An error the client caused and was answered with (bad params, unknown method ...).
+
+    Only an internal error is the server's own fault and worth a traceback in the log.
+    """
+    return isinstance(error, JsonRpcException) and not isinstance(
+        error, JsonRpcInternalError | JsonRpcServerError
+    )
+
+
+#: pygls' log lines about requests it answered as the protocol says: routine, not problems.
+ROUTINE_RPC_MESSAGES = (
+    'Cancel notification for unknown message id "%s"',  # the answer crossed the cancel
+    "Failed to handle request %r, unknown method %r",  # answered MethodNotFound
+)
+
+
+class RoutineRpcLog(logging.Filter):
+    """Demote pygls' logging of refused requests to one INFO line, without traceback.
+
+    pygls logs every error answer with ``logger.exception`` (ERROR, traceback): a request with
+    bad params read like a crash in the client's log. Only internal errors keep theirs.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and refused(error):
+            record.msg, record.args = f"{record.getMessage()}: {error}", ()
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        elif record.msg in ROUTINE_RPC_MESSAGES:
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
+ROUTINE_RPC_LOG: Final = RoutineRpcLog()
+
 
 class MemoryServer(LanguageServer):
     """The memdir language server: memory directories and what the editor has open in them."""
@@ -102,6 +188,8 @@ class MemoryServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=MemoryProtocol,
         )
+        # A logger's filters are shared; addFilter keeps one copy per server created.
+        logging.getLogger("pygls.protocol.json_rpc").addFilter(ROUTINE_RPC_LOG)
         # settings.py registers handlers typed with this class, so it imports us: import late.
         from memdir_lsp.settings import EditorSettings
 
@@ -212,9 +300,10 @@ class MemoryServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls shows a popup for every notification error by default; a log line is enough.
-        if isinstance(error, JsonRpcInvalidParams):
-            # The client sent bad params and got the error as its answer: not our fault.
-            self.log(f"request refused: {error}", types.MessageType.Warning)
+        if refused(error):
+            # The client sent bad params (or an unknown method) and got the error as its
+            # answer: routine, not a fault of the server.
+            self.log(f"request refused: {error}")
             return
         self.log(f"internal error: {error}", error=True)
 
