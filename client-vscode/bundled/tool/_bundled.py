@@ -1,0 +1,39 @@
+"""Shared by the launchers in this folder: the Python check and the bundled libraries' path.
+
+The launchers run under whatever interpreter the user's settings pick, so this file (and each
+launcher) keeps to syntax that old Pythons still parse: an interpreter that is too old must get
+a sentence, not a SyntaxError.
+"""
+
+import os
+import sys
+
+MIN_PYTHON = (3, 11)
+#: memdir and its pure-Python dependencies, filled by scripts/bundle-vscode-server.sh.
+LIBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "libs")
+
+
+def python_version():
+    return ".".join(str(part) for part in sys.version_info[:3])
+
+
+def too_old_message():
+    return "memdir needs Python {0}.{1} or newer; {2} is Python {3}.".format(
+        MIN_PYTHON[0], MIN_PYTHON[1], sys.executable, python_version()
+    )
+
+
+def use_bundled_libs():
+    """Exit with a sentence on a Python that is too old, else put the bundled libs first.
+
+    First, so that the bundle wins over an older memdir (or pygls) in the interpreter's own
+    environment, as useBundled promises.
+    """
+    if sys.version_info < MIN_PYTHON:
+        sys.stderr.write(too_old_message() + "\n")
+        sys.exit(3)
+    if not os.path.isdir(LIBS):
+        sys.stderr.write("memdir: the extension's bundled libraries are missing: " + LIBS + "\n")
+        sys.exit(4)
+    if LIBS not in sys.path:
+        sys.path.insert(0, LIBS)
