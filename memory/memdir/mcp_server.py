@@ -264,8 +264,8 @@ class MemdirMCP:
         state.refresh()
         result = state.lint()
         findings = [d.to_json() for d in result.diagnostics]
-        # The command line's text format, one line per finding.
-        text = format_text([Section(result)]).rstrip("\n")
+        # The command line's text format, one line per finding, paths as the model names them.
+        text = format_text([Section(result)], relative_to=result.root).rstrip("\n")
         text = text or f"No problems in {result.files} topic files."
         return _text_result(text, data={"files": result.files, "diagnostics": findings})
 

@@ -39,8 +39,11 @@ def messy(make_dir: MakeDir) -> Path:
     )
 
 
-def test_text_format_and_exit_1(messy: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run([str(messy)], capsys)
+def test_text_format_and_exit_1(
+    messy: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(messy)
+    code, out, err = run(["."], capsys)
     assert code == 1
     # The severity of each finding, and [*] where `--fix` fixes it (ruff style).
     assert out.splitlines() == [
@@ -163,7 +166,7 @@ def test_prefetch_mode_downgrades_orphans(
     assert code == 0
 
 
-def test_several_dirs_prefix_paths(
+def test_several_dirs_name_each_file_by_its_path(
     messy: Path, make_dir: MakeDir, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     other = tmp_path / "other"
@@ -177,6 +180,46 @@ def test_several_dirs_prefix_paths(
     _, out, _ = run([str(messy), str(other), "--format", "json"], capsys)
     roots = {item["root"] for item in json.loads(out)}
     assert roots == {str(messy), str(other)}
+
+
+def test_paths_from_a_repository_root_as_pre_commit_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pre-commit runs `memdir lint .claude/memory` (its `args`) from the repository root: the
+    paths printed, and those `--fix` reports, open from there."""
+    repo = tmp_path / "repo"
+    memory = repo / ".claude" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- [Gone](gone.md) — never written\n", encoding="utf-8")
+    (memory / "bare.md").write_text("# no frontmatter\n", encoding="utf-8")
+    monkeypatch.chdir(repo)
+    code, out, _ = run([".claude/memory", "--select", "MEM005,MEM101"], capsys)
+    assert code == 1
+    assert [line.split(" ", 1)[0] for line in out.splitlines()] == [
+        ".claude/memory/MEMORY.md:1:10:",
+        ".claude/memory/bare.md:1:1:",
+    ]
+    # From a subdirectory: relative to it.
+    monkeypatch.chdir(repo / ".claude")
+    _, out, _ = run(["memory", "--select", "MEM005"], capsys)
+    assert out.startswith("memory/MEMORY.md:1:10: error MEM005 ")
+    # A memory dir outside the cwd, or --absolute-paths: absolute.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    _, out, _ = run([str(memory), "--select", "MEM005"], capsys)
+    assert out.startswith(f"{memory / 'MEMORY.md'}:1:10: error MEM005 ")
+    monkeypatch.chdir(repo)
+    _, out, _ = run([".claude/memory", "--select", "MEM005", "--absolute-paths"], capsys)
+    assert out.startswith(f"{memory / 'MEMORY.md'}:1:10: error MEM005 ")
+    # JSON keeps its contract: paths relative to the memory dir.
+    _, out, _ = run([".claude/memory", "--select", "MEM005", "--format", "json"], capsys)
+    assert [item["path"] for item in json.loads(out)] == ["MEMORY.md"]
+    _, _, err = run([".claude/memory", "--fix", "--select", "MEM101"], capsys)
+    assert err.splitlines()[0] == (
+        "fixed .claude/memory/bare.md (MEM101): Add a frontmatter skeleton (name, description, "
+        "type)"
+    )
 
 
 def test_default_dir_is_the_projects_memory_dir(
@@ -196,7 +239,8 @@ def test_default_dir_is_the_projects_memory_dir(
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(project)
     code, out, _ = run([], capsys)
-    assert code == 1 and out.startswith("a.md:1:1: error MEM101 [*] ")
+    # The memory dir is outside the project (the cwd): absolute paths, which a terminal follows.
+    assert code == 1 and out.startswith(f"{memory / 'a.md'}:1:1: error MEM101 [*] ")
 
 
 def test_no_memory_dir_yet_exits_2(

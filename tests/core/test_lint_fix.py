@@ -85,9 +85,9 @@ def test_fix_applies_safe_fixes_prints_them_and_loses_nothing(
     )
     assert fixed.endswith(MESSY["no-frontmatter.md"])
 
-    assert "fixed MEMORY.md (MEM006): Remove the duplicate entry for alpha.md" in err
-    assert "fixed orphan-one.md (MEM107): Add orphan-one.md to MEMORY.md" in err
-    assert "fixed no-frontmatter.md (MEM101): Add a frontmatter skeleton" in err
+    assert f"fixed {root / 'MEMORY.md'} (MEM006): Remove the duplicate entry for alpha.md" in err
+    assert f"fixed {root / 'orphan-one.md'} (MEM107): Add orphan-one.md to MEMORY.md" in err
+    assert f"fixed {root / 'no-frontmatter.md'} (MEM101): Add a frontmatter skeleton" in err
     # What is left is what no safe fix can do: the duplicate with another hook, the paragraph,
     # and the type the skeleton could not guess.
     out = captured.out

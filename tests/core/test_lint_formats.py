@@ -139,9 +139,24 @@ def test_github_annotations(
     assert all(line.count("::") == 2 for line in lines)
 
 
-def test_text_paths_are_relative_to_the_memory_dir(
-    messy: Path, capsys: pytest.CaptureFixture[str]
+def test_text_paths_are_relative_to_the_base_the_caller_gives(
+    messy: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from memdir.config import load_settings
+    from memdir.lint.formats import Section, format_text
+    from memdir.lint.state import DirState
+
+    # The command line: relative to the working directory, so a terminal can follow them.
+    monkeypatch.chdir(messy.parent)
     lines = output([str(messy)], capsys).splitlines()
+    assert lines[0].startswith("memory/MEMORY.md:2:1: warning MEM006 [*] ")
+    assert any(line.startswith("memory/sub/b.md:4:7: warning MEM104 ") for line in lines)
+    # The MCP tool: relative to the memory dir, as the model names files; None: absolute.
+    state = DirState(messy, load_settings(messy))
+    state.refresh()
+    sections = [Section(state.lint())]
+    lines = format_text(sections, relative_to=messy).splitlines()
     assert lines[0].startswith("MEMORY.md:2:1: warning MEM006 [*] ")
     assert any(line.startswith("sub/b.md:4:7: warning MEM104 ") for line in lines)
+    absolute = format_text(sections, relative_to=None).splitlines()
+    assert absolute[0].startswith(f"{messy / 'MEMORY.md'}:2:1: warning MEM006 [*] ")

@@ -56,6 +56,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     lint.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when problems are found"
     )
+    lint.add_argument(
+        "--absolute-paths",
+        action="store_true",
+        help="print absolute file paths (default: relative to the working directory for files "
+        "inside it, else absolute)",
+    )
     lint.set_defaults(func=cmd_lint)
 
 
@@ -71,8 +77,8 @@ def _codes(value: str | None, option: str) -> list[str]:
     return codes
 
 
-def _targets(dirs: list[Path]) -> list[tuple[Path, str, Path | None]]:
-    """(memory dir, label for output, project root) for each directory to lint."""
+def _targets(dirs: list[Path]) -> list[tuple[Path, Path | None]]:
+    """(memory dir, project root) for each directory to lint."""
     if not dirs:
         from memdir.paths import locate_memory_dir  # only without a DIR: keep start-up light
 
@@ -83,16 +89,15 @@ def _targets(dirs: list[Path]) -> list[tuple[Path, str, Path | None]]:
             raise CliError(
                 f"this project has no memory dir yet ({location.memory_dir}); pass a DIR"
             )
-        return [(location.memory_dir, "", location.project_root)]
-    targets: list[tuple[Path, str, Path | None]] = []
+        return [(location.memory_dir, location.project_root)]
+    targets: list[tuple[Path, Path | None]] = []
     for value in dirs:
         directory = value.expanduser()
         if not directory.exists():
             raise CliError(f"no such directory: {value}")
         if not directory.is_dir():
             raise CliError(f"not a directory: {value}")
-        label = str(value) if len(dirs) > 1 else ""
-        targets.append((Path(os.path.abspath(directory)), label, None))
+        targets.append((Path(os.path.abspath(directory)), None))
     return targets
 
 
@@ -113,13 +118,16 @@ def _run(args: argparse.Namespace) -> int:
     from memdir.config import load_settings
     from memdir.lint.diagnostic import FAILING
     from memdir.lint.engine import with_cli_codes
-    from memdir.lint.formats import Section, render
+    from memdir.lint.formats import Section, display_path, render
     from memdir.lint.state import DirState
 
     select = _codes(args.select, "--select")
     ignore = _codes(args.ignore, "--ignore")
+    # Printed paths are for a person to follow from where they ran the command.
+    cwd = Path(os.path.abspath(Path.cwd()))
+    relative_to = None if args.absolute_paths else cwd
     sections: list[Section] = []
-    for directory, label, project_root in _targets(args.dirs):
+    for directory, project_root in _targets(args.dirs):
         settings = load_settings(directory, project_root)
         if settings.load_error is not None:
             raise CliError(f"cannot read settings: {settings.load_error}")
@@ -132,26 +140,26 @@ def _run(args: argparse.Namespace) -> int:
             from memdir.lint.fix import apply_fixes
 
             report = apply_fixes(result.diagnostics)
-            prefix = f"{label.rstrip('/')}/" if label else ""
             for diagnostic in report.applied:
                 assert diagnostic.fix is not None
                 print(
-                    f"fixed {prefix}{diagnostic.rel_path} ({diagnostic.code}): "
+                    f"fixed {display_path(diagnostic.path, relative_to)} ({diagnostic.code}): "
                     f"{diagnostic.fix.title}",
                     file=sys.stderr,
                 )
             for diagnostic, reason in report.skipped:
                 if diagnostic.fix is not None and diagnostic.fix.safe:
                     print(
-                        f"not fixed {prefix}{diagnostic.rel_path} ({diagnostic.code}): {reason}",
+                        f"not fixed {display_path(diagnostic.path, relative_to)} "
+                        f"({diagnostic.code}): {reason}",
                         file=sys.stderr,
                     )
             if report.written:
                 state.refresh()
                 result = state.lint()
-        sections.append(Section(result, label))
+        sections.append(Section(result))
 
-    sys.stdout.write(render(args.format, sections))
+    sys.stdout.write(render(args.format, sections, cwd, args.absolute_paths))
     sys.stdout.flush()
     diagnostics = [d for section in sections for d in section.result.diagnostics]
     if args.format == "text":

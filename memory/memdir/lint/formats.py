@@ -4,7 +4,9 @@ Positions are printed 1-based, ends exclusive, columns in code points (SARIF say
 ``columnKind: unicodeCodePoints``). The JSON shape is a public contract: an array of objects with
 ``path`` (relative to the memory dir, ``/``-separated), ``line``, ``column``, ``end_line``,
 ``end_column``, ``code``, ``severity``, ``message`` and ``fix`` when there is one; with several
-directories each object also names its ``root``.
+directories each object also names its ``root``. Text, SARIF and GitHub output name a file so
+that whoever reads it can open it: relative to a base directory the caller passes (the working
+directory for the command line, the memory dir for the MCP tool) when it is inside, else absolute.
 """
 
 from __future__ import annotations
@@ -27,17 +29,21 @@ _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice", "hint
 
 @dataclass(frozen=True)
 class Section:
-    """One linted directory and how to name it in output."""
+    """One linted directory."""
 
     result: LintResult
-    #: Prefix for paths in text output ("" for a single directory).
-    label: str = ""
 
 
-def _display(section: Section, diagnostic: Diagnostic) -> str:
-    if not section.label:
-        return diagnostic.rel_path
-    return f"{section.label.rstrip('/')}/{diagnostic.rel_path}"
+def _relative(path: Path, base: Path) -> Path | None:
+    """``path`` relative to the directory ``base`` when it lies there (as written), else None."""
+    return path.relative_to(base) if path.is_relative_to(base) else None
+
+
+def display_path(path: Path, relative_to: Path | None) -> str:
+    """How text output names a file: relative to ``relative_to`` when the file is inside it,
+    else absolute (as ruff does); ``None``: always absolute."""
+    relative = _relative(path, relative_to) if relative_to is not None else None
+    return str(relative if relative is not None else path)
 
 
 def fixable(diagnostic: Diagnostic) -> bool:
@@ -45,11 +51,11 @@ def fixable(diagnostic: Diagnostic) -> bool:
     return diagnostic.fix is not None and diagnostic.fix.safe
 
 
-def format_text(sections: Sequence[Section]) -> str:
+def format_text(sections: Sequence[Section], relative_to: Path | None) -> str:
     """``path:line:col: severity CODE [*] message``, one per line, ruff style: ``[*]`` marks
-    what ``--fix`` fixes."""
+    what ``--fix`` fixes. Paths as :func:`display_path` names them."""
     lines = [
-        f"{_display(section, d)}:{d.span.start_line + 1}:{d.span.start_col + 1}: "
+        f"{display_path(d.path, relative_to)}:{d.span.start_line + 1}:{d.span.start_col + 1}: "
         f"{d.severity} {d.code} {'[*] ' if fixable(d) else ''}{d.message}"
         for section in sections
         for d in section.result.diagnostics
@@ -71,13 +77,6 @@ def format_json(sections: Sequence[Section]) -> str:
     return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
 
 
-def _relative_uri(path: Path, base: Path) -> str | None:
-    try:
-        return Path(os.path.relpath(path, base)).as_posix() if path.is_relative_to(base) else None
-    except ValueError:
-        return None
-
-
 def format_sarif(sections: Sequence[Section], cwd: Path | None = None) -> str:
     """A SARIF 2.1.0 log with one run; paths relative to ``cwd`` (the checkout) when inside it."""
     base = Path(os.path.abspath(cwd or Path.cwd()))
@@ -97,9 +96,9 @@ def format_sarif(sections: Sequence[Section], cwd: Path | None = None) -> str:
     results: list[dict[str, object]] = []
     for section in sections:
         for d in section.result.diagnostics:
-            relative = _relative_uri(d.path, base)
+            relative = _relative(d.path, base)
             location: dict[str, object] = (
-                {"uri": relative, "uriBaseId": "%SRCROOT%"}
+                {"uri": relative.as_posix(), "uriBaseId": "%SRCROOT%"}
                 if relative is not None
                 else {"uri": d.path.as_uri()}
             )
@@ -183,7 +182,8 @@ def format_github(sections: Sequence[Section], cwd: Path | None = None) -> str:
     lines: list[str] = []
     for section in sections:
         for d in section.result.diagnostics:
-            file = _relative_uri(d.path, base) or str(d.path)
+            relative = _relative(d.path, base)
+            file = relative.as_posix() if relative is not None else str(d.path)
             props = (
                 f"file={_escape_property(file)},line={d.span.start_line + 1},"
                 f"col={d.span.start_col + 1},endLine={d.span.end_line + 1},"
@@ -193,11 +193,15 @@ def format_github(sections: Sequence[Section], cwd: Path | None = None) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
-def render(fmt: str, sections: Sequence[Section], cwd: Path | None = None) -> str:
+def render(
+    fmt: str, sections: Sequence[Section], cwd: Path | None = None, absolute_paths: bool = False
+) -> str:
+    """Output in format ``fmt``; ``absolute_paths`` names every file in text output absolutely."""
     if fmt == "json":
         return format_json(sections)
     if fmt == "sarif":
         return format_sarif(sections, cwd)
     if fmt == "github":
         return format_github(sections, cwd)
-    return format_text(sections)
+    base = Path(os.path.abspath(cwd or Path.cwd()))
+    return format_text(sections, None if absolute_paths else base)
