@@ -865,7 +865,11 @@ async def _agent_loop(
         import anthropic
 
         if client is None:
-            client = anthropic.AsyncAnthropic()
+            try:
+                client = anthropic.AsyncAnthropic()
+            except anthropic.AnthropicError as exc:  # e.g. a credentials profile that is missing
+                error = _api_error_text(exc)
+                return finish("error")
         while turns < max_turns:
             turns += 1
             await _emit(

@@ -283,3 +283,9 @@ def test_extract_without_credentials_says_so_once(
             "memdir extract: error: no API key configured "
             "(set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN)\n"
         )
+    # A config dir without the profile: the SDK's own words, once, no traceback.
+    monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path / "anthropic"))
+    assert main(["extract", str(transcript), "--dir", str(memory)]) == ERROR
+    captured = capsys.readouterr()
+    assert captured.out.startswith("error: CredentialsError: Config file not found at ")
+    assert captured.err == ""
