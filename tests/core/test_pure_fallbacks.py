@@ -14,10 +14,14 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import json
+import os
+import queue
 import re
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -399,3 +403,118 @@ def test_recall_without_compiled_modules_prints_the_same(query: str) -> None:
         del answer["timings"], answer["elapsed_ms"]
     assert answers[0]["selected_memories"]  # a real selection, not an empty one
     assert answers[0] == answers[1]
+
+
+# --- the language server without compiled modules --------------------------------------------
+class _Lsp:
+    """A bare JSON-RPC client over the server's stdio (this layer's tests need no pytest-lsp)."""
+
+    def __init__(self, blocked: bool, config_dir: Path) -> None:
+        code = "import sys\nfrom memdir_lsp.__main__ import main\nraise SystemExit(main())\n"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+        env["CLAUDE_CONFIG_DIR"] = str(config_dir)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", (NO_COMPILED if blocked else "") + code],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+            env=env,
+        )
+        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.next_id = 0
+
+    def _read(self) -> None:
+        stream = self.proc.stdout
+        assert stream is not None
+        while header := stream.readline():
+            length = (
+                int(header.split(b":")[1]) if header.lower().startswith(b"content-length") else 0
+            )
+            while stream.readline().strip():
+                pass
+            self.inbox.put(json.loads(stream.read(length)))
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.proc.stdin.flush()
+
+    def wait(self, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The first message ``done`` accepts; the server's own requests are answered."""
+        while True:
+            message = self.inbox.get(timeout=60)
+            if done(message):
+                return message
+            if "id" in message and "method" in message:
+                items = message.get("params", {}).get("items", [])
+                result = (
+                    [None] * len(items) if message["method"] == "workspace/configuration" else None
+                )
+                self.send({"id": message["id"], "result": result})
+
+    def request(self, method: str, params: dict[str, Any]) -> Any:
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        reply = self.wait(lambda m: m.get("id") == self.next_id and "method" not in m)
+        assert "error" not in reply, reply
+        return reply["result"]
+
+    def close(self) -> None:
+        self.request("shutdown", {})
+        self.send({"method": "exit"})
+        assert self.proc.wait(timeout=30) == 0
+
+
+def _server_session(blocked: bool, root: Path, config_dir: Path) -> list[Any]:
+    """Findings pushed for the directory and for an edited buffer, and a recall's answer."""
+    lsp = _Lsp(blocked, config_dir)
+    uri = root.as_uri()
+    folders = [{"uri": uri, "name": "memory"}]
+    lsp.request(
+        "initialize",
+        {"processId": None, "rootUri": uri, "capabilities": {}, "workspaceFolders": folders},
+    )
+    lsp.send({"method": "initialized", "params": {}})
+    pushed: dict[str, Any] = {}
+    expected = {(root / name).as_uri() for name in BROKEN}
+
+    def directory_pushed(message: dict[str, Any]) -> bool:
+        if message.get("method") == "textDocument/publishDiagnostics":
+            pushed[message["params"]["uri"]] = message["params"]["diagnostics"]
+        return expected <= pushed.keys()
+
+    lsp.wait(directory_pushed)
+    # A buffer whose text differs from the file: its findings come from the buffer.
+    buffer = (root / "broken-tab.md").as_uri()
+    text = BROKEN["broken-nested.md"].replace("broken-nested", "broken-tab")
+    document = {"uri": buffer, "languageId": "markdown", "version": 1, "text": text}
+    lsp.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+    edited = lsp.wait(
+        lambda m: (
+            m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == buffer
+        )
+    )
+    query = {"query": "how do I handle the release freeze for merges?", "directory": uri}
+    recall = lsp.request("memory/recall", query)
+    lsp.close()
+    return [sorted(pushed.items()), edited["params"], recall]
+
+
+def test_the_server_without_compiled_modules_answers_the_same(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    shutil.copytree(ROOT / "examples" / "memory", root)
+    index = "".join(f"- [{name}]({name}) — broken frontmatter\n" for name in BROKEN)
+    with (root / "MEMORY.md").open("a", encoding="utf-8") as handle:
+        handle.write(index)
+    for name, text in BROKEN.items():
+        (root / name).write_text(text, encoding="utf-8")
+    (tmp_path / "claude").mkdir()
+    sessions = [_server_session(blocked, root, tmp_path / "claude") for blocked in (False, True)]
+    for session in sessions:
+        recall = session[-1]
+        del recall["timings"], recall["elapsedMs"]
+        assert recall["selectedMemories"] == ["project-release-freeze.md"]
+    assert sessions[0] == sessions[1]
