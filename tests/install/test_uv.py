@@ -1,0 +1,45 @@
+"""``uv tool install`` of the built wheel: docs/install.md's commands, run as shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import Dist
+from install_helpers import clean_env, lsp_initialize, module_file, run, shell
+
+pytestmark = [pytest.mark.slow, pytest.mark.install]
+
+
+def test_the_wheel_gives_memdir_and_memdir_lsp_and_the_extra_on_demand(
+    installers: Path, dist: Dist, place: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "uv"
+    env = clean_env({"UV_TOOL_DIR": root / "tools", "UV_TOOL_BIN_DIR": root / "bin"})
+    shell(f"uv tool install {dist.wheel}", cwd=place, env=env)
+    bin_dir, venv = root / "bin", root / "tools" / "memdir"
+
+    origin = module_file(venv / "bin" / "python", "memdir", cwd=place, env=env)
+    assert origin is not None and Path(origin).is_relative_to(venv)
+    assert module_file(venv / "bin" / "python", "anthropic", cwd=place, env=env) is None
+    lint = run([bin_dir / "memdir", "lint", "memory"], cwd=place, env=env)
+    assert "memdir lint: 12 topic files, no problems" in lint.stdout + lint.stderr
+    result = lsp_initialize([bin_dir / "memdir-lsp"], cwd=place, env=env)
+    assert result["serverInfo"]["name"] == "memdir-lsp"
+
+    # `memdir tool` is built on the anthropic SDK: without it, the extra and uv's command.
+    command = '{"command": "view", "path": "/memories"}'
+    view = [bin_dir / "memdir", "tool", "--dir", "memory", command]
+    tool = run(view, cwd=place, env=env, check=False)
+    assert tool.returncode == 2
+    hint = f"uv tool install --force '{dist.wheel}[anthropic]'"
+    assert tool.stderr == (
+        "memdir tool: error: the memory tool needs memdir's [anthropic] extra (the anthropic "
+        f"package is not installed); add it with: {hint}\n"
+    )
+    shell(hint, cwd=place, env=env)
+    assert "MEMORY.md" in run(view, cwd=place, env=env).stdout
+    # The anthropic extra is not the mcp one.
+    mcp = run([bin_dir / "memdir", "mcp", "--dir", "memory"], cwd=place, env=env, check=False)
+    assert mcp.returncode == 2
+    assert f"add it with: uv tool install --force '{dist.wheel}[mcp]'" in mcp.stderr
