@@ -1,0 +1,127 @@
+"""memdir.extras: a missing extra is one message naming it, and the selector degrades on it.
+
+``sys.modules[name] = None`` is how Python spells "not installed" for one process; the real
+thing (fresh venvs without the SDKs) is tests/install.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from memdir import extras
+from memdir.extract import run_extraction
+from memdir.extras import MissingExtraError, install_command, require
+from memdir.model import MemoryHeader
+from memdir.select import AnthropicSelector, LexicalSelector, choose_selector
+
+
+@pytest.fixture
+def no_anthropic(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+
+
+def header(rel: str, description: str) -> MemoryHeader:
+    return MemoryHeader(
+        path=Path("/memory") / rel,
+        rel_path=rel,
+        mtime=1_800_000_000.0,
+        size=200,
+        name=rel.removesuffix(".md"),
+        description=description,
+        type="project",
+    )
+
+
+def test_require_names_the_extra_the_feature_and_the_command(no_anthropic: None) -> None:
+    with pytest.raises(MissingExtraError) as caught:
+        require("mcp", "the MCP server")  # mcp itself is installed here; its anthropic is not
+    assert caught.value.extra == "mcp"
+    assert caught.value.name == "anthropic"
+    assert str(caught.value).startswith(
+        "the MCP server needs memdir's [mcp] extra (the anthropic package is not installed); "
+        "add it with: "
+    )
+    assert str(caught.value).endswith("[mcp]'")
+
+
+def test_installed_extras_pass() -> None:
+    require("anthropic", "the anthropic selector")
+    require("mcp", "the MCP server")
+
+
+@pytest.mark.parametrize(
+    ("marker", "installer"),
+    [
+        ("pipx_metadata.json", "pipx install --force"),
+        ("uv-receipt.toml", "uv tool install --force"),
+    ],
+)
+def test_the_command_is_the_installers_own(
+    marker: str, installer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / marker).write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    monkeypatch.setattr(extras, "_requirement", lambda extra: (f"/w/memdir.whl[{extra}]", False))
+    assert install_command("mcp") == f"{installer} '/w/memdir.whl[mcp]'"
+
+
+def test_the_source_is_what_the_installer_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Dist:
+        def __init__(self, record: dict[str, object] | None) -> None:
+            self.text = None if record is None else json.dumps(record)
+
+        def read_text(self, name: str) -> str | None:
+            assert name == "direct_url.json"
+            return self.text
+
+    from importlib import metadata
+
+    cases = [
+        ({"url": "file:///tmp/d/memdir-0.1.0-py3-none-any.whl", "archive_info": {}},
+         ("/tmp/d/memdir-0.1.0-py3-none-any.whl[mcp]", False)),
+        ({"url": "file:///src/my%20memdir", "dir_info": {"editable": True}},
+         ("/src/my memdir[mcp]", True)),
+        ({"url": "https://example.invalid/memdir.git", "vcs_info": {"vcs": "git"}},
+         ("memdir[mcp] @ git+https://example.invalid/memdir.git", False)),
+        (None, ("memdir[mcp]", False)),
+    ]  # fmt: skip
+    for record, expected in cases:
+        monkeypatch.setattr(metadata, "distribution", lambda name, r=record: Dist(r))
+        assert extras._requirement("mcp") == expected
+
+
+def test_auto_with_a_key_but_no_sdk_answers_offline_and_says_why(no_anthropic: None) -> None:
+    selector = choose_selector("auto", env={"ANTHROPIC_API_KEY": "sk-ant-test-0123456789"})
+    assert isinstance(selector, AnthropicSelector)
+    headers = [
+        header("release-freeze.md", "trunk is frozen during the release review"),
+        header("grafana.md", "the Grafana dashboard for checkout latency"),
+    ]
+    result = asyncio.run(selector.select("can I merge during the release freeze", headers))
+    offline = asyncio.run(
+        LexicalSelector().select("can I merge during the release freeze", headers)
+    )
+    assert result.selector == "lexical" and result.requested == "anthropic"
+    assert result.selected == offline.selected == ("release-freeze.md",)
+    assert result.degraded is not None
+    assert result.degraded.startswith(
+        "the anthropic selector needs memdir's [anthropic] extra (the anthropic package is not "
+        "installed); add it with: "
+    )
+
+
+def test_extraction_without_the_sdk_is_an_error_result(no_anthropic: None, tmp_path: Path) -> None:
+    memory_dir = tmp_path / "memory"
+    memory_dir.mkdir()
+    transcript = tmp_path / "session.jsonl"
+    message = {"role": "user", "content": "always use pnpm"}
+    line = {"type": "user", "message": message, "cwd": str(tmp_path)}
+    transcript.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = asyncio.run(run_extraction(transcript, memory_dir))
+    assert result.status == "error"
+    assert result.reason is not None
+    assert result.reason.startswith("extraction needs memdir's [anthropic] extra")
