@@ -14,7 +14,7 @@ import { memoryDirOf, resolveConfiguredDirectories } from './common/memoryDirs';
 import { CONFIG_SECTION, INDEX_FILENAME } from './common/protocol';
 import { getPythonApi } from './common/python';
 import { MemdirServer } from './common/server';
-import { getLaunchSettings } from './common/settings';
+import { getLaunchSettings, LAUNCH_SETTING_SECTIONS } from './common/settings';
 import {
   createLogOutputChannel,
   getConfiguration,
@@ -65,7 +65,7 @@ async function workspaceHasMemory(): Promise<boolean> {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = createLogOutputChannel('memdir');
-  const memdir = new MemdirServer(log);
+  const memdir = new MemdirServer(log, context.extensionPath);
   server = memdir;
   const data = new MemoryData(memdir, log);
   context.subscriptions.push(
@@ -89,8 +89,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     onDidChangeConfiguration(async (event) => {
       // The launch settings decide the process: restart. Other memdir keys reach the running
       // server through workspace/didChangeConfiguration without a restart.
-      if (event.affectsConfiguration(`${CONFIG_SECTION}.server`) && memdir.state !== 'stopped') {
-        log.info('memdir.server settings changed: restarting the server');
+      const launchChanged = LAUNCH_SETTING_SECTIONS.some((key) => event.affectsConfiguration(`${CONFIG_SECTION}.${key}`));
+      if (launchChanged && memdir.state !== 'stopped') {
+        log.info('memdir launch settings changed: restarting the server');
         await memdir.restart();
         await data.refresh();
       }
@@ -104,7 +105,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
     context.subscriptions.push(
       api.environments.onDidChangeActiveEnvironmentPath(async () => {
-        if (!getLaunchSettings().python && memdir.state !== 'stopped') {
+        const launch = getLaunchSettings();
+        if (!launch.python && !launch.path && memdir.state !== 'stopped') {
           log.info('Python environment changed: restarting the server');
           await memdir.restart();
           await data.refresh();

@@ -5,7 +5,6 @@ import type { MemorySearchResult, RecallView } from '../src/common/protocol';
 import { Uri } from 'vscode';
 import {
   chatSessionId,
-  mcpServerLaunches,
   MCP_PROVIDER_ID,
   MEMORY_TOOL_NAME,
   memoryToolParams,
@@ -174,18 +173,5 @@ describe('server answers → tool results', () => {
     expect(memoryToolText({ text: 'File created successfully at: /memories/a.md', isError: false, changes: [], warnings: ['not in MEMORY.md'] })).toBe(
       'File created successfully at: /memories/a.md\nWarning: not in MEMORY.md',
     );
-  });
-});
-
-describe('MCP server definitions', () => {
-  it('runs memdir mcp with the server interpreter, one per directory', () => {
-    expect(mcpServerLaunches('/venv/bin/python', ['/w/memory', '/home/u/.claude/projects/-w/memory', '/w/memory'])).toEqual([
-      { label: 'memdir: /w/memory', command: '/venv/bin/python', args: ['-m', 'memdir', 'mcp', '--dir', '/w/memory'] },
-      {
-        label: 'memdir: /home/u/.claude/projects/-w/memory',
-        command: '/venv/bin/python',
-        args: ['-m', 'memdir', 'mcp', '--dir', '/home/u/.claude/projects/-w/memory'],
-      },
-    ]);
   });
 });

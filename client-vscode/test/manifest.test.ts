@@ -6,7 +6,7 @@ import { readFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as protocol from '../src/common/protocol';
-import { SERVER_SETTING_KEYS } from '../src/common/settings';
+import { IMPORT_STRATEGIES, SERVER_SETTING_KEYS } from '../src/common/settings';
 import { parseWhere } from '../src/features/commands';
 
 const root = join(__dirname, '..');
@@ -16,11 +16,14 @@ interface Manifest {
   engines: { vscode: string };
   contributes: {
     commands: { command: string }[];
-    configuration: { properties: Record<string, { scope?: string; description?: string; markdownDescription?: string }> };
+    configuration: {
+      properties: Record<string, { scope?: string; description?: string; markdownDescription?: string; enum?: string[]; default?: unknown }>;
+    };
     menus: Record<string, { command: string }[]>;
     views: Record<string, { id: string }[]>;
   };
   dependencies: Record<string, string>;
+  capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
 }
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
 
@@ -49,12 +52,26 @@ describe('package.json', () => {
 
   it('contributes every server setting with a scope and a description', () => {
     const props = manifest.contributes.configuration.properties;
-    for (const key of [...SERVER_SETTING_KEYS, 'server.python', 'server.args', 'trace.server']) {
+    for (const key of [...SERVER_SETTING_KEYS, 'server.python', 'server.path', 'importStrategy', 'server.args', 'trace.server']) {
       const prop = props[`memdir.${key}`];
       expect(prop, key).toBeDefined();
       expect(prop?.scope, key).toBeDefined();
       expect(prop?.description ?? prop?.markdownDescription, key).toBeTruthy();
     }
+  });
+
+  it('the settings that choose the program are restricted in untrusted workspaces; the bundled server is the default', () => {
+    expect([...manifest.capabilities.untrustedWorkspaces.restrictedConfigurations].sort()).toEqual(
+      ['memdir.importStrategy', 'memdir.server.args', 'memdir.server.path', 'memdir.server.python'],
+    );
+    const strategy = manifest.contributes.configuration.properties['memdir.importStrategy'];
+    expect(strategy?.enum).toEqual([...IMPORT_STRATEGIES]);
+    expect(strategy?.default).toBe('useBundled');
+  });
+
+  it('no setting tells the user to pip install memdir (it is on no registry)', () => {
+    expect(readFileSync(join(root, 'package.json'), 'utf8')).not.toMatch(/pip install (--upgrade )?memdir/);
+    expect(src).not.toMatch(/pip install (--upgrade )?memdir/);
   });
 
   it('activates on memory workspaces and on Markdown (the server starts only for memory files)', () => {

@@ -43,14 +43,27 @@ describe('launchSettingsFrom', () => {
       config({ 'server.python': ' /opt/py/bin/python ', 'server.args': ['-v', 3] }, {}),
       true,
     );
-    expect(launch).toEqual({ python: '/opt/py/bin/python', args: ['-v'] });
+    expect(launch).toEqual({ python: '/opt/py/bin/python', args: ['-v'], importStrategy: 'useBundled', path: '' });
   });
 
   it('ignores workspace values in an untrusted workspace: a cloned repo must not pick the program', () => {
     const launch = launchSettingsFrom(
-      config({ 'server.python': './evil', 'server.args': ['--x'] }, { 'server.python': '/usr/bin/python3' }),
+      config(
+        { 'server.python': './evil', 'server.args': ['--x'], 'server.path': './evil-lsp', importStrategy: 'fromEnvironment' },
+        { 'server.python': '/usr/bin/python3' },
+      ),
       false,
     );
-    expect(launch).toEqual({ python: '/usr/bin/python3', args: [] });
+    expect(launch).toEqual({ python: '/usr/bin/python3', args: [], importStrategy: 'useBundled', path: '' });
+  });
+
+  it('reads the import strategy and the executable; an unknown strategy is the bundled server', () => {
+    expect(
+      launchSettingsFrom(config({ importStrategy: 'fromEnvironment', 'server.path': ' ~/.local/bin/memdir-lsp ' }, {}), true, '/home/u'),
+    ).toMatchObject({ importStrategy: 'fromEnvironment', path: '/home/u/.local/bin/memdir-lsp' });
+    expect(launchSettingsFrom(config({ importStrategy: 'bogus' }, {}), true).importStrategy).toBe('useBundled');
+    expect(launchSettingsFrom(config({ importStrategy: 'fromEnvironment' }, { importStrategy: 'fromEnvironment' }), false).importStrategy).toBe(
+      'fromEnvironment',
+    );
   });
 });

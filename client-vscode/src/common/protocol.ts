@@ -8,12 +8,10 @@
  */
 
 export const SERVER_NAME = 'memdir-lsp';
-/** Python module that runs the server: `<python> -m memdir_lsp`. */
+/** Python module that runs the server from an environment: `<python> -m memdir_lsp`. */
 export const SERVER_MODULE = 'memdir_lsp';
-/** Python module of the command line (`memdir where --json`). */
+/** Python module (and executable) of the command line (`memdir where --json`, `memdir mcp`). */
 export const CLI_MODULE = 'memdir';
-/** The PyPI distribution that ships both. */
-export const PYPI_PACKAGE = 'memdir';
 /**
  * Oldest server this extension can talk to: the first release with the memory/* protocol.
  * `memdir-lsp --version` prints `memdir-lsp <version>`.

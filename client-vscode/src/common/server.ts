@@ -6,6 +6,7 @@
  * leaves a notification handler of a dead client behind. Views subscribe to `onDidStart` and
  * `onRelevantMemories` here instead of to a client, which is why they survive restarts.
  */
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import {
   LanguageClient,
@@ -17,14 +18,30 @@ import {
 } from 'vscode-languageclient/node';
 import {
   advertisedMethods,
+  CLI_MODULE,
   CLIENT_ID,
   CONFIG_SECTION,
   MEMORY_RELEVANT_MEMORIES,
   type RelevantMemories,
-  SERVER_MODULE,
   SERVER_NAME,
 } from './protocol';
-import { getPythonApi, interpreterFromPythonApi, type Interpreter, probeServer, resolveInterpreter } from './python';
+import {
+  bundleIn,
+  classifyProbe,
+  type Command,
+  describePlan,
+  executablePlan,
+  findOnPath,
+  type LaunchPlan,
+  type McpOffer,
+  mcpOffer,
+  parseProbeReport,
+  planLaunch,
+  type ProbeResult,
+  scriptInterpreter,
+  shouldSearchPath,
+} from './launch';
+import { getPythonApi, interpreterFromPythonApi, type Interpreter, resolveInterpreter, runProcess } from './python';
 import { pipeServerStderr, pipeServerStdout } from './serverLog';
 import { getLaunchSettings, serverSettingsFor } from './settings';
 import { getWorkspaceFolders, setContext, showErrorMessage, executeCommand } from './vscodeapi';
@@ -39,7 +56,8 @@ export class MemdirServer implements vscode.Disposable {
   private clientDisposables: vscode.Disposable[] = [];
   private starting: Promise<void> | undefined;
   private _state: ServerState = 'stopped';
-  private _interpreter: Interpreter | undefined;
+  private _plan: LaunchPlan | undefined;
+  private _mcp: McpOffer | undefined;
   private _version: string | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly relevantEmitter = new vscode.EventEmitter<RelevantMemories>();
@@ -48,14 +66,24 @@ export class MemdirServer implements vscode.Disposable {
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onRelevantMemories = this.relevantEmitter.event;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  /** `extensionRoot`: where `bundled/` is (the extension's install folder). */
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly extensionRoot: string,
+  ) {}
 
   get state(): ServerState {
     return this._state;
   }
 
-  get interpreter(): Interpreter | undefined {
-    return this._interpreter;
+  /** How the running (or last started) server was launched. */
+  get plan(): LaunchPlan | undefined {
+    return this._plan;
+  }
+
+  /** `memdir mcp` for agent mode, decided at the last successful start; undefined before. */
+  get mcp(): McpOffer | undefined {
+    return this._state === 'running' ? this._mcp : undefined;
   }
 
   get version(): string | undefined {
@@ -79,11 +107,21 @@ export class MemdirServer implements vscode.Disposable {
     await this.start();
   }
 
-  /** Resolve the interpreter the same way the server start does (for `memdir where`). */
+  /** Resolve the interpreter the same way the server start does. */
   async resolvePython(): Promise<Interpreter> {
     const launch = getLaunchSettings();
     const folder = getWorkspaceFolders()[0]?.uri;
     return resolveInterpreter(launch.python, async () => interpreterFromPythonApi(await getPythonApi(), folder));
+  }
+
+  /** The launch the settings ask for (no process runs). */
+  async resolvePlan(): Promise<LaunchPlan> {
+    return planLaunch(getLaunchSettings(), await this.resolvePython(), bundleIn(this.extensionRoot));
+  }
+
+  /** The memdir command line that matches the server: the started one's, else the settings'. */
+  async resolveCli(): Promise<Command> {
+    return (this._state === 'running' ? this._plan : undefined)?.cli ?? (await this.resolvePlan()).cli;
   }
 
   async sendRequest<R>(method: string, params: object): Promise<R> {
@@ -144,25 +182,34 @@ export class MemdirServer implements vscode.Disposable {
   private async doStart(): Promise<void> {
     this.setState('starting');
     const launch = getLaunchSettings();
-    const interpreter = await this.resolvePython();
-    this._interpreter = interpreter;
     const cwd = getWorkspaceFolders()[0]?.uri.fsPath;
-    this.log.info(`Python for ${SERVER_NAME}: ${interpreter.python} (from ${interpreter.source})`);
-
-    const probe = await probeServer(interpreter.python, cwd);
+    let plan = await this.resolvePlan();
+    this.log.info(describePlan(plan));
+    let probe = await this.probe(plan, cwd);
+    if (shouldSearchPath(plan, probe)) {
+      const found = findOnPath(SERVER_NAME, process.env.PATH, isExecutableFile, process.platform, process.env.PATHEXT);
+      if (found) {
+        this.log.info(`memdir is not installed for ${plan.interpreter?.python ?? 'python'}: trying the ${SERVER_NAME} on PATH, ${found}`);
+        plan = executablePlan(found, launch.args, 'PATH');
+        probe = await this.probe(plan, cwd);
+      }
+    }
+    this._plan = plan;
     if (!probe.ok) {
       this.log.error(`${probe.message} ${probe.fix}`);
       this.setState('failed');
-      void this.reportStartFailure(`${probe.message} ${probe.fix}`, probe.fix);
+      void this.reportStartFailure(`${probe.message} ${probe.fix}`);
       return;
     }
     this._version = probe.version;
     this.log.info(`${SERVER_NAME} ${probe.version} found`);
+    this._mcp = await this.mcpFor(plan, probe, cwd);
+    this.log.info(this._mcp.ok ? `memdir mcp for agent mode: ${[this._mcp.cli.command, ...this._mcp.cli.args].join(' ')} mcp` : this._mcp.reason);
 
     const serverOptions: ServerOptions = {
-      command: interpreter.python,
+      command: plan.server.command,
       // vscode-languageclient appends --stdio for TransportKind.stdio.
-      args: ['-m', SERVER_MODULE, ...launch.args],
+      args: plan.server.args,
       transport: TransportKind.stdio,
       options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
     };
@@ -221,7 +268,7 @@ export class MemdirServer implements vscode.Disposable {
     } catch (error) {
       this.log.error(`${SERVER_NAME} failed to start: ${String(error)}`);
       this.setState('failed');
-      void this.reportStartFailure(`${SERVER_NAME} failed to start: ${String(error)}`, undefined);
+      void this.reportStartFailure(`${SERVER_NAME} failed to start: ${String(error)}`);
     }
   }
 
@@ -245,15 +292,57 @@ export class MemdirServer implements vscode.Disposable {
     }
   }
 
-  private async reportStartFailure(message: string, fix: string | undefined): Promise<void> {
-    const actions = fix?.includes('pip install') ? ['Copy Install Command', 'Open Settings', 'Show Output'] : ['Open Settings', 'Show Output'];
-    const choice = await showErrorMessage(message, ...actions);
-    if (choice === 'Copy Install Command' && fix) {
-      await vscode.env.clipboard.writeText(fix.replace(/^[^:]*:\s*/, ''));
-    } else if (choice === 'Open Settings') {
-      await executeCommand('workbench.action.openSettings', 'memdir.server');
+  private async probe(plan: LaunchPlan, cwd: string | undefined): Promise<ProbeResult> {
+    return classifyProbe(plan, await runProcess(plan.probe.command, plan.probe.args, { cwd, timeoutMs: 20_000 }));
+  }
+
+  /**
+   * Whether `memdir mcp` can run where the server runs. An interpreter's probe already said; for
+   * an executable, its script's interpreter is asked (pipx and uv tool write a Python shebang).
+   */
+  private async mcpFor(plan: LaunchPlan, probe: ProbeResult & { ok: true }, cwd: string | undefined): Promise<McpOffer> {
+    if (plan.mode !== 'path') {
+      return mcpOffer(plan, probe.report);
+    }
+    const python = scriptInterpreter(readHead(plan.server.command));
+    if (!python) {
+      return mcpOffer(plan, undefined);
+    }
+    const { probeScript } = bundleIn(this.extensionRoot);
+    const report = parseProbeReport((await runProcess(python, [probeScript], { cwd, timeoutMs: 20_000 })).stdout);
+    return mcpOffer({ ...plan, cli: { command: python, args: ['-P', '-m', CLI_MODULE] } }, report);
+  }
+
+  private async reportStartFailure(message: string): Promise<void> {
+    const choice = await showErrorMessage(message, 'Open Settings', 'Show Output');
+    if (choice === 'Open Settings') {
+      await executeCommand('workbench.action.openSettings', '@ext:memdir.memdir');
     } else if (choice === 'Show Output') {
       this.log.show();
     }
+  }
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The first bytes of a file (a script's interpreter lines), or '' when it cannot be read. */
+function readHead(file: string): string {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(1024);
+      return buffer.toString('utf8', 0, fs.readSync(fd, buffer, 0, buffer.length, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return '';
   }
 }

@@ -1,12 +1,13 @@
 /**
  * The extension's settings: which keys go to the server and which stay in the client.
  *
- * The `memdir` section holds two kinds of keys. `server.*` and `trace.*` configure the client (how
- * to start memdir-lsp); the rest mirror the server's keys, which are the keys of `memdir.toml`. The
+ * The `memdir` section holds two kinds of keys. `server.*`, `importStrategy` and `trace.*`
+ * configure the client (how to start memdir-lsp); the rest mirror the server's keys, which are the keys of `memdir.toml`. The
  * server overlays what the editor sends on each directory's own `memdir.toml`, treating the
  * editor's values as the most specific choice. So the client must send only the values a user
  * actually set: sending VS Code's defaults would silently override every `memdir.toml`.
  */
+import * as os from 'node:os';
 import type { ConfigurationScope } from 'vscode';
 import { CONFIG_SECTION } from './protocol';
 import { getConfiguration, isWorkspaceTrusted } from './vscodeapi';
@@ -61,30 +62,49 @@ export function serverSettingsFor(scope?: ConfigurationScope | null): Record<str
   return explicitServerSettings((key) => config.inspect(key));
 }
 
+/** `memdir.importStrategy`: the extension's own server, or the memdir of the interpreter's environment. */
+export const IMPORT_STRATEGIES = ['useBundled', 'fromEnvironment'] as const;
+export type ImportStrategy = (typeof IMPORT_STRATEGIES)[number];
+
 export interface LaunchSettings {
   /** Interpreter from the setting; empty when unset. */
   python: string;
   args: string[];
+  importStrategy: ImportStrategy;
+  /** A `memdir-lsp` executable from the setting; empty when unset. When set it wins. */
+  path: string;
 }
 
 /**
- * `server.python` and `server.args` decide which program runs. In an untrusted workspace only
- * the user's own (global) values count: a cloned repo must not choose the executable.
+ * `server.python`, `server.path`, `importStrategy` and `server.args` decide which program runs.
+ * In an untrusted workspace only the user's own (global) values count: a cloned repo must not
+ * choose the executable, nor make the extension import code from the workspace's environment.
  */
 export interface ConfigurationReader {
   get(key: string): unknown;
   inspect(key: string): { globalValue?: unknown } | undefined;
 }
 
-export function launchSettingsFrom(config: ConfigurationReader, trusted: boolean): LaunchSettings {
+/** A program's path as typed in settings: `~/` is the home folder (spawn does not expand it). */
+export function expandHome(value: string, home: string): string {
+  return value === '~' || value.startsWith('~/') ? home + value.slice(1) : value;
+}
+
+export function launchSettingsFrom(config: ConfigurationReader, trusted: boolean, home = os.homedir()): LaunchSettings {
   const read = (key: string): unknown => (trusted ? config.get(key) : config.inspect(key)?.globalValue);
-  const python = read('server.python');
+  const text = (value: unknown): string => (typeof value === 'string' ? expandHome(value.trim(), home) : '');
   const args = read('server.args');
+  const strategy = read('importStrategy');
   return {
-    python: typeof python === 'string' ? python.trim() : '',
+    python: text(read('server.python')),
     args: Array.isArray(args) ? args.filter((a): a is string => typeof a === 'string') : [],
+    importStrategy: strategy === 'fromEnvironment' ? 'fromEnvironment' : 'useBundled',
+    path: text(read('server.path')),
   };
 }
+
+/** Whether a configuration change concerns how the server is started (then it restarts). */
+export const LAUNCH_SETTING_SECTIONS = ['server', 'importStrategy'] as const;
 
 export function getLaunchSettings(): LaunchSettings {
   return launchSettingsFrom(getConfiguration(CONFIG_SECTION), isWorkspaceTrusted());

@@ -8,7 +8,7 @@
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { CLI_MODULE, INDEX_FILENAME, MEMORY_TYPES, type MemoryType } from '../common/protocol';
+import { INDEX_FILENAME, MEMORY_TYPES, type MemoryType } from '../common/protocol';
 import { runProcess } from '../common/python';
 import type { MemdirServer } from '../common/server';
 import {
@@ -156,9 +156,9 @@ async function openProjectMemoryDir(server: MemdirServer): Promise<void> {
     void showInformationMessage('Open a project folder first: its memory directory is derived from the project path.');
     return;
   }
-  const { python } = await server.resolvePython();
+  const cli = await server.resolveCli();
   const result = await withProgress('memdir: locating the memory directory', () =>
-    runProcess(python, ['-m', CLI_MODULE, 'where', '--json', folder.uri.fsPath], { cwd: folder.uri.fsPath }),
+    runProcess(cli.command, [...cli.args, 'where', '--json', folder.uri.fsPath], { cwd: folder.uri.fsPath }),
   );
   const where = result.code === 0 ? parseWhere(result.stdout) : undefined;
   if (!where) {

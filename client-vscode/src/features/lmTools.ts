@@ -9,8 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
+import { mcpServerLaunches } from '../common/launch';
 import {
-  CLI_MODULE,
   MEMORY_RECALL,
   MEMORY_SEARCH,
   MEMORY_TOOL,
@@ -209,15 +209,6 @@ export function describeMemoryCommand(params: MemoryToolParams): string {
   return `memdir memory tool: ${params.command} ${target}`;
 }
 
-/** `<python> -m memdir mcp --dir D` for each directory; the path is the label (unique, and says which). */
-export function mcpServerLaunches(python: string, directories: readonly string[]): { label: string; command: string; args: string[] }[] {
-  return [...new Set(directories)].map((dir) => ({
-    label: `memdir: ${dir}`,
-    command: python,
-    args: ['-m', CLI_MODULE, 'mcp', '--dir', dir],
-  }));
-}
-
 function textResult(text: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
 }
@@ -246,10 +237,13 @@ export function registerLanguageModelTools(
   // Calls outside a chat (another extension's lm.invokeTool) share one session per window.
   const windowSession = `vscode-lm-tools-${randomUUID()}`;
   // VS Code may ask for MCP definitions in any workspace: only a started server's directories
-  // count, so asking never spawns Python (data.onDidChange re-offers them once it runs).
+  // count, so asking never spawns Python (data.onDidChange re-offers them once it runs). `memdir
+  // mcp` runs where the server runs, when that environment has memdir's [mcp] extra: the server's
+  // start decided (and logged why not), so the bundled server without the MCP SDK offers nothing.
   const launches = async (): Promise<ReturnType<typeof mcpServerLaunches>> => {
     const directories = server.state === 'running' ? await data.get() : data.current;
-    return directories.length ? mcpServerLaunches((await server.resolvePython()).python, directories.map((d) => d.path)) : [];
+    const offer = server.mcp;
+    return directories.length && offer?.ok ? mcpServerLaunches(offer.cli, directories.map((d) => d.path)) : [];
   };
   if (typeof lm?.registerTool !== 'function') {
     log.info('This VS Code has no language-model tool API (vscode.lm.registerTool): agent mode tools not registered.');
