@@ -26,6 +26,7 @@ from memdir import __version__
 from memdir.model import Span
 from pygls.capabilities import get_capability
 from pygls.exceptions import (
+    FeatureRequestError,
     JsonRpcException,
     JsonRpcInternalError,
     JsonRpcInvalidParams,
@@ -130,7 +131,7 @@ class MemoryProtocol(LanguageServerProtocol):
             error = JsonRpcInvalidParams(f"invalid params for {method}: {detail}")
             if "id" in data:
                 self._send_response(data["id"], error=error.to_response_error())
-                logger.info("request refused: %s", error)
+                self._server._report_server_error(error, FeatureRequestError)
             else:
                 logger.warning("notification ignored: %s", error)
             return UNREADABLE
@@ -150,28 +151,24 @@ def refused(error: BaseException) -> bool:
     )
 
 
-#: pygls' log lines about requests it answered as the protocol says: routine, not problems.
-ROUTINE_RPC_MESSAGES = (
-    'Cancel notification for unknown message id "%s"',  # the answer crossed the cancel
-    "Failed to handle request %r, unknown method %r",  # answered MethodNotFound
-)
-
-
 class RoutineRpcLog(logging.Filter):
-    """Demote pygls' logging of refused requests to one INFO line, without traceback.
+    """Keep pygls' logging of refused requests out of the log; report_server_error has it.
 
     pygls logs every error answer with ``logger.exception`` (ERROR, traceback): a request with
     bad params read like a crash in the client's log. Only internal errors keep theirs.
     """
 
+    #: pygls' lines about requests it answered as the protocol says.
+    REFUSALS = ("Failed to handle request %r, unknown method %r",)  # answered MethodNotFound
+    #: Routine: the answer crossed the client's cancellation.
+    ROUTINE = ('Cancel notification for unknown message id "%s"',)
+
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
-        if error is not None and refused(error):
-            record.msg, record.args = f"{record.getMessage()}: {error}", ()
-            record.exc_info = record.exc_text = None
-            record.levelno, record.levelname = logging.INFO, "INFO"
-        elif record.msg in ROUTINE_RPC_MESSAGES:
-            record.levelno, record.levelname = logging.INFO, "INFO"
+        if (error is not None and refused(error)) or record.msg in self.REFUSALS:
+            return False
+        if record.msg in self.ROUTINE:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
         return True
 
 

