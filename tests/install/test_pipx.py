@@ -84,7 +84,15 @@ def test_a_clone_installs_the_same_commands(
     env = pipx_env(root)
     # docs/install.md: `pipx install ./memdir` next to the clone.
     shell("pipx install ./memdir", cwd=clone.parent, env=env)
+    path_env = env | {"PATH": f"{root / 'bin'}:{env['PATH']}"}
     lint = run([root / "bin" / "memdir", "lint", "memory"], cwd=place, env=env)
     assert "memdir lint: 12 topic files, no problems" in lint.stdout + lint.stderr
     result = lsp_initialize([root / "bin" / "memdir-lsp"], cwd=place, env=env)
     assert result["serverInfo"]["name"] == "memdir-lsp"
+    assert "usage: memdir-lsp" in shell("memdir-lsp --help", cwd=place, env=path_env).stdout
+    # README: the MCP extra, added to a clone's install.
+    shell("pipx install --force './memdir[mcp]'", cwd=clone.parent, env=env)
+    tools = mcp_tools([root / "bin" / "memdir", "mcp", "--dir", "memory"], cwd=place, env=env)
+    assert set(tools) >= MCP_TOOLS
+    shell("pipx uninstall memdir", cwd=place, env=env)
+    assert not (root / "bin" / "memdir").exists()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Dist
-from install_helpers import clean_env, lsp_initialize, module_file, run, shell
+from install_helpers import clean_env, lsp_initialize, mcp_tools, module_file, run, shell
 
 pytestmark = [pytest.mark.slow, pytest.mark.install]
 
@@ -43,3 +43,24 @@ def test_the_wheel_gives_memdir_and_memdir_lsp_and_the_extra_on_demand(
     mcp = run([bin_dir / "memdir", "mcp", "--dir", "memory"], cwd=place, env=env, check=False)
     assert mcp.returncode == 2
     assert f"add it with: uv tool install --force '{dist.wheel}[mcp]'" in mcp.stderr
+
+
+def test_a_clone_with_an_extra_then_uninstalled(
+    installers: Path, clone: Path, place: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "uv"
+    env = clean_env({"UV_TOOL_DIR": root / "tools", "UV_TOOL_BIN_DIR": root / "bin"})
+    shell("uv tool install './memdir[mcp]'", cwd=clone.parent, env=env)
+    memdir = root / "bin" / "memdir"
+    tools = mcp_tools([memdir, "mcp", "--dir", "memory"], cwd=place, env=env)
+    assert "memory_recall" in tools
+    shell("uv tool uninstall memdir", cwd=place, env=env)
+    assert not memdir.exists() and not (root / "tools" / "memdir").exists()
+
+
+def test_uvx_runs_memdir_from_the_wheel_without_installing_it(
+    installers: Path, dist: Dist, place: Path
+) -> None:
+    # docs/hook.md: the hook's command when nothing is installed but uv.
+    lint = shell(f"uvx --from {dist.wheel} memdir lint memory", cwd=place, env=clean_env())
+    assert "memdir lint: 12 topic files, no problems" in lint.stdout + lint.stderr
