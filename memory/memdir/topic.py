@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,12 +165,133 @@ def _load_yaml(text: str) -> Any:
         from frontmatter.default_handlers import YAMLHandler
 
         _YAML = YAMLHandler()
-    import yaml
-
     # PyYAML's own loader, not the libyaml one python-frontmatter prefers when it is built:
-    # their error messages and positions differ, and the server the VS Code extension bundles
-    # has no compiled modules. One loader everywhere: one lint result.
-    return _YAML.load(text, Loader=yaml.SafeLoader)
+    # their messages and positions differ, and the server the VS Code extension bundles has no
+    # compiled modules. One loader everywhere: one lint result.
+    return _YAML.load(text, Loader=safe_loader())
+
+
+_SAFE_LOADER: type | None = None
+
+
+def safe_loader() -> type:
+    """PyYAML's pure-Python safe loader, reading tabs as the agent does.
+
+    PyYAML refuses every tab outside quotes. The agent's parser takes one as white space after
+    an indicator (``description:<TAB>text``), inside a plain value and after a block scalar's
+    header: libyaml's rules, ported below (they also allow tabs inside flow collections and
+    refuse them as indentation). Only libyaml refuses a tab right after a block scalar's
+    indentation, which the agent and PyYAML read as content. Tested against libyaml and the
+    agent's reading: tests/core/test_pure_fallbacks.py.
+    """
+    global _SAFE_LOADER
+    if _SAFE_LOADER is not None:
+        return _SAFE_LOADER
+    import yaml
+    from yaml.scanner import ScannerError
+
+    breaks = "\r\n\x85\u2028\u2029"
+    ends = "\0 \t" + breaks
+
+    class TabLoader(yaml.SafeLoader):
+        # PyYAML's own methods with libyaml's rules for tabs (scanner.c: where it eats blanks).
+        def scan_to_next_token(self) -> None:
+            if self.index == 0 and self.peek() == "\ufeff":
+                self.forward()
+            line_break: Callable[[], str] = self.scan_line_break  # untyped in the stubs
+            while True:
+                while self.peek() == " " or (
+                    self.peek() == "\t" and (self.flow_level or not self.allow_simple_key)
+                ):
+                    self.forward()
+                if self.peek() == "#":
+                    while self.peek() not in "\0" + breaks:
+                        self.forward()
+                if not line_break():
+                    return
+                if not self.flow_level:
+                    self.allow_simple_key = True
+
+        def scan_plain_spaces(self, indent: int, start_mark: Any) -> list[str] | None:
+            chunks: list[str] = []
+            length = 0
+            while self.peek(length) in " \t":
+                length += 1
+            whitespaces = self.prefix(length)
+            self.forward(length)
+            if self.peek() not in breaks:
+                return [whitespaces] if whitespaces else chunks
+            scan_break: Callable[[], str] = self.scan_line_break  # untyped in the stubs
+            line_break = scan_break()
+            self.allow_simple_key = True
+            if self.prefix(3) in ("---", "...") and self.peek(3) in ends:
+                return None
+            more: list[str] = []
+            while self.peek() in " \t" + breaks:
+                if self.peek() == "\t" and self.column < indent:
+                    raise ScannerError(
+                        "while scanning a plain scalar",
+                        start_mark,
+                        "found a tab character that violates indentation",
+                        self.get_mark(),
+                    )
+                if self.peek() in " \t":
+                    self.forward()
+                else:
+                    more.append(scan_break())
+                    if self.prefix(3) in ("---", "...") and self.peek(3) in ends:
+                        return None
+            if line_break != "\n":
+                chunks.append(line_break)
+            elif not more:
+                chunks.append(" ")
+            return chunks + more
+
+        def scan_block_scalar_indicators(self, start_mark: Any) -> tuple[bool | None, int | None]:
+            chomping: bool | None = None
+            increment: int | None = None
+            for _ in range(2):
+                char = self.peek()
+                if char in "+-" and chomping is None:
+                    chomping = char == "+"
+                    self.forward()
+                elif char in "0123456789" and increment is None:
+                    if char == "0":
+                        raise ScannerError(
+                            "while scanning a block scalar",
+                            start_mark,
+                            "expected indentation indicator in the range 1-9, but found 0",
+                            self.get_mark(),
+                        )
+                    increment = int(char)
+                    self.forward()
+            if self.peek() not in "\0 \t#" + breaks:
+                raise ScannerError(
+                    "while scanning a block scalar",
+                    start_mark,
+                    f"expected chomping or indentation indicators, but found {self.peek()!r}",
+                    self.get_mark(),
+                )
+            return chomping, increment
+
+        def scan_block_scalar_ignored_line(self, start_mark: Any) -> None:
+            while self.peek() in " \t":
+                self.forward()
+            if self.peek() == "#":
+                while self.peek() not in "\0" + breaks:
+                    self.forward()
+            if self.peek() not in "\0" + breaks:
+                raise ScannerError(
+                    "while scanning a block scalar",
+                    start_mark,
+                    f"expected a comment or a line break, but found {self.peek()!r}",
+                    self.get_mark(),
+                )
+            scan_break: Callable[[], str] = self.scan_line_break  # untyped in the stubs
+            scan_break()
+
+    _SAFE_LOADER = TabLoader
+    return TabLoader
 
 
 def _scalar(value: Any) -> str | None:
@@ -490,7 +612,7 @@ def _load_core_yaml(text: str) -> Any:
 
     if _CORE_LOADER is None:
 
-        class CoreLoader(yaml.SafeLoader):
+        class CoreLoader(safe_loader()):  # type: ignore[misc]
             pass
 
         replaced = {f"tag:yaml.org,2002:{kind}" for kind in ("bool", "int", "float", "timestamp")}

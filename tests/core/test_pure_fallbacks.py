@@ -42,7 +42,7 @@ from memdir.lexical import (
     stemmer_backend,
     use_stemmer,
 )
-from memdir.topic import agent_fields, parse_topic_text
+from memdir.topic import agent_fields, parse_topic_text, safe_loader
 from memhelpers import ROOT
 
 pytest.importorskip("snowballstemmer", reason="the pure-Python stemmer (test extra)")
@@ -81,7 +81,7 @@ CORPORA = [
 
 
 #: Frontmatter that neither the block nor the agent's retry of it parses, where libyaml and
-#: PyYAML's own loader disagree: on the message, or (a tab inside a line) on whether it parses.
+#: PyYAML's own loader word or place the error differently.
 BROKEN = {
     f"broken-{key}.md": f"---\nname: broken-{key}\n{yaml_lines}---\nBody.\n"
     for key, yaml_lines in {
@@ -89,7 +89,7 @@ BROKEN = {
         "sequence": "description: a list item among the keys\n- item\n",
         "quote": "description: 'it's quoted wrong\n",
         "indent": "description: indented\n  type: user\ntype: user\n",
-        "tab": "description:\tafter a tab\n\t- y\n",
+        "tab": "description: after a tab\nmetadata:\n \ttype: user\n",
     }.items()
 }
 
@@ -312,12 +312,66 @@ def test_the_libyaml_loader_would_change_lint_messages() -> None:
     """Why memdir pins PyYAML's own loader: libyaml words and places errors differently."""
     for text in ("a: b: c", "a: [1, 2", "a: *x"):
         errors = []
-        for loader in (yaml.SafeLoader, yaml.CSafeLoader):
+        for loader in (safe_loader(), yaml.CSafeLoader):
             with pytest.raises(yaml.YAMLError) as caught:
                 yaml.load(text, Loader=loader)
             mark = getattr(caught.value, "problem_mark", None)
             errors.append((getattr(caught.value, "problem", None), mark and mark.line))
         assert errors[0] != errors[1], text
+
+
+#: Tabs as Claude Code 2.1.328 reads them in frontmatter (checked against the real CLI with
+#: tests/fidelity's harness): white space after an indicator, inside a plain value and after a
+#: block scalar's header; content after a block scalar's indentation. PyYAML alone refuses the
+#: first four, libyaml the last.
+AGENT_TABS = [
+    ("description:\tafter the colon", {"description": "after the colon"}),
+    ("name:\tx\ntype:\tproject", {"name": "x", "type": "project"}),
+    ("description: inside\ta value", {"description": "inside\ta value"}),
+    ("description: >-\t# folded\n  after the header", {"description": "after the header"}),
+    ("description: |\n  \tafter the indentation", {"description": "\tafter the indentation\n"}),
+]
+
+
+@pytest.mark.parametrize(("block", "expected"), AGENT_TABS)
+def test_tabs_are_read_as_the_agent_reads_them(block: str, expected: dict[str, str]) -> None:
+    assert yaml.load(block + "\n", Loader=safe_loader()) == expected
+    fields, problems = agent_fields(f"---\n{block}\n---\nbody\n")
+    assert problems == () and fields["description"] == expected.get("description")
+
+
+@pytest.mark.parametrize("block", ["\tname: x", "metadata:\n\ttype: user", "a: b\n \tc: d"])
+def test_tabs_as_indentation_are_still_refused(block: str) -> None:
+    with pytest.raises(yaml.YAMLError):
+        yaml.load(block, Loader=safe_loader())
+
+
+def _outcome(text: str, loader: type) -> tuple[str, str]:
+    try:
+        return "ok", repr(yaml.load(text, Loader=loader))
+    except yaml.YAMLError:
+        return "error", ""
+
+
+#: Block-context pieces, tabs wherever they may go. Flow collections and block scalars are left
+#: out: there libyaml refuses a few tabs YAML allows (after a block scalar's indentation, above).
+_TABBY = st.lists(
+    st.sampled_from(
+        [
+            *("a", "key", "name", "x y", "1", "yes", "é", "\u3000", "'", '"', ",", "?", "? "),
+            *(":", ": ", ":\t", "\t", " ", "  ", "\n", "\n  ", "\n\t", "\n \t"),
+            *("- ", "-\t", "#", " #", "\t#", "&a ", "*a", "!!str ", "---", "..."),
+        ]
+    ),
+    max_size=14,
+).map("".join)
+
+
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")
+@given(_TABBY)
+def test_tabs_are_read_as_libyaml_reads_them(text: str) -> None:
+    """Values and accept/refuse as libyaml gives them (messages aside)."""
+    assert _outcome(text, safe_loader()) == _outcome(text, yaml.CSafeLoader)
 
 
 def test_frontmatter_reads_the_same_whichever_loader_the_library_prefers() -> None:
