@@ -6,10 +6,15 @@
 #
 # 1. installs the toolchain (scripts/install-vscode-e2e.sh; cached in $MEMDIR_E2E_CACHE or
 #    ~/.cache/memdir-e2e, so only the first run on a machine takes minutes),
-# 2. builds client-vscode into a .vsix and installs it into a fresh code-server user-data and
-#    extensions dir under test-output/vscode-e2e/,
+# 2. builds client-vscode into a .vsix (which bundles memdir-lsp: scripts/bundle-vscode-server.sh)
+#    and installs it into a fresh code-server user-data and extensions dir under
+#    test-output/vscode-e2e/,
 # 3. copies the fixture memory dir (client-vscode/e2e/fixtures/memory) as the workspace, starts
-#    code-server on 127.0.0.1 without auth, and runs the scenario against it,
+#    code-server on 127.0.0.1 without auth, and runs the scenario against it. The server's Python
+#    is a fresh venv with nothing installed (checked: it cannot import memdir): the scenario runs
+#    on the server the .vsix carries. Its last step switches to memdir.importStrategy
+#    fromEnvironment with the repository's .venv (memdir with the [mcp] extra), where VS Code
+#    starts the offered `memdir mcp` server (the bundle has no MCP SDK),
 # 4. always stops code-server (and with it the extension host and memdir-lsp) at the end.
 #
 # Screenshots, the scenario report (report.json) and every log land in test-output/vscode-e2e/.
@@ -23,7 +28,7 @@ UPDATE_DOCS=0
 for arg in "$@"; do
   case $arg in
     --update-docs) UPDATE_DOCS=1 ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "e2e-vscode: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -44,7 +49,8 @@ PYTHON=${MEMDIR_E2E_PYTHON:-}
 if [ -z "$PYTHON" ]; then
   if [ -x "$REPO/.venv/bin/python" ]; then PYTHON=$REPO/.venv/bin/python; else PYTHON=$(command -v python3); fi
 fi
-# mcp: VS Code itself starts the `memdir mcp` server the extension offers, with this Python.
+# mcp: in the scenario's last step VS Code itself starts the `memdir mcp` server the extension
+# offers from this Python's environment. It also builds the bundle (pip).
 "$PYTHON" -c 'import memdir_lsp, mcp' 2>/dev/null || {
   log "$PYTHON cannot import memdir_lsp and mcp: run scripts/test.sh (or pip install -e '.[mcp]') first"
   exit 1
@@ -55,16 +61,43 @@ mkdir -p "$OUT"
 CSH=$OUT/code-server
 mkdir -p "$CSH/user-data/User" "$CSH/user-data/Machine" "$CSH/extensions" "$CSH/xdg/config" "$CSH/xdg/data" "$CSH/xdg/cache" "$CSH/xdg/state"
 
+# The Python a user has: 3.11, nothing pip-installed (a venv of the same base interpreter, without
+# even pip). The extension must bring everything else.
+BARE=$OUT/bare-python
+"$PYTHON" -m venv --without-pip "$BARE"
+BARE_PYTHON=$BARE/bin/python
+for module in memdir memdir_lsp pygls Stemmer yaml mcp; do
+  if "$BARE_PYTHON" -c "import $module" 2>/dev/null; then
+    log "$BARE_PYTHON can import $module: the e2e needs a Python without memdir or its dependencies"
+    exit 1
+  fi
+done
+
 # --- 2. the .vsix ------------------------------------------------------------------------------
 log "building the extension"
 (
   cd "$REPO/client-vscode"
   [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error
-  # vsce runs the vscode:prepublish script (the production esbuild bundle) itself. The bundle
-  # holds every dependency, so vsce must not look at node_modules.
-  "$VSCE" package --no-dependencies --allow-missing-repository \
+  # vsce runs the vscode:prepublish script itself: scripts/bundle-vscode-server.sh (with this
+  # Python's pip) and the production esbuild bundle. The esbuild bundle holds every npm
+  # dependency, so vsce must not look at node_modules.
+  MEMDIR_BUNDLE_PYTHON=$PYTHON "$VSCE" package --no-dependencies --allow-missing-repository \
     -o "$OUT/memdir.vsix" >"$OUT/vsce.log" 2>&1 || { cat "$OUT/vsce.log" >&2; exit 1; }
 )
+# What the .vsix carries: the launchers and the bundled server, and no compiled file.
+"$PYTHON" - "$OUT/memdir.vsix" <<'EOF' >&2
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+need = ["extension/bundled/tool/memdir_lsp_bundled.py", "extension/bundled/tool/probe.py",
+        "extension/bundled/libs/memdir/__init__.py", "extension/bundled/libs/memdir_lsp/__main__.py",
+        "extension/bundled/libs/pygls/__init__.py", "extension/bundled/libs/snowballstemmer/__init__.py"]
+missing = [n for n in need if n not in names]
+compiled = [n for n in names if n.endswith((".so", ".pyd", ".dll", ".dylib")) or "__pycache__" in n]
+if missing or compiled:
+    sys.exit(f"e2e-vscode: the .vsix lacks {missing} or carries {compiled}")
+libs = {n.split("/")[3] for n in names if n.startswith("extension/bundled/libs/") and n.count("/") > 3}
+print(f"[e2e-vscode] the .vsix has {len(names)} files; bundled/libs: {' '.join(sorted(libs))}")
+EOF
 log "packaged $(du -h "$OUT/memdir.vsix" | cut -f1) $OUT/memdir.vsix"
 
 # code-server writes config and logs under XDG dirs on any invocation: keep them in test-output.
@@ -102,7 +135,7 @@ EOF
 # runs the extension host); code-server reads such settings from the Machine settings file.
 cat >"$CSH/user-data/Machine/settings.json" <<EOF
 {
-  "memdir.server.python": "$PYTHON"
+  "memdir.server.python": "$BARE_PYTHON"
 }
 EOF
 
@@ -154,7 +187,8 @@ done
 status=0
 NODE_PATH=$PLAYWRIGHT_NODE_PATH node "$REPO/client-vscode/e2e/scenario.js" \
   --url "http://127.0.0.1:$PORT" --workspace "$WORKSPACE" --out "$OUT" \
-  --user-data "$CSH/user-data" --chromium "$CHROMIUM" || status=$?
+  --user-data "$CSH/user-data" --chromium "$CHROMIUM" \
+  --bare-python "$BARE_PYTHON" --env-python "$PYTHON" || status=$?
 
 cleanup
 trap - EXIT

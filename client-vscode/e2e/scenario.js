@@ -2,7 +2,12 @@
 // headless Chromium with playwright-core. Run by scripts/e2e-vscode.sh, which installs the .vsix,
 // starts code-server on the fixture workspace and passes the paths below.
 //
-//   node scenario.js --url http://127.0.0.1:PORT --workspace DIR --out DIR --user-data DIR [--chromium PATH]
+//   node scenario.js --url http://127.0.0.1:PORT --workspace DIR --out DIR --user-data DIR
+//     --bare-python PY --env-python PY [--chromium PATH]
+//
+// The server runs on the memdir-lsp the .vsix bundles, with --bare-python (a Python with nothing
+// installed); the last step switches to memdir.importStrategy fromEnvironment with --env-python
+// (memdir with the [mcp] extra) and has VS Code start the `memdir mcp` server offered there.
 //
 // Each step is recorded in OUT/report.json with its outcome and timing; a failing step takes a
 // screenshot (fail-<step>.png) and the scenario goes on, so one run shows every broken step.
@@ -18,7 +23,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i += 2) {
     args[argv[i].replace(/^--/, '')] = argv[i + 1];
   }
-  for (const key of ['url', 'workspace', 'out', 'user-data']) {
+  for (const key of ['url', 'workspace', 'out', 'user-data', 'bare-python', 'env-python']) {
     if (!args[key]) {
       throw new Error(`missing --${key}`);
     }
@@ -36,6 +41,9 @@ const facts = {};
 function lap(message) {
   console.log(`[${String(Date.now() - t0).padStart(6)} ms] ${message}`);
 }
+
+/** The extension's own start-failure messages in its log (launch.ts says each). */
+const START_FAILURE = /\[error\] ((?:memdir-lsp|The Python interpreter|The memdir-lsp|memdir (?:is not installed|needs Python|does not import)|Checking |"\S+ --version").*)/;
 
 /** Thrown inside an `until` callback to stop waiting at once. */
 class Abort extends Error {}
@@ -249,15 +257,19 @@ function memdirLogText() {
       const text = await until('"memdir-lsp started" in the memdir output channel', () => {
         const log = memdirLogText();
         // Fail fast on the extension's own start-failure message instead of waiting it out.
-        const failure = /\[error\] ((?:memdir-lsp (?:is not installed|\S+ is too old|failed to start)|The Python interpreter|\S+ -m memdir_lsp --version failed).*)/.exec(log);
+        const failure = START_FAILURE.exec(log);
         if (failure) {
           throw new Abort(`the server did not start: ${failure[1]}`);
         }
         return /memdir-lsp started/.test(log) ? log : undefined;
       }, 60000);
       const version = /memdir-lsp (\d+\.\d+\.\d+\S*) found/.exec(text);
-      const python = /Python for memdir-lsp: (.*)/.exec(text);
-      return { serverVersion: version && version[1], python: python && python[1].trim() };
+      // The .vsix's own server, run by a Python that has nothing installed.
+      const launch = /memdir-lsp bundled with the extension \(Python from setting\): (\S+) (\S+)/.exec(text);
+      if (!launch || launch[1] !== args['bare-python'] || !launch[2].endsWith('/bundled/tool/memdir_lsp_bundled.py')) {
+        throw new Error(`the server is not the bundled one run by ${args['bare-python']}: ${(/memdir-lsp (?:bundled|from|executable).*/.exec(text) || ['no launch line'])[0]}`);
+      }
+      return { serverVersion: version && version[1], python: launch[1], launcher: launch[2] };
     }, { dependsOn: ['workbench loads'] });
 
     await step('Memories view lists the memories', async () => {
@@ -546,47 +558,21 @@ function memdirLogText() {
       if (!again.startsWith('Nothing new recalled for this message') || again.includes('Trunk freezes')) {
         throw new Error(`the second memdir_recall in the same session recalled again: ${again.slice(0, 300)}`);
       }
-      // The definitions as the provider computes them, with the server's own interpreter; the
-      // next step has VS Code start them.
+      // The bundle has no MCP SDK and the bare Python none either: nothing is offered, and the
+      // log says once how to get it (the last step covers a Python that has it).
       if (!/MCP server definition provider registered/.test(text)) {
         throw new Error('the MCP server definition provider was not registered');
       }
       const definitions = JSON.parse(/MCP server definitions: (\[.*\])/.exec(text)[1]);
-      const mine = definitions.find((d) => d.args.join(' ') === `-m memdir mcp --dir ${WORKSPACE}`);
-      if (!mine) {
-        throw new Error(`no memdir mcp definition for the workspace: ${JSON.stringify(definitions)}`);
+      if (definitions.length) {
+        throw new Error(`memdir mcp offered by a Python without the MCP SDK: ${JSON.stringify(definitions)}`);
       }
-      return { tools, recallChars: recall.length, again, mcpDefinition: mine };
+      const notOffered = /memdir mcp is not offered to agent mode: (.*)/.exec(text);
+      if (!notOffered || !notOffered[1].includes(`${args['bare-python']} cannot import mcp`)) {
+        throw new Error(`no log line says why memdir mcp is not offered: ${notOffered ? notOffered[0] : ''}`);
+      }
+      return { tools, recallChars: recall.length, again, mcpNotOffered: notOffered[1] };
     }, { dependsOn: ['extension activates and the language client starts'] });
-
-    await step('agent mode: VS Code starts the offered memdir mcp server and calls its recall tool', async () => {
-      // The same self-check run goes on: workbench.mcp.startServer, then vscode.lm.tools must list
-      // the MCP server's memory_recall (tagged mcp) and invoking it through VS Code's tool service
-      // must return the memory. VS Code spawns `<python> -m memdir mcp --dir <workspace>` itself.
-      const listedMcp = /MCP tools in lm\.tools after workbench\.mcp\.startServer: (\[.*\])/;
-      const invokedMcp = /lm\.invokeTool (\S*memory_recall): (".*")/;
-      const text = await until('the MCP part of the self-check', async () => {
-        // From the run that recalled twice on: a failure of an earlier run (pressed before the
-        // server was up) does not count.
-        const all = memdirLogText();
-        const log = all.slice(all.search(/lm\.invokeTool memdir_recall twice: /));
-        if (invokedMcp.test(log)) {
-          return log;
-        }
-        const failed = /lm self-check failed: (.*)/.exec(log);
-        if (failed) {
-          throw new Abort(`${failed[1]}${listedMcp.test(log) ? `; MCP tools: ${listedMcp.exec(log)[1]}` : ''}`);
-        }
-        return undefined;
-      }, 60000, 250);
-      const mcpTools = JSON.parse(listedMcp.exec(text)[1]);
-      const [, tool, answer] = invokedMcp.exec(text);
-      const recall = JSON.parse(answer);
-      if (!recall.includes('Trunk freezes once a mobile build is submitted')) {
-        throw new Error(`${tool} did not return the release-freeze memory: ${recall.slice(0, 300)}`);
-      }
-      return { mcpTools, tool, recallChars: recall.length };
-    }, { dependsOn: ["agent mode: vscode.lm lists memdir's tools, invokeTool returns a recall and dedupes it per session"] });
 
     await step('recall preview renders the selection and the injected text', async () => {
       // Hide the bottom panel: the preview gets the whole editor area.
@@ -645,6 +631,76 @@ function memdirLogText() {
       }
       return { selectedAfterRestart: (await frame.locator('[data-testid="selected"] li').allInnerTexts()).map((s) => s.split(' — ')[0].trim()) };
     }, { dependsOn: ['recall preview renders the selection and the injected text'] });
+
+    await step('agent mode: with memdir.importStrategy fromEnvironment (a Python with the [mcp] extra), VS Code starts the offered memdir mcp server and calls its recall tool', async () => {
+      // The settings switch a user makes: the extension restarts the server from that Python's
+      // environment, which has memdir's [mcp] extra, so `memdir mcp` is offered. The self-check
+      // then has VS Code start it (workbench.mcp.startServer), list its memory_recall in
+      // vscode.lm.tools and invoke it through VS Code's tool service.
+      const machineSettings = path.join(args['user-data'], 'Machine', 'settings.json');
+      fs.writeFileSync(machineSettings, JSON.stringify({
+        'memdir.server.python': args['env-python'],
+        'memdir.importStrategy': 'fromEnvironment',
+      }, null, 2));
+      const since = () => {
+        const all = memdirLogText();
+        const at = all.lastIndexOf('memdir launch settings changed: restarting the server');
+        return at < 0 ? '' : all.slice(at);
+      };
+      const offered = /memdir mcp for agent mode: (.*)/;
+      await until('the restart from the environment', () => {
+        const log = since();
+        const failure = START_FAILURE.exec(log);
+        if (failure) {
+          throw new Abort(`the server did not restart: ${failure[1]}`);
+        }
+        return /memdir-lsp from the Python environment/.test(log) && /memdir-lsp started/.test(log) && offered.test(log);
+      }, 60000);
+      const expected = `${args['env-python']} -P -m memdir mcp`;
+      if (offered.exec(since())[1] !== expected) {
+        throw new Error(`memdir mcp offered as "${offered.exec(since())[1]}", not "${expected}"`);
+      }
+      const listedMcp = /MCP tools in lm\.tools after workbench\.mcp\.startServer: (\[.*\])/;
+      const invokedMcp = /lm\.invokeTool (\S*memory_recall): (".*")/;
+      const count = (log, re) => (log.match(re) || []).length;
+      // VS Code learns of the new definition from the provider's change event, asynchronously: a
+      // self-check that ran before it did finds no MCP tool and is run again (at most 3 runs).
+      let presses = 0;
+      const text = await until('the MCP part of the self-check', async () => {
+        const log = since();
+        if (invokedMcp.test(log)) {
+          return log;
+        }
+        const ended = count(log, /lm self-check (?:failed|done): /g);
+        if (count(log, /lm self-check started/g) > ended) {
+          return undefined; // a run in flight
+        }
+        const last = [...log.matchAll(/lm self-check (?:failed|done): (.*)/g)].pop();
+        if (last && (ended >= 3 || !/no MCP memory_recall tool/.test(last[1]))) {
+          const tools = [...log.matchAll(new RegExp(listedMcp, 'g'))].pop();
+          throw new Abort(`${last[1]}${tools ? `; MCP tools: ${tools[1]}` : ''}`);
+        }
+        if (presses >= 6) {
+          throw new Abort('the self-check key started no run');
+        }
+        presses += 1;
+        await page.keyboard.press(LM_SELF_CHECK_KEY);
+        await page.waitForTimeout(3000);
+        return undefined;
+      }, 120000, 250);
+      const definitions = JSON.parse(/MCP server definitions: (\[.*\])/.exec(text)[1]);
+      const mine = definitions.find((d) => d.command === args['env-python'] && d.args.join(' ') === `-P -m memdir mcp --dir ${WORKSPACE}`);
+      if (!mine) {
+        throw new Error(`no memdir mcp definition for the workspace: ${JSON.stringify(definitions)}`);
+      }
+      const mcpTools = JSON.parse([...text.matchAll(new RegExp(listedMcp, 'g'))].pop()[1]);
+      const [, tool, answer] = invokedMcp.exec(text);
+      const recall = JSON.parse(answer);
+      if (!recall.includes('Trunk freezes once a mobile build is submitted')) {
+        throw new Error(`${tool} did not return the release-freeze memory: ${recall.slice(0, 300)}`);
+      }
+      return { mcpDefinition: mine, mcpTools, tool, recallChars: recall.length };
+    }, { dependsOn: ["agent mode: vscode.lm lists memdir's tools, invokeTool returns a recall and dedupes it per session"] });
   } finally {
     await shot('vscode-final').catch(() => undefined);
     await browser.close();

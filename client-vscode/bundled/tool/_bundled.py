@@ -5,6 +5,8 @@ launcher) keeps to syntax that old Pythons still parse: an interpreter that is t
 a sentence, not a SyntaxError.
 """
 
+# ruff: noqa: UP032  (no f-strings: an old Python must parse this file to say it is too old)
+
 import os
 import sys
 
@@ -18,7 +20,7 @@ def python_version():
 
 
 def too_old_message():
-    return "memdir needs Python {0}.{1} or newer; {2} is Python {3}.".format(
+    return "memdir needs Python {}.{} or newer; {} is Python {}.".format(
         MIN_PYTHON[0], MIN_PYTHON[1], sys.executable, python_version()
     )
 

@@ -1,11 +1,13 @@
 """What an interpreter offers the extension, as one JSON line on stdout.
 
 ``<python> probe.py`` looks at the interpreter's own environment (importStrategy
-fromEnvironment); ``<python> probe.py --bundled`` at the extension's bundled libraries first
-(useBundled). One process answers everything the extension needs before it starts the server:
-the Python version, whether memdir and its server import (and memdir's version), and whether ``memdir
-mcp`` could run (the [mcp] extra's modules).
+fromEnvironment); ``<python> probe.py --bundled`` at the extension's bundled libraries
+first (useBundled). One process answers everything the extension needs before it starts
+the server: the Python version, whether memdir and its server import (and memdir's
+version), and whether ``memdir mcp`` could run (the [mcp] extra's modules).
 """
+
+# ruff: noqa: UP032  (no f-strings: an old Python must parse this file to say it is too old)
 
 import json
 import os
@@ -13,7 +15,7 @@ import sys
 
 # This folder, even when Python does not add a script's own (PYTHONSAFEPATH).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _bundled  # noqa: E402
+import _bundled
 
 
 def mcp_missing():
@@ -43,10 +45,10 @@ def probe(bundled):
         import memdir_lsp.__main__  # noqa: F401  (its command line: light, unlike the server)
     except ImportError as error:
         report["missing"] = error.name or ""
-        report["error"] = "{0}: {1}".format(type(error).__name__, error)
+        report["error"] = "{}: {}".format(type(error).__name__, error)
         return report
     except Exception as error:  # a broken install: the message is all the user can act on
-        report["error"] = "{0}: {1}".format(type(error).__name__, error)
+        report["error"] = "{}: {}".format(type(error).__name__, error)
         return report
     report["memdir"] = memdir.__version__
     report["memdirPath"] = memdir.__file__

@@ -55,6 +55,8 @@ export class MemdirServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private clientDisposables: vscode.Disposable[] = [];
   private starting: Promise<void> | undefined;
+  /** The client a restart is about to stop. */
+  private retiring: LanguageClient | undefined;
   private _state: ServerState = 'stopped';
   private _plan: LaunchPlan | undefined;
   private _mcp: McpOffer | undefined;
@@ -102,6 +104,9 @@ export class MemdirServer implements vscode.Disposable {
   }
 
   async restart(): Promise<void> {
+    // At once, before any await: the library's own listeners of the configuration change that
+    // caused this restart must not reach the client being replaced.
+    this.retiring = this.client;
     await this.starting?.catch(() => undefined);
     await this.stopClient();
     await this.start();
@@ -241,13 +246,21 @@ export class MemdirServer implements vscode.Disposable {
                 : values[i],
             );
           },
-          // Send an empty change so the server pulls: a pushed section would carry defaults.
-          didChangeConfiguration: async (_sections, next) => next(undefined),
+          // Send an empty change so the server pulls: a pushed section would carry defaults. A
+          // change of the launch settings stops this client (a restart) as the library tells it:
+          // a stopped client's notification would try to start it again and fail.
+          didChangeConfiguration: async (_sections, next) => {
+            if (this.client === started.client && this.retiring !== started.client) {
+              await next(undefined);
+            }
+          },
         },
       },
     };
 
+    const started: { client?: LanguageClient } = {};
     const client = new LanguageClient(CLIENT_ID, 'memdir', serverOptions, clientOptions);
+    started.client = client;
     this.clientDisposables.push(
       client.onNotification(MEMORY_RELEVANT_MEMORIES, (params: RelevantMemories) => {
         this.relevantEmitter.fire(params);
@@ -287,6 +300,7 @@ export class MemdirServer implements vscode.Disposable {
       }
       await client.dispose().catch(() => undefined);
     }
+    this.retiring = undefined;
     if (this._state !== 'stopped') {
       this.setState('stopped');
     }

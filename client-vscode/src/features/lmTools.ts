@@ -313,9 +313,9 @@ export function registerLanguageModelTools(
 
   // Not contributed to the palette: the e2e scenario binds a key to it to see what VS Code lists.
   // It recalls twice with one query and no token (so in the window's session): the second answer
-  // shows the dedupe. Then it has VS Code start the MCP servers it was offered and calls memdir's
-  // MCP recall tool through VS Code's tool service. "started"/"failed" lines let the scenario tell
-  // a run in flight from a key pressed before the extension was active.
+  // shows the dedupe. Then, when memdir mcp is offered, it has VS Code start the MCP servers and
+  // calls memdir's MCP recall tool through VS Code's tool service. "started"/"failed" lines let the
+  // scenario tell a run in flight from a key pressed before the extension was active.
   disposables.push(
     vscode.commands.registerCommand(CMD_LM_TOOLS_SELF_CHECK, async (query?: unknown) => {
       log.info('lm self-check started');
@@ -323,7 +323,8 @@ export function registerLanguageModelTools(
       try {
         const names = (lm?.tools ?? []).map((t) => t.name).filter((n) => n.startsWith('memdir_'));
         log.info(`lm.tools lists: ${JSON.stringify(names)}`);
-        log.info(`MCP server definitions: ${JSON.stringify(await launches())}`);
+        const offered = await launches();
+        log.info(`MCP server definitions: ${JSON.stringify(offered)}`);
         if (typeof lm?.invokeTool !== 'function') {
           log.info('lm self-check failed: no vscode.lm.invokeTool');
           return;
@@ -337,6 +338,10 @@ export function registerLanguageModelTools(
         const second = await call(RECALL_TOOL, { query: text });
         log.info(`lm.invokeTool ${RECALL_TOOL} twice: ${JSON.stringify([first, second])}`);
 
+        if (!offered.length) {
+          log.info('lm self-check done: no MCP server offered');
+          return;
+        }
         // VS Code's own command (no precondition, so it runs with AI features hidden); '*': every
         // offered server, and the command resolves once their tools are live (or they failed).
         await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true });
