@@ -1,0 +1,55 @@
+"""What the server's log keeps of pygls' error logging, in process (no server)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import pytest
+from memdir_lsp.server import RoutineRpcLog, refused
+from pygls.exceptions import (
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcMethodNotFound,
+    JsonRpcRequestCancelled,
+)
+
+
+def record(msg: str, error: BaseException | None = None) -> logging.LogRecord:
+    exc_info = None
+    if error is not None:
+        try:
+            raise error
+        except BaseException:
+            exc_info = sys.exc_info()
+    return logging.LogRecord(
+        "pygls.protocol.json_rpc", logging.ERROR, __file__, 1, msg, ("7",), exc_info
+    )
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        JsonRpcInvalidParams("`path` is required"),
+        JsonRpcMethodNotFound(),
+        JsonRpcRequestCancelled(),
+    ],
+)
+def test_refused_requests_leave_pygls_traceback_out(error: BaseException) -> None:
+    # report_server_error logs the one line; pygls' ERROR with traceback is dropped.
+    assert refused(error)
+    assert RoutineRpcLog().filter(record('Exception occurred for message "%s"', error)) is False
+
+
+@pytest.mark.parametrize("error", [JsonRpcInternalError("boom"), ValueError("boom")])
+def test_internal_errors_keep_their_traceback(error: BaseException) -> None:
+    assert not refused(error)
+    kept = record('Exception occurred for message "%s"', error)
+    assert RoutineRpcLog().filter(kept) is True
+    assert kept.levelno == logging.ERROR and kept.exc_info is not None
+
+
+def test_a_cancellation_crossing_the_answer_is_debug() -> None:
+    line = record('Cancel notification for unknown message id "%s"')
+    assert RoutineRpcLog().filter(line) is True
+    assert line.levelno == logging.DEBUG
