@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -244,6 +246,22 @@ describe('bundled/tool/probe.py', () => {
   } catch {
     stdout = '';
   }
+
+  it.skipIf(!stdout)('says so when the extension has no bundled libraries (a checkout before bundling)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'memdir-ext-'));
+    try {
+      cpSync(join(__dirname, '..', 'bundled', 'tool'), join(root, 'bundled', 'tool'), { recursive: true });
+      const copied = bundleIn(root);
+      const out = execFileSync(python, [copied.probeScript, '--bundled'], { encoding: 'utf8', timeout: 20_000 });
+      const plan = planLaunch(settings(), { python, source: 'setting' }, copied);
+      const result = classifyProbe(plan, { code: 0, stdout: out, stderr: '' });
+      expect(result).toMatchObject({ ok: false, problem: 'broken' });
+      expect(fixOf(result)).toContain("the extension's bundled libraries are missing");
+      expect(fixOf(result)).toContain('Reinstall the extension');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 
   it.skipIf(!stdout)('reports the Python version and memdir from the environment', () => {
     const report = parseProbeReport(stdout);

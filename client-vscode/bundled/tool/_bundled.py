@@ -25,17 +25,25 @@ def too_old_message():
     )
 
 
+def libs_problem():
+    """Why the bundled libraries cannot be used, or None."""
+    if sys.version_info < MIN_PYTHON:
+        return too_old_message()
+    if not os.path.isdir(LIBS):
+        # A development checkout before scripts/bundle-vscode-server.sh, or a broken install.
+        return "the extension's bundled libraries are missing: " + LIBS
+    return None
+
+
 def use_bundled_libs():
     """Exit with a sentence on a Python that is too old, else put the bundled libs first.
 
     First, so that the bundle wins over an older memdir (or pygls) in the interpreter's own
     environment, as useBundled promises.
     """
-    if sys.version_info < MIN_PYTHON:
-        sys.stderr.write(too_old_message() + "\n")
+    problem = libs_problem()
+    if problem is not None:
+        sys.stderr.write("memdir: " + problem + "\n")
         sys.exit(3)
-    if not os.path.isdir(LIBS):
-        sys.stderr.write("memdir: the extension's bundled libraries are missing: " + LIBS + "\n")
-        sys.exit(4)
     if LIBS not in sys.path:
         sys.path.insert(0, LIBS)

@@ -39,6 +39,10 @@ def probe(bundled):
         report["error"] = _bundled.too_old_message()
         return report
     if bundled:
+        problem = _bundled.libs_problem()
+        if problem is not None:
+            report["error"] = problem
+            return report
         _bundled.use_bundled_libs()
     try:
         import memdir
