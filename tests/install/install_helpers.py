@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shlex
 import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -87,74 +90,109 @@ def module_file(python: Path, module: str, *, cwd: Path, env: Mapping[str, str])
     return out or None
 
 
-def lsp_initialize(command: Sequence[str | Path], *, cwd: Path, env: Mapping[str, str]) -> Any:
-    """Start a language server, initialize it, shut it down; the ``initialize`` result.
+class Stdio:
+    """A server over stdio: write messages, wait for the answer to a request id.
 
-    The whole session is written at once (the server reads it in order) so that a server that
-    never answers times out instead of blocking a read.
+    A thread reads stdout, so every wait has a timeout instead of a read that could block.
     """
 
-    def frame(message: dict[str, Any]) -> bytes:
+    def __init__(self, command: Sequence[str | Path], *, cwd: Path, env: Mapping[str, str],
+                 framed: bool) -> None:  # fmt: skip
+        self.framed = framed
+        # A file, not a pipe: a chatty server never blocks on it.
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        self.proc = subprocess.Popen(
+            [str(c) for c in command],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+        )
+        self.messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        stream = self.proc.stdout
+        try:
+            while True:
+                if self.framed:
+                    length = None
+                    while (line := stream.readline()) not in (b"\r\n", b""):
+                        if line.lower().startswith(b"content-length:"):
+                            length = int(line.split(b":")[1])
+                    if length is None:
+                        return
+                    self.messages.put(json.loads(stream.read(length)))
+                else:
+                    line = stream.readline()
+                    if not line:
+                        return
+                    if line.strip():
+                        self.messages.put(json.loads(line))
+        finally:
+            self.messages.put(None)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+        header = f"Content-Length: {len(body)}\r\n\r\n".encode() if self.framed else b""
+        self.proc.stdin.write(header + body + (b"" if self.framed else b"\n"))
+        self.proc.stdin.flush()
 
-    session = b"".join(
-        frame(m)
-        for m in (
-            {"id": 1, "method": "initialize", "params": {
-                "processId": None, "rootUri": cwd.as_uri(), "capabilities": {}}},
-            {"method": "initialized", "params": {}},
-            {"id": 2, "method": "shutdown", "params": None},
-            {"method": "exit", "params": None},
-        )
-    )  # fmt: skip
-    proc = subprocess.run(
-        [str(c) for c in command],
-        cwd=cwd,
-        env=dict(env),
-        input=session,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    messages = _lsp_messages(proc.stdout)
-    answers = {m.get("id"): m for m in messages if "id" in m and "method" not in m}
-    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
-    assert 1 in answers and 2 in answers, messages
-    return answers[1]["result"]
+    def answer(self, request_id: int, timeout: float = 60) -> dict[str, Any]:
+        """The response to ``request_id`` (notifications and other answers are skipped)."""
+        while True:
+            message = self.messages.get(timeout=timeout)
+            if message is None:
+                self.stderr.seek(0)
+                raise AssertionError(f"server ended: {self.stderr.read().decode()}")
+            if message.get("id") == request_id and "method" not in message:
+                return message
+
+    def close(self, timeout: float = 60) -> int:
+        """Close stdin and wait for the exit status."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            return self.proc.wait(timeout=timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.stderr.close()
 
 
-def _lsp_messages(data: bytes) -> list[dict[str, Any]]:
-    messages = []
-    while data:
-        header, _, rest = data.partition(b"\r\n\r\n")
-        length = next(
-            int(line.split(b":")[1])
-            for line in header.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        messages.append(json.loads(rest[:length]))
-        data = rest[length:]
-    return messages
+def lsp_initialize(command: Sequence[str | Path], *, cwd: Path, env: Mapping[str, str]) -> Any:
+    """Start a language server, initialize it, shut it down; the ``initialize`` result."""
+    server = Stdio(command, cwd=cwd, env=env, framed=True)
+    try:
+        server.send({"id": 1, "method": "initialize", "params": {
+            "processId": None, "rootUri": cwd.as_uri(), "capabilities": {}}})  # fmt: skip
+        result = server.answer(1)["result"]
+        server.send({"method": "initialized", "params": {}})
+        server.send({"id": 2, "method": "shutdown", "params": None})
+        server.answer(2)
+        server.send({"method": "exit", "params": None})
+    finally:
+        status = server.close()
+    assert status == 0
+    return result
 
 
 def mcp_tools(command: Sequence[str | Path], *, cwd: Path, env: Mapping[str, str]) -> list[str]:
     """The tool names an MCP server over stdio lists (closing stdin ends the server)."""
-    lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    server = Stdio(command, cwd=cwd, env=env, framed=False)
+    try:
+        server.send({"id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "memdir-install-test", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
-    ]  # fmt: skip
-    proc = run(
-        command,
-        cwd=cwd,
-        env=env,
-        input="".join(json.dumps(line) + "\n" for line in lines),
-    )
-    answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    listed = next(a for a in answers if a.get("id") == 2)
+            "clientInfo": {"name": "memdir-install-test", "version": "0"}}})  # fmt: skip
+        server.answer(1)
+        server.send({"method": "notifications/initialized"})
+        server.send({"id": 2, "method": "tools/list", "params": {}})
+        listed = server.answer(2)
+    finally:
+        server.close()
     return sorted(tool["name"] for tool in listed["result"]["tools"])
 
 
