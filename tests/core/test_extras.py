@@ -125,3 +125,31 @@ def test_extraction_without_the_sdk_is_an_error_result(no_anthropic: None, tmp_p
     assert result.status == "error"
     assert result.reason is not None
     assert result.reason.startswith("extraction needs memdir's [anthropic] extra")
+
+
+@pytest.mark.parametrize(
+    ("argv", "what"),
+    [
+        (["extract", "--dir", "{dir}", "{transcript}"], "extraction"),
+        (["tool", "--dir", "{dir}", '{{"command": "view"}}'], "the memory tool"),
+    ],
+)
+def test_commands_without_the_sdk_say_one_line_and_exit_2(
+    argv: list[str],
+    what: str,
+    no_anthropic: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from memdir.cli import main
+
+    monkeypatch.delitem(sys.modules, "memdir.memory_tool", raising=False)
+    memory_dir = tmp_path / "memory"
+    memory_dir.mkdir()
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("", encoding="utf-8")
+    args = [a.format(dir=memory_dir, transcript=transcript) for a in argv]
+    assert main(args) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"memdir {args[0]}: error: {what} needs memdir's [anthropic] extra ")

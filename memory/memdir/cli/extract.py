@@ -53,7 +53,10 @@ def cmd_extract(args: argparse.Namespace) -> int:
         if not project.is_dir():
             raise CliError(f"no such project directory: {project}")
     from memdir.extract import dumps, extract, format_result
+    from memdir.extras import require
     from memdir.select import NO_CREDENTIALS
+
+    require("anthropic", "extraction")  # a setup mistake, like no API key: one line, exit 2
 
     # The result carries the run's error and warnings, which are printed below; the module's
     # log records would say them a second time. A tool's fault (an ERROR) is still shown.
