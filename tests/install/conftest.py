@@ -5,6 +5,7 @@ The wheel is built once per session by ``scripts/build-dist.sh``, into a tempora
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -41,8 +42,9 @@ def installers() -> Path:
     TOOLS_BIN.mkdir(parents=True, exist_ok=True)
     for name in ("pipx", "uv", "uvx", "pre-commit"):
         link = TOOLS_BIN / name
-        link.unlink(missing_ok=True)
-        link.symlink_to(TOOLS_VENV / "bin" / name)
+        if not link.is_symlink():  # another session may be making it at the same moment
+            with contextlib.suppress(FileExistsError):
+                link.symlink_to(TOOLS_VENV / "bin" / name)
     return TOOLS_BIN
 
 
