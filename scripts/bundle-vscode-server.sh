@@ -53,8 +53,10 @@ pip_target --only-binary=:all: "$PYYAML"
 # Python, and PyYAML's LibYAML binding (yaml/__init__.py falls back to pure Python when
 # it cannot import it). The dist-info RECORDs lose the deleted files' lines.
 rm -rf "$LIBS/bin" "$LIBS/_yaml"
-# Where this machine built memdir from (PEP 610): not the user's install.
+# Where this machine built memdir from (PEP 610): not the user's install. INSTALLER (PEP 376)
+# names the bundle instead of pip, so memdir can tell it runs from the extension's bundle.
 rm -f "$LIBS"/memdir-*.dist-info/direct_url.json
+printf 'memdir-vscode-bundle\n' >"$(echo "$LIBS"/memdir-*.dist-info)/INSTALLER"
 find "$LIBS" -type f \( -name '*.so' -o -name '*.pyd' -o -name '*.dll' -o -name '*.dylib' \) -path "$LIBS/yaml/*" -delete
 "$PYTHON" - "$LIBS" <<'EOF'
 import csv, io, pathlib, sys

@@ -558,6 +558,13 @@ function memdirLogText() {
       if (!again.startsWith('Nothing new recalled for this message') || again.includes('Trunk freezes')) {
         throw new Error(`the second memdir_recall in the same session recalled again: ${again.slice(0, 300)}`);
       }
+      // The memory tool is built on the anthropic SDK, which the bundle does not carry: the tool
+      // answers the extension's sentence (how to get it), not an install command for memdir.
+      const memoryView = /lm\.invokeTool memdir_memory view: (".*")/.exec(text);
+      const viewAnswer = memoryView ? JSON.parse(memoryView[1]) : '';
+      if (!viewAnswer.startsWith('The memory tool is not available') || /pip install/.test(viewAnswer)) {
+        throw new Error(`memdir_memory on the bundled server: ${viewAnswer.slice(0, 300)}`);
+      }
       // The bundle has no MCP SDK and the bare Python none either: nothing is offered, and the
       // log says once how to get it (the last step covers a Python that has it).
       if (!/MCP server definition provider registered/.test(text)) {
@@ -571,7 +578,7 @@ function memdirLogText() {
       if (!notOffered || !notOffered[1].includes(`${args['bare-python']} cannot import mcp`)) {
         throw new Error(`no log line says why memdir mcp is not offered: ${notOffered ? notOffered[0] : ''}`);
       }
-      return { tools, recallChars: recall.length, again, mcpNotOffered: notOffered[1] };
+      return { tools, recallChars: recall.length, again, memoryTool: viewAnswer, mcpNotOffered: notOffered[1] };
     }, { dependsOn: ['extension activates and the language client starts'] });
 
     await step('recall preview renders the selection and the injected text', async () => {
@@ -692,6 +699,12 @@ function memdirLogText() {
       const mine = definitions.find((d) => d.command === args['env-python'] && d.args.join(' ') === `-P -m memdir mcp --dir ${WORKSPACE}`);
       if (!mine) {
         throw new Error(`no memdir mcp definition for the workspace: ${JSON.stringify(definitions)}`);
+      }
+      // With the environment's anthropic SDK the memory tool answers from the server.
+      const memoryView = /lm\.invokeTool memdir_memory view: (".*")/.exec(text);
+      const viewAnswer = memoryView ? JSON.parse(memoryView[1]) : '';
+      if (!viewAnswer.includes('MEMORY.md')) {
+        throw new Error(`memdir_memory view from the environment's server: ${viewAnswer.slice(0, 300)}`);
       }
       const mcpTools = JSON.parse([...text.matchAll(new RegExp(listedMcp, 'g'))].pop()[1]);
       const [, tool, answer] = invokedMcp.exec(text);

@@ -4,7 +4,8 @@
 fromEnvironment); ``<python> probe.py --bundled`` at the extension's bundled libraries
 first (useBundled). One process answers everything the extension needs before it starts
 the server: the Python version, whether memdir and its server import (and memdir's
-version), and whether ``memdir mcp`` could run (the [mcp] extra's modules).
+version), and which of memdir's extras could run there: ``memdir mcp`` ([mcp]) and the
+memory tool ([anthropic]), which the bundle does not carry.
 """
 
 # ruff: noqa: UP032  (no f-strings: an old Python must parse this file to say it is too old)
@@ -17,17 +18,20 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _bundled
 
+#: Each extra's modules, for a memdir from before memdir.extras (which says it itself).
+OLD_EXTRAS = {"anthropic": ("anthropic",), "mcp": ("mcp", "anthropic")}
 
-def mcp_missing():
-    """The first module of memdir's [mcp] extra that is not installed, or None."""
+
+def extra_missing(extra):
+    """The first module of one of memdir's extras that is not installed, or None."""
     try:
         from memdir.extras import missing
 
-        return missing("mcp")
-    except ImportError:  # a memdir from before the extras module
+        return missing(extra)
+    except ImportError:
         import importlib.util
 
-        for module in ("mcp", "anthropic"):
+        for module in OLD_EXTRAS[extra]:
             if importlib.util.find_spec(module) is None:
                 return module
         return None
@@ -56,7 +60,8 @@ def probe(bundled):
         return report
     report["memdir"] = memdir.__version__
     report["memdirPath"] = memdir.__file__
-    report["mcpMissing"] = mcp_missing()
+    report["mcpMissing"] = extra_missing("mcp")
+    report["anthropicMissing"] = extra_missing("anthropic")
     return report
 
 

@@ -22,7 +22,7 @@ import type { Interpreter, ProcessResult } from './python';
 import type { LaunchSettings } from './settings';
 
 /** Where the install guide is (the extension cannot point at a registry: memdir is on none). */
-export const INSTALL_GUIDE = 'the install guide (docs/install.md in the memdir repository)';
+export const INSTALL_GUIDE = 'docs/install.md in the memdir repository';
 export const MIN_PYTHON = '3.11';
 
 /** Where the server comes from: the extension's bundle, the interpreter's environment, or an executable. */
@@ -134,6 +134,8 @@ export interface ProbeReport {
   error?: string;
   /** The first module of memdir's [mcp] extra that is missing; null: `memdir mcp` can run. */
   mcpMissing?: string | null;
+  /** The same for the [anthropic] extra (the memory tool, the anthropic selector, extraction). */
+  anthropicMissing?: string | null;
 }
 
 export function parseProbeReport(stdout: string): ProbeReport | undefined {
@@ -183,7 +185,7 @@ function tooOld(version: string, minVersion: string, plan: LaunchPlan): ProbeRes
     ok: false,
     problem: 'too-old',
     message: `${SERVER_NAME} ${version} (${where}) is too old; this extension needs ${minVersion} or newer.`,
-    fix: `Upgrade memdir there as ${INSTALL_GUIDE} says. ${USE_BUNDLED}`,
+    fix: `Upgrade memdir there (install guide: ${INSTALL_GUIDE}). ${USE_BUNDLED}`,
   };
 }
 
@@ -266,7 +268,7 @@ export function classifyProbe(plan: LaunchPlan, result: ProcessResult, minVersio
       message: notInstalled
         ? `memdir is not installed for ${python} ("memdir.importStrategy" is "fromEnvironment"), and no ${SERVER_NAME} is on PATH.`
         : `memdir does not import with ${python}: ${error}`,
-      fix: `Install memdir into that environment, or with pipx or uv tool, as ${INSTALL_GUIDE} says. ${USE_BUNDLED}`,
+      fix: `Install memdir into that environment, or with pipx or uv tool (install guide: ${INSTALL_GUIDE}). ${USE_BUNDLED}`,
       report,
     };
   }
@@ -323,7 +325,7 @@ export function scriptInterpreter(head: string): string | undefined {
 /** What agent mode gets: `memdir mcp` from the server's command line, or why nothing. */
 export type McpOffer = { ok: true; cli: Command } | { ok: false; reason: string };
 
-const MCP_EXTRA_HELP = `install memdir with its [mcp] extra in a Python environment (${INSTALL_GUIDE})`;
+const MCP_EXTRA_HELP = `install memdir with its [mcp] extra in a Python environment (install guide: ${INSTALL_GUIDE})`;
 
 /** Decide from the probe of the interpreter that would run `memdir mcp`. */
 export function mcpOffer(plan: LaunchPlan, report: ProbeReport | undefined): McpOffer {
@@ -341,8 +343,25 @@ export function mcpOffer(plan: LaunchPlan, report: ProbeReport | undefined): Mcp
   const advice =
     plan.mode === 'bundled'
       ? `the MCP SDK is not bundled with the extension; to get it, ${MCP_EXTRA_HELP} and set "memdir.importStrategy" to "fromEnvironment" with that Python (or "memdir.server.path" to its ${SERVER_NAME})`
-      : `to get it, install memdir with its [mcp] extra in that environment (${INSTALL_GUIDE})`;
+      : `to get it, install memdir with its [mcp] extra in that environment (install guide: ${INSTALL_GUIDE})`;
   return { ok: false, reason: `memdir mcp is not offered to agent mode: ${python} cannot import ${missing}; ${advice}.` };
+}
+
+/**
+ * Why the memory tool (`memory/tool`, built on the anthropic SDK: memdir's [anthropic] extra)
+ * cannot run in the server's environment, in the extension's words; undefined when it can, or
+ * when the probe could not tell (an executable: the server then answers for itself).
+ */
+export function memoryToolProblem(plan: LaunchPlan, report: ProbeReport | undefined): string | undefined {
+  if (!report?.anthropicMissing || plan.mode === 'path') {
+    return undefined;
+  }
+  const python = plan.interpreter?.python ?? plan.server.command;
+  const where =
+    plan.mode === 'bundled'
+      ? `the anthropic SDK is not bundled with the extension. To use it, install memdir with its [anthropic] extra in a Python environment (install guide: ${INSTALL_GUIDE}) and set "memdir.importStrategy" to "fromEnvironment" with that Python (or "memdir.server.path" to its ${SERVER_NAME})`
+      : `${python} cannot import ${report.anthropicMissing}. To use it, install memdir with its [anthropic] extra in that environment (install guide: ${INSTALL_GUIDE})`;
+  return `The memory tool is not available: it is built on the anthropic SDK (memdir's [anthropic] extra), and ${where}. memdir_recall and memdir_search work without it.`;
 }
 
 /** `memdir mcp --dir D` for each directory; the path is the label (unique, and says which). */

@@ -271,6 +271,9 @@ export function registerLanguageModelTools(
           } catch {
             return undefined; // invoke answers the model with what is wrong
           }
+          if (server.memoryToolProblem) {
+            return undefined; // nothing will be written: invoke says why
+          }
           const message = describeMemoryCommand(params);
           if (!memoryToolWrites(params)) {
             return { invocationMessage: message };
@@ -286,7 +289,13 @@ export function registerLanguageModelTools(
         invoke: (options) =>
           answer(
             () => memoryToolParams(options.input),
-            async (params) => memoryToolText(await server.sendRequest<MemoryToolResult>(MEMORY_TOOL, params)),
+            async (params) => {
+              // The bundled server has no anthropic SDK: the extension's sentence, not the core's
+              // install command for an environment the user never installed.
+              await server.start();
+              const problem = server.memoryToolProblem;
+              return problem ?? memoryToolText(await server.sendRequest<MemoryToolResult>(MEMORY_TOOL, params));
+            },
           ),
       }),
     );
@@ -337,6 +346,8 @@ export function registerLanguageModelTools(
         const first = await call(RECALL_TOOL, { query: text });
         const second = await call(RECALL_TOOL, { query: text });
         log.info(`lm.invokeTool ${RECALL_TOOL} twice: ${JSON.stringify([first, second])}`);
+        // A read: no confirmation. Without the anthropic SDK (the bundled server) it says why not.
+        log.info(`lm.invokeTool ${MEMORY_TOOL_NAME} view: ${JSON.stringify(await call(MEMORY_TOOL_NAME, { command: 'view', path: '/memories' }))}`);
 
         if (!offered.length) {
           log.info('lm self-check done: no MCP server offered');
