@@ -21,6 +21,9 @@ from memdir.select import AnthropicSelector, LexicalSelector, choose_selector
 
 @pytest.fixture
 def no_anthropic(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Submodules too: an import finds an already imported `anthropic.lib.tools` by its full name.
+    for name in [n for n in sys.modules if n == "anthropic" or n.startswith("anthropic.")]:
+        monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, "anthropic", None)
 
 
