@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -291,3 +291,19 @@ describe('bundled/tool/probe.py', () => {
     expect(classifyProbe(plan, { code: 0, stdout, stderr: '' }).ok).toBe(report?.memdir !== undefined);
   });
 });
+
+// A console script as pip, pipx and uv tool write it: the repository's .venv has one.
+describe('an installed memdir-lsp executable', () => {
+  const executable = join(__dirname, '..', '..', '.venv', 'bin', 'memdir-lsp');
+  const present = existsSync(executable);
+
+  it.skipIf(!present)('answers --version, names its Python, and has memdir beside it', () => {
+    const plan = executablePlan(executable, [], 'setting');
+    const stdout = execFileSync(plan.probe.command, plan.probe.args, { encoding: 'utf8', timeout: 20_000 });
+    expect(classifyProbe(plan, { code: 0, stdout, stderr: '' })).toMatchObject({ ok: true });
+    const python = scriptInterpreter(readFileSync(executable, 'utf8').slice(0, 1024));
+    expect(python && existsSync(python)).toBe(true);
+    expect(existsSync(plan.cli.command)).toBe(true);
+  });
+});
+
