@@ -32,7 +32,7 @@ class MissingExtraError(ImportError):
         self.extra = extra
         super().__init__(
             f"{what} needs memdir's [{extra}] extra (the {module} package is not installed); "
-            f"add it with: {install_command(extra)}",
+            f"{remedy(extra)}",
             name=module,
         )
 
@@ -57,6 +57,32 @@ def require(extra: str, what: str) -> None:
     module = missing(extra)
     if module is not None:
         raise MissingExtraError(extra, what, module)
+
+
+#: What scripts/bundle-vscode-server.sh writes into the bundled memdir's ``INSTALLER``.
+VSCODE_BUNDLE_INSTALLER: Final = "memdir-vscode-bundle"
+
+
+def remedy(extra: str) -> str:
+    """How to get ``extra``: the install command, or for the VS Code bundle, which carries the
+    core only (the SDKs have compiled dependencies), the setting that leaves it."""
+    if _installer() == VSCODE_BUNDLE_INSTALLER:
+        return (
+            f"the server bundled with the VS Code extension has only the core: install memdir "
+            f"with [{extra}] in a Python environment and set memdir.importStrategy to "
+            "fromEnvironment"
+        )
+    return f"add it with: {install_command(extra)}"
+
+
+def _installer() -> str | None:
+    from importlib import metadata  # only to word an error: kept off every import
+
+    try:
+        text = metadata.distribution("memdir").read_text("INSTALLER")
+    except metadata.PackageNotFoundError:
+        return None
+    return text.strip() if text else None
 
 
 def install_command(extra: str) -> str:

@@ -156,3 +156,17 @@ def test_commands_without_the_sdk_say_one_line_and_exit_2(
     assert main(args) == 2
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith(f"memdir {args[0]}: error: {what} needs memdir's [anthropic] extra ")
+
+
+def test_the_vscode_bundle_names_the_setting_not_a_command(
+    no_anthropic: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(extras, "_installer", lambda: extras.VSCODE_BUNDLE_INSTALLER)
+    with pytest.raises(MissingExtraError) as caught:
+        require("anthropic", "the memory tool")
+    assert str(caught.value) == (
+        "the memory tool needs memdir's [anthropic] extra (the anthropic package is not "
+        "installed); the server bundled with the VS Code extension has only the core: install "
+        "memdir with [anthropic] in a Python environment and set memdir.importStrategy to "
+        "fromEnvironment"
+    )
