@@ -3,14 +3,13 @@
 The lint engine (``memdir.lint``) does the work; this module decides when to run it and how to
 deliver the results:
 
-* **Pull** (``textDocument/diagnostic``, ``workspace/diagnostic``) for clients that support it
-  (recent VS Code); **push** (``publishDiagnostics``) for all others. Never both for one file:
-  a client that pulls keeps pushed diagnostics in a separate collection and would show each
-  finding twice.
-* A client that pulls open documents but not the workspace (Neovim 0.10/0.11: no
-  ``workspace.diagnostics`` capability) would never see the findings of files it has not
-  opened, such as an orphan. It gets those pushed; when it opens such a file the pushed set is
-  emptied and pull takes over, and when it closes it they are pushed again.
+* **Pull** (``textDocument/diagnostic``, ``workspace/diagnostic``) for clients that pull and
+  can be told to pull again (``workspace/diagnostic/refresh``: VS Code); **push**
+  (``publishDiagnostics``) for all others. Never both: a client that pulls keeps pushed
+  diagnostics in a separate collection and would show each finding twice. Neovim 0.11 pulls
+  open documents but takes no refresh and pulls no workspace: pulling would hide the findings of
+  files it has not opened (an orphan) and leave an open file's directory findings stale until
+  it is edited, so it gets everything pushed.
 * Open documents are linted with the editor's unsaved text. A change re-lints that file
   incrementally (``DirState`` caches the rest) after a short per-document debounce, then the
   directory-level rules (orphans, dangling links, duplicates, the prefetch window) are
@@ -54,9 +53,6 @@ class DiagnosticsState:
 
     def __init__(self) -> None:
         self.pull = False
-        #: Pull for open documents, push for the others (the client pulls no workspace
-        #: reports); off again if a workspace/diagnostic request arrives after all.
-        self.push_unopened = False
         #: Lint results (memdir.lint Diagnostics) per directory root, per file.
         self.results: dict[Path, dict[Path, list[Any]]] = {}
         #: What was last published (push) per URI, to skip identical republishing.
@@ -112,10 +108,9 @@ async def relint(
         previous = state.results.get(directory.root, {})
         state.results[directory.root] = results
     if state.pull:
-        if results != previous and ls.client_supports("workspace.diagnostics.refresh_support"):
+        if results != previous:
             ls.workspace_diagnostic_refresh(None)
-        if not state.push_unopened:
-            return
+        return
     edited = set(changed)
     for path in set(previous) | set(results):
         # Unchanged findings keep their published ranges unless the file's text changed
@@ -143,8 +138,6 @@ def convert(ls: MemoryServer, path: Path, found: Sequence[Any]) -> list[types.Di
 def publish(ls: MemoryServer, directory: MemoryDirectory, path: Path, found: Sequence[Any]) -> None:
     state = state_of(ls)
     uri = ls.path_to_uri(path)
-    if state.push_unopened and ls.open_text(path) is not None:
-        found = ()  # the client pulls this one: an empty push clears what it was pushed
     items = convert(ls, path, found)
     # Nothing published yet is what the client shows: no findings.
     if state.published.get(uri, []) == items:
@@ -158,7 +151,7 @@ def publish(ls: MemoryServer, directory: MemoryDirectory, path: Path, found: Seq
 def clear_directory(ls: MemoryServer, root: Path) -> None:
     state = state_of(ls)
     results = state.results.pop(root, {})
-    if state.pull and not state.push_unopened:
+    if state.pull:
         return
     for path in results:
         uri = ls.path_to_uri(path)
@@ -210,14 +203,13 @@ async def lint_all(ls: MemoryServer) -> None:
 
 
 async def on_initialize(ls: MemoryServer, params: types.InitializeParams) -> None:
-    """Offer pull diagnostics only to clients that pull (capabilities are computed after)."""
+    """Offer pull diagnostics only to clients that pull and take refreshes (see the module)."""
     state = state_of(ls)
-    state.pull = ls.client_supports("text_document.diagnostic")
+    state.pull = ls.client_supports("text_document.diagnostic") and ls.client_supports(
+        "workspace.diagnostics.refresh_support"
+    )
     if not state.pull:
         return
-    # No client capability says "I send workspace/diagnostic"; those that do (VS Code) also
-    # take workspace refreshes, those that do not (Neovim 0.11) lack the whole section.
-    state.push_unopened = not ls.client_supports("workspace.diagnostics.refresh_support")
     ls.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(
@@ -342,8 +334,6 @@ async def workspace_diagnostic(
     "no frontmatter" and "orphan" on it whenever a workspace pull fell into that moment.
     """
     state = state_of(ls)
-    if state.push_unopened:
-        stop_pushing(ls)
     previous = {p.uri: p.value for p in params.previous_result_ids}
     reports: list[
         types.WorkspaceFullDocumentDiagnosticReport
@@ -367,18 +357,6 @@ async def workspace_diagnostic(
         reports.append(_workspace_report(uri, [], previous, version))
     state.reported_uris |= current
     return types.WorkspaceDiagnosticReport(items=reports)
-
-
-def stop_pushing(ls: MemoryServer) -> None:
-    """The client pulls workspace reports after all: take back what was pushed to it."""
-    state = state_of(ls)
-    state.push_unopened = False
-    for uri, items in list(state.published.items()):
-        if items:
-            ls.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
-            )
-    state.published.clear()
 
 
 def _workspace_report(

@@ -106,6 +106,23 @@ def _fix_code_action_structuring(client: LanguageClient) -> None:
     converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # noqa: UP007
 
 
+def pull_like_vscode(capabilities: types.ClientCapabilities) -> None:
+    """pytest-lsp's VS Code is 1.65; the extension needs 1.101, which pulls and takes refreshes.
+
+    With the "neovim" preset (push: it takes no refresh) both ways of delivering findings run.
+    """
+    if capabilities.text_document is None:
+        capabilities.text_document = types.TextDocumentClientCapabilities()
+    capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities(
+        dynamic_registration=True, related_document_support=False
+    )
+    if capabilities.workspace is None:
+        capabilities.workspace = types.WorkspaceClientCapabilities()
+    capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(
+        refresh_support=True
+    )
+
+
 def _marker_value(request: pytest.FixtureRequest, name: str) -> Any:
     marker = request.node.get_closest_marker(name)
     return marker.args[0] if marker else None
@@ -129,6 +146,8 @@ async def _start_session(
         return None
 
     capabilities = client_capabilities(request.param)
+    if request.param == "visual_studio_code":
+        pull_like_vscode(capabilities)
     edit_caps = _marker_value(request, "capabilities")
     if edit_caps is not None:
         edit_caps(capabilities)

@@ -1,9 +1,9 @@
-"""Findings of files the editor has not opened, for each way a client takes diagnostics.
+"""Findings of files the editor has not opened, and of open files when another file changes.
 
-VS Code 1.65 takes pushes only: every file is pushed. Neovim 0.11 pulls the documents it has
-open but never the workspace, so the server pushes the other files' findings (an orphan) and
-hands a file over to pull while it is open. A client that pulls workspace reports (recent VS
-Code: it declares workspace refresh support) gets nothing pushed at all.
+Neovim 0.11 pulls the documents it has open but never the workspace, and takes no refresh: the
+server offers it no pull and pushes every file's findings (an orphan's among them, and an open
+index's as soon as a file it links appears). A client that pulls workspace reports and takes
+refreshes (VS Code) gets nothing pushed at all.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import contextlib
 from collections.abc import Callable
 
 import pytest
-from lsp_helpers import TIMEOUT, Workspace, codes, diagnostics_for, is_pull, open_doc
+from conftest import pull_like_vscode
+from lsp_helpers import TIMEOUT, Workspace, codes, diagnostics_for, is_pull, open_doc, topic
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -35,46 +36,41 @@ async def wait_pushed(
     return found
 
 
-def close_doc(client: LanguageClient, uri: str) -> None:
-    client.text_document_did_close(
-        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
-
-
-async def test_unopened_files_findings_are_pushed(
-    client: LanguageClient, workspace: Workspace
-) -> None:
-    orphan = workspace.uri_of("orphan.md")
-    open_doc(client, workspace, "MEMORY.md")
-    pushed = await wait_pushed(client, orphan, lambda f: "MEM107" in codes(f))
-    assert all(d.source == "memdir" for d in pushed)
-
-    open_doc(client, workspace, "orphan.md")
-    if is_pull(client):
-        # Open: pull takes over, and the pushed findings are taken back (nothing twice).
-        await wait_pushed(client, orphan, lambda f: f == [])
-    assert codes(await diagnostics_for(client, orphan)) == codes(pushed)
-
-    # Closed: the client drops what it pulled for it, so it is pushed again.
-    close_doc(client, orphan)
-    assert codes(await wait_pushed(client, orphan, lambda f: f != [])) == codes(pushed)
-
-
-def _pull_like_vscode(capabilities: types.ClientCapabilities) -> None:
-    """What VS Code ≥ 1.74 with vscode-languageclient ≥ 8 declares: pull and workspace refresh."""
+def pull_without_refresh(capabilities: types.ClientCapabilities) -> None:
+    """What Neovim 0.11 declares: document pull, and no workspace diagnostics section."""
     if capabilities.text_document is None:
         capabilities.text_document = types.TextDocumentClientCapabilities()
     capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities(
-        dynamic_registration=True, related_document_support=False
+        dynamic_registration=False, related_document_support=False
     )
-    if capabilities.workspace is None:
-        capabilities.workspace = types.WorkspaceClientCapabilities()
-    capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(
-        refresh_support=True
-    )
+    if capabilities.workspace is not None:
+        capabilities.workspace.diagnostics = None
 
 
-@pytest.mark.capabilities.with_args(_pull_like_vscode)
+@pytest.mark.capabilities.with_args(pull_without_refresh)
+async def test_clients_without_refresh_get_every_file_pushed(
+    client: LanguageClient, workspace: Workspace
+) -> None:
+    assert not is_pull(client)  # pull could not be kept up to date for such a client
+    index = open_doc(client, workspace, "MEMORY.md")
+    orphan = workspace.uri_of("orphan.md")
+    pushed = await wait_pushed(client, orphan, lambda f: "MEM107" in codes(f))
+    assert all(d.source == "memdir" for d in pushed)
+    assert "MEM005" in codes(await wait_pushed(client, index, lambda f: f != []))
+
+    # The missing topic file appears (saved from the editor): the open index's dangling-entry
+    # finding goes at once, with no edit of MEMORY.md.
+    missing = workspace.path("missing.md")
+    missing.write_text(topic("gone", "a topic file created after the index linked it"))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=missing.as_uri(), type=types.FileChangeType.Created)]
+        )
+    )
+    await wait_pushed(client, index, lambda f: "MEM005" not in codes(f))
+
+
+@pytest.mark.capabilities.with_args(pull_like_vscode)
 async def test_workspace_pull_clients_get_nothing_pushed(
     client: LanguageClient, workspace: Workspace
 ) -> None:
@@ -89,19 +85,3 @@ async def test_workspace_pull_clients_get_nothing_pushed(
     assert "MEM107" in codes(list(orphan.items))
     # A publishDiagnostics sent before the answer would have been handled before it.
     assert client.diagnostics == {}
-
-
-async def test_a_workspace_pull_takes_back_what_was_pushed(
-    client: LanguageClient, workspace: Workspace
-) -> None:
-    """A client without refresh support that pulls workspace reports after all."""
-    if not is_pull(client):
-        pytest.skip("VS Code 1.65 does not pull")
-    orphan = workspace.uri_of("orphan.md")
-    open_doc(client, workspace, "MEMORY.md")
-    await wait_pushed(client, orphan, lambda f: "MEM107" in codes(f))
-    report = await client.workspace_diagnostic_async(
-        types.WorkspaceDiagnosticParams(previous_result_ids=[])
-    )
-    assert orphan in {item.uri for item in report.items}
-    assert list(client.diagnostics[orphan]) == []

@@ -9,7 +9,7 @@
 -- only adds a handler that records memory/relevantMemories. SNIPPET is the documented
 -- `memory/index` call. Scenario: attach to MEMORY.md, pulled diagnostics, the documented call
 -- (and the same with nil params), the pushed findings of the unopened orphan, opening it (the
--- pulled findings replace the pushed ones) and closing it (pushed again), "Move to topic file"
+-- its findings stay pushed) and a file written from Neovim clearing the index's dangling entry, "Move to topic file"
 -- through vim.lsp.buf.code_action, :wall, memory/prefetch, and finally a README in a plain git
 -- repository, which must start no client. Writes a JSON report to $OUT; exits 0 on success.
 
@@ -19,6 +19,7 @@ local function ms() return math.floor((vim.uv.hrtime() - t0) / 1e6) end
 local function env(name) return assert(os.getenv(name), name .. ' is required') end
 local out_path = env('OUT')
 local orphan_path = env('ORPHAN')
+local missing_path = env('MISSING')
 local readme_path = env('README')
 local block_line = tonumber(os.getenv('BLOCK_LINE') or '8') -- 0-based line inside the block
 local query = os.getenv('QUERY') or 'who handles the pagerduty oncall escalation?'
@@ -74,7 +75,7 @@ vim.api.nvim_create_autocmd('VimEnter', {
       local push_ns = vim.lsp.diagnostic.get_namespace(client.id, false)
       local pull_ns = vim.lsp.diagnostic.get_namespace(client.id, true)
 
-      -- 1) diagnostics of the open index (pulled: Neovim 0.11 asks when the server offers them)
+      -- 1) diagnostics of the open index (pushed: the server offers Neovim 0.11 no pull)
       assert(vim.wait(15000, function() return #vim.diagnostic.get(buf) > 0 end, 20),
         'no diagnostics')
       report.timings.diagnostics_ms = ms()
@@ -94,7 +95,7 @@ vim.api.nvim_create_autocmd('VimEnter', {
       assert(vim.wait(10000, function() return response ~= nil end, 10), 'no memory/index reply')
       report.index_nil = response
 
-      -- 3) the orphan is not open, yet its finding is there (pushed: no workspace pull)
+      -- 3) the orphan is not open, yet its finding is there
       local function orphan_buf()
         local b = vim.fn.bufnr(orphan_path)
         return b > 0 and b or nil
@@ -110,29 +111,35 @@ vim.api.nvim_create_autocmd('VimEnter', {
         pulled = #vim.diagnostic.get(ob, { namespace = pull_ns }),
       }
 
-      -- 4) opened: pulled findings replace the pushed ones; closed: pushed again
+      -- 4) opened, the orphan keeps its pushed findings (the server offers Neovim no pull, which
+      -- it could not keep up to date); a file written from Neovim updates the open index's
+      -- findings at once, with no edit of the index
       vim.cmd.edit(vim.fn.fnameescape(orphan_path))
       assert(vim.wait(15000, function()
-        return #vim.diagnostic.get(ob, { namespace = pull_ns }) > 0
-          and #vim.diagnostic.get(ob, { namespace = push_ns }) == 0
-      end, 20), ('the opened orphan did not switch from pushed to pulled findings'
-        .. ' (pushed %d, pulled %d, clients %d)'):format(
-          #vim.diagnostic.get(ob, { namespace = push_ns }),
-          #vim.diagnostic.get(ob, { namespace = pull_ns }),
-          #vim.lsp.get_clients({ bufnr = ob })))
+        return #vim.lsp.get_clients({ bufnr = ob, name = 'memdir' }) > 0
+      end, 20), 'the opened orphan was not attached')
       report.orphan_open = {
-        pushed = #vim.diagnostic.get(ob, { namespace = push_ns }),
-        pulled = summary(vim.diagnostic.get(ob, { namespace = pull_ns })),
-      }
-      vim.api.nvim_set_current_buf(buf)
-      vim.cmd('bdelete ' .. ob)
-      assert(vim.wait(15000, function()
-        return #vim.diagnostic.get(ob, { namespace = push_ns }) > 0
-      end, 20), 'the closed orphan\'s findings were not pushed again')
-      report.orphan_closed = {
-        pushed = #vim.diagnostic.get(ob, { namespace = push_ns }),
+        pushed = summary(vim.diagnostic.get(ob, { namespace = push_ns })),
         pulled = #vim.diagnostic.get(ob, { namespace = pull_ns }),
       }
+      local function index_codes()
+        local codes = {}
+        for _, d in ipairs(vim.diagnostic.get(buf)) do codes[d.code] = true end
+        return codes
+      end
+      report.index_dangling_before = index_codes()['MEM005'] == true
+      vim.cmd.edit(vim.fn.fnameescape(missing_path))
+      vim.api.nvim_buf_set_lines(0, 0, -1, false, {
+        '---', 'name: gone', 'description: the topic file the index already linked',
+        'type: project', '---', 'Written from Neovim.',
+      })
+      vim.cmd.write()
+      report.index_dangling_after = not vim.wait(15000, function()
+        return not index_codes()['MEM005']
+      end, 20)
+      vim.api.nvim_set_current_buf(buf)
+      vim.cmd('bdelete ' .. ob)
+      vim.cmd('bdelete ' .. vim.fn.bufnr(missing_path))
 
       -- 5) "Move to topic file" through the real code-action path, then save everything
       local before = vim.api.nvim_buf_line_count(buf)
