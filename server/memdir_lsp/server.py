@@ -23,6 +23,7 @@ from cattrs import transform_error
 from cattrs.errors import ClassValidationError
 from lsprotocol import types
 from memdir import __version__
+from memdir.extras import MissingExtraError
 from memdir.model import Span
 from pygls.capabilities import get_capability
 from pygls.exceptions import (
@@ -141,6 +142,13 @@ class MemoryProtocol(LanguageServerProtocol):
             super().handle_message(message)
 
 
+class RequestFailed(JsonRpcException):
+    """LSP's RequestFailed: a well-formed request this install cannot serve (a missing extra)."""
+
+    CODE = -32803
+    MESSAGE = "Request failed"
+
+
 def refused(error: BaseException) -> bool:
     """An error the client caused and was answered with (bad params, unknown method ...).
 
@@ -224,13 +232,16 @@ class MemoryServer(LanguageServer):
         async def guarded(*args: P.args, **kwargs: P.kwargs) -> R | None:
             if wait:
                 await self.wait_ready()
-            if not catch:
-                return await handler(*args, **kwargs)
             try:
                 return await handler(*args, **kwargs)
             except (JsonRpcException, asyncio.CancelledError):
                 raise
+            except MissingExtraError as exc:
+                # Not a fault: the client is told which extra adds the feature.
+                raise RequestFailed(str(exc)) from None
             except Exception as exc:
+                if not catch:
+                    raise
                 logger.exception("%s failed", getattr(handler, "__name__", handler))
                 self.log(f"{getattr(handler, '__name__', 'handler')} failed: {exc!r}", error=True)
                 return None

@@ -53,3 +53,19 @@ def test_a_cancellation_crossing_the_answer_is_debug() -> None:
     line = record('Cancel notification for unknown message id "%s"')
     assert RoutineRpcLog().filter(line) is True
     assert line.levelno == logging.DEBUG
+
+
+@pytest.mark.parametrize("catch", [True, False])
+async def test_a_missing_extra_is_a_refusal_naming_it(catch: bool) -> None:
+    from memdir.extras import MissingExtraError
+    from memdir_lsp.server import MemoryServer, RequestFailed
+
+    async def handler() -> None:
+        raise MissingExtraError("anthropic", "the memory tool", "anthropic")
+
+    guarded = MemoryServer().guard(handler, wait=False, catch=catch)
+    with pytest.raises(RequestFailed) as raised:
+        await guarded()
+    assert raised.value.code == -32803
+    assert "the memory tool needs memdir's [anthropic] extra" in raised.value.message
+    assert refused(raised.value)  # one log line, no traceback
