@@ -849,6 +849,31 @@ _FRONTMATTER_MORE: dict[str, tuple[str, float]] = {
     "Upper.MD": (_front("description: An upper-case extension") + "upper\n", 8 * _DAY + 8 * 60),
 }
 
+#: Tabs where YAML readers disagree: after a colon, inside a value, in and after a block scalar.
+_FRONTMATTER_TABS: dict[str, tuple[str, float]] = {
+    "tabsep.md": (
+        "---\ndescription:\tTab after the colon\ntype: project\n---\nbody\n",
+        8 * _DAY + 5 * 60,
+    ),
+    "tabname.md": (
+        "---\nname:\ttabbed-name\ndescription: Tab after the name colon\ntype:\tproject\n---\n"
+        "body\n",
+        8 * _DAY + 6 * 60,
+    ),
+    "tabinside.md": (
+        "---\ndescription: Tab\tinside the value\ntype: project\n---\nbody\n",
+        8 * _DAY + 7 * 60,
+    ),
+    "tabblock.md": (
+        "---\ndescription: |\n  \tblock scalar with a tab\ntype: project\n---\nbody\n",
+        8 * _DAY + 8 * 60,
+    ),
+    "tabheader.md": (
+        "---\ndescription: >-\t# folded\n  folded after a tab\ntype: project\n---\nbody\n",
+        8 * _DAY + 9 * 60,
+    ),
+}
+
 #: Files at and just over the surfacing caps (200 lines, 4096 UTF-8 bytes).
 _CAP_EDGES: dict[str, tuple[str, float]] = {
     "lines-200.md": (_lines(200), 9 * _DAY + 1 * 60),
@@ -917,6 +942,12 @@ PATH_B: list[Fixture] = [
         "CRLF, BOM, tab-indented, multi-line and unclosed frontmatter",
         _selected("crlf.md", "bom.md", "tabs.md", "multiline.md", "unclosed.md"),
         extra=_FRONTMATTER_EDGES,
+    ),
+    _path_b(
+        "frontmatter-tabs",
+        "tabs after a colon, inside a value, in a block scalar and after its header",
+        _selected("tabsep.md", "tabname.md", "tabinside.md", "tabblock.md", "tabheader.md"),
+        extra=_FRONTMATTER_TABS,
     ),
     _path_b(
         "frontmatter-more",
