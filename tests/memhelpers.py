@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 #: The repository checkout the tests run in.
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,3 +23,13 @@ DEPLOY_MEMORY = (
     "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
     "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
 )
+
+
+def load_recall_eval() -> ModuleType:
+    """``benchmarks/recall_eval.py``, the recall benchmark, as a module (it is a script)."""
+    spec = importlib.util.spec_from_file_location("recall_eval", ROOT / "benchmarks/recall_eval.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["recall_eval"] = module
+    spec.loader.exec_module(module)
+    return module

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from types import ModuleType
 
 import pytest
 from memdir import lexical, lexical_vocab
@@ -20,7 +18,7 @@ from memdir.lexical import (
     select_lexical,
     tokenize,
 )
-from memhelpers import ROOT
+from memhelpers import load_recall_eval
 
 
 @dataclass(frozen=True)
@@ -547,18 +545,9 @@ def test_module_import_does_not_load_the_stemmer() -> None:
 
 
 # --- the benchmark ---------------------------------------------------------------------------
-def _load_eval() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("recall_eval", ROOT / "benchmarks/recall_eval.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["recall_eval"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_benchmark_quality_does_not_regress() -> None:
     """Floors a little under the measured figures (see benchmarks/recall_eval.py)."""
-    report = _load_eval().evaluate(systems=["lexical"], timing=False)
+    report = load_recall_eval().evaluate(systems=["lexical"], timing=False)
     assert report["memories"] >= 50 and report["queries"] >= 100
     lex = report["systems"]["lexical"]
     floors = {  # slice: (recall, precision); en and zh at the issue's 0.9 / 0.7 and more
@@ -574,14 +563,14 @@ def test_benchmark_quality_does_not_regress() -> None:
         assert lex[key]["recall"] >= recall, (key, lex[key])
         assert lex[key]["precision"] >= precision, (key, lex[key])
     assert round(lex["all"]["unrelated_empty"] * lex["all"]["unrelated"]) >= 37
-    baseline = _load_eval().evaluate(systems=["bm25-whitespace+skip"], timing=False)
+    baseline = load_recall_eval().evaluate(systems=["bm25-whitespace+skip"], timing=False)
     assert lex["zh"]["recall"] > baseline["systems"]["bm25-whitespace+skip"]["zh"]["recall"] + 0.5
 
 
 def test_benchmark_sets_are_sound() -> None:
     """Every question file of every corpus loads, ids are unique, every gold file exists, and
     ``tools`` questions name their tools: a renamed memory must not silently become a miss."""
-    recall_eval = _load_eval()
+    recall_eval = load_recall_eval()
     for directory, files in recall_eval.CORPORA:
         candidates = {c.rel_path for c in recall_eval.load_candidates(directory)}
         assert len(candidates) >= 50, directory
@@ -598,7 +587,7 @@ def test_benchmark_sets_are_sound() -> None:
 
 
 def test_benchmark_reports_ranking_recall() -> None:
-    recall_eval = _load_eval()
+    recall_eval = load_recall_eval()
     report = recall_eval.evaluate(
         systems=["lexical", "bm25-whitespace"],
         queries=recall_eval.load_queries(recall_eval.QUERIES_MEMDIR2),

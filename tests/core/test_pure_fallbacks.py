@@ -44,7 +44,7 @@ from memdir.lexical import (
     use_stemmer,
 )
 from memdir.topic import agent_fields, parse_topic_text, safe_loader
-from memhelpers import ROOT
+from memhelpers import ROOT, load_recall_eval
 
 #: The pure-Python stemmer is in the test extra (a plain install stems with PyStemmer).
 needs_pure_stemmer = pytest.mark.skipif(
@@ -243,15 +243,6 @@ def test_both_stemmers_agree_on_any_word(words: list[str]) -> None:
     )
 
 
-def _load_eval() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("recall_eval", ROOT / "benchmarks/recall_eval.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["recall_eval"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _selections(recall_eval: ModuleType) -> list[Any]:
     out: list[Any] = []
     for directory, files in recall_eval.CORPORA:
@@ -268,7 +259,7 @@ def _selections(recall_eval: ModuleType) -> list[Any]:
 def test_both_stemmers_give_the_same_selections_on_every_benchmark_query() -> None:
     """Every question of every recall benchmark set (the sealed ones too), over its directory:
     the same concepts, scores, matched terms, drops and selection."""
-    recall_eval = _load_eval()
+    recall_eval = load_recall_eval()
     results = {}
     for backend in STEMMER_BACKENDS:
         use_stemmer(backend)

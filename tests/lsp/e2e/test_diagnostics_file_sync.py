@@ -20,6 +20,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from conftest import pull_like_vscode
 from lsp_helpers import Workspace, apply_text_edits, encoding_of, open_doc, pos
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -205,26 +206,12 @@ async def _assert_clean(client: LanguageClient, new_uri: str, view: Any) -> None
 async def test_moved_topic_file_diagnostics_follow_the_file(
     client: LanguageClient, workspace: Workspace
 ) -> None:
-    """VS Code 1.65 (push) and Neovim (pull) capabilities as they come."""
+    """VS Code (pull) and Neovim (push) capabilities as they come."""
     new_uri, view = await _replay_move(client, workspace)
     await _assert_clean(client, new_uri, view)
 
 
-def _pull_like_vscode(capabilities: types.ClientCapabilities) -> None:
-    """What VS Code ≥ 1.74 with vscode-languageclient ≥ 8 adds: pull and workspace refresh."""
-    if capabilities.text_document is None:
-        capabilities.text_document = types.TextDocumentClientCapabilities()
-    capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities(
-        dynamic_registration=True, related_document_support=False
-    )
-    if capabilities.workspace is None:
-        capabilities.workspace = types.WorkspaceClientCapabilities()
-    capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(
-        refresh_support=True
-    )
-
-
-@pytest.mark.capabilities.with_args(_pull_like_vscode)
+@pytest.mark.capabilities.with_args(pull_like_vscode)
 async def test_moved_topic_file_diagnostics_follow_the_file_pull_clients(
     client: LanguageClient, workspace: Workspace
 ) -> None:
