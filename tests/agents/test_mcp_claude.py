@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from fake_anthropic import Body, message, text
-from fidelity.agent import run_agent
+from fidelity.agent import agent_env, run_agent
 from memdir.recall import recall
 from memdir.surface import Session
 from memhelpers import DEPLOY_MEMORY, DEPLOY_QUERY
@@ -95,3 +95,42 @@ def test_claude_code_calls_memdir_recall_over_mcp(claude_code: Path, tmp_path: P
     assert len(results) == 1
     assert not results[0].get("is_error"), _result_text(results[0])
     assert _result_text(results[0]) == expected
+
+
+def test_the_documented_registration_connects(claude_code: Path, tmp_path: Path) -> None:
+    """docs/mcp.md's commands: `claude mcp add memdir -- memdir mcp`, then `claude mcp list`.
+
+    `claude mcp list` starts each registered server and reports whether it answered; `memdir`
+    is found on PATH as a pipx or uv tool install puts it there.
+    """
+    memory = tmp_path / "project-memory"
+    memory.mkdir()
+    (memory / "MEMORY.md").write_text("- [Deploy](deploy.md) — staging first\n")
+    (memory / "deploy.md").write_text(DEPLOY_MEMORY)
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / "tmp").mkdir(parents=True)
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, capture_output=True)
+    scripts = Path(sys.executable).parent  # where `memdir` is installed beside this Python
+    env = agent_env(home, "http://127.0.0.1:9", {})
+    env["PATH"] = f"{scripts}:{env['PATH']}"
+
+    def claude(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(claude_code), *args],
+            cwd=project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    added = claude("mcp", "add", "memdir", "--", "memdir", "mcp", "--dir", str(memory))
+    assert added.returncode == 0, added.stderr
+    listed = claude("mcp", "list")
+    assert listed.returncode == 0, listed.stderr
+    line = next(x for x in listed.stdout.splitlines() if x.startswith("memdir:"))
+    assert f"memdir mcp --dir {memory}" in line
+    assert "Connected" in line and "Failed" not in line, listed.stdout
