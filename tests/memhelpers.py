@@ -33,3 +33,14 @@ def load_recall_eval() -> ModuleType:
     sys.modules["recall_eval"] = module
     spec.loader.exec_module(module)
     return module
+
+
+def generate_memdir(root: Path, files: int, seed: int = 1, invalid_files: bool = True) -> Path:
+    """A generated memory dir with planted problems (``benchmarks/gen_memdir.py``) at ``root``."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import gen_memdir
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    gen_memdir.generate(root, files, seed=seed, invalid_files=invalid_files)
+    return root

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from memdir.lint.rules.base import Rule
 from memdir.lint.rules.descriptions import description_problem, near_duplicate_pairs
 from memdir.lint.rules.frontmatter import suggest_type
 from memdir.topic import parse_topic_text
-from memhelpers import EXAMPLES, ROOT
+from memhelpers import EXAMPLES, generate_memdir
 
 MakeDir = Callable[..., Path]
 
@@ -627,13 +626,7 @@ def test_severity_by_mode_is_what_the_engine_applies() -> None:
 
 
 def test_each_check_reports_only_its_own_code_when_selected_alone(tmp_path: Path) -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import gen_memdir
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    root = tmp_path / "gen"
-    gen_memdir.generate(root, 260, 1)
+    root = generate_memdir(tmp_path / "gen", 260, seed=1)
     everything = run(root)
     for code in RULES:
         alone = run(root, Settings(select=(code,)))

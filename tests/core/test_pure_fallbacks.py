@@ -44,7 +44,7 @@ from memdir.lexical import (
     use_stemmer,
 )
 from memdir.topic import agent_fields, parse_topic_text, safe_loader
-from memhelpers import ROOT, load_recall_eval
+from memhelpers import ROOT, generate_memdir, load_recall_eval
 
 #: The pure-Python stemmer is in the test extra (a plain install stems with PyStemmer).
 needs_pure_stemmer = pytest.mark.skipif(
@@ -74,14 +74,15 @@ class _NoCompiled:
 sys.meta_path.insert(0, _NoCompiled())
 """
 
-#: Frontmatter corpora in the repository: the example directory, the recall benchmark's two
-#: directories and the lint benchmark's directory with planted problems (bad YAML among them).
-CORPORA = [
+#: Frontmatter corpora: the example directory and the recall benchmark's two directories, and
+#: (the ``corpora`` fixture) the lint benchmark's generated directory with planted problems, bad
+#: YAML among them.
+REPO_CORPORA = [
     ROOT / "examples" / "memory",
     ROOT / "benchmarks" / "recall" / "memory",
     ROOT / "benchmarks" / "recall" / "memdir2",
-    ROOT / "benchmarks" / "data" / "bench-200",
 ]
+CORPUS_IDS = ["examples", "recall-memory", "recall-memdir2", "bench-200"]
 
 
 #: Frontmatter that neither the block nor the agent's retry of it parses, where libyaml and
@@ -96,6 +97,12 @@ BROKEN = {
         "tab": "description: after a tab\nmetadata:\n \ttype: user\n",
     }.items()
 }
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    bench = tmp_path_factory.mktemp("bench") / "bench-200"
+    return [*REPO_CORPORA, generate_memdir(bench, 200, seed=1, invalid_files=False)]
 
 
 @pytest.fixture(scope="module")
@@ -282,10 +289,10 @@ def test_the_pure_stemmer_is_safe_across_threads() -> None:
 
 
 # --- YAML ------------------------------------------------------------------------------------
-def _topic_texts() -> list[str]:
+def _topic_texts(corpora: list[Path]) -> list[str]:
     texts = [
         path.read_text(encoding="utf-8", errors="replace")
-        for corpus in CORPORA
+        for corpus in corpora
         for path in sorted(corpus.rglob("*.md"))
     ]
     assert len(texts) > 300
@@ -384,8 +391,10 @@ def test_tabs_are_read_as_libyaml_reads_them(text: str) -> None:
     assert _outcome(text, safe_loader()) == _outcome(text, yaml.CSafeLoader)
 
 
-def test_frontmatter_reads_the_same_whichever_loader_the_library_prefers() -> None:
-    texts = _topic_texts()
+def test_frontmatter_reads_the_same_whichever_loader_the_library_prefers(
+    corpora: list[Path],
+) -> None:
+    texts = _topic_texts(corpora)
     assert [text for text in texts if len(set(_parsed_by_each(text))) > 1] == []
     # Broken YAML among them, where libyaml's messages would differ.
     assert sum("malformed YAML" in _parsed(text) for text in texts) >= len(BROKEN)
@@ -430,12 +439,13 @@ def test_any_block_reads_the_same_whichever_loader_the_library_prefers(lines: li
 
 
 # --- the whole CLI without compiled modules --------------------------------------------------
-@pytest.mark.parametrize("corpus", [*CORPORA, None], ids=lambda p: p.name if p else "broken")
+@pytest.mark.parametrize("corpus", [*range(len(CORPUS_IDS)), None], ids=[*CORPUS_IDS, "broken"])
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_lint_without_compiled_modules_prints_the_same(
-    corpus: Path | None, fmt: str, broken_dir: Path
+    corpus: int | None, fmt: str, corpora: list[Path], broken_dir: Path
 ) -> None:
-    args = ("lint", "--format", fmt, "--exit-zero", str(corpus or broken_dir))
+    directory = broken_dir if corpus is None else corpora[corpus]
+    args = ("lint", "--format", fmt, "--exit-zero", str(directory))
     normal, pure = _cli(*args, blocked=False), _cli(*args, blocked=True)
     assert normal.returncode == 0, normal.stderr
     assert (pure.returncode, pure.stdout, pure.stderr) == (0, normal.stdout, normal.stderr)
