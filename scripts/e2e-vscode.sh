@@ -75,15 +75,8 @@ done
 
 # --- 2. the .vsix ------------------------------------------------------------------------------
 log "building the extension"
-(
-  cd "$REPO/client-vscode"
-  [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error
-  # vsce runs the vscode:prepublish script itself: scripts/bundle-vscode-server.sh (with this
-  # Python's pip) and the production esbuild bundle. The esbuild bundle holds every npm
-  # dependency, so vsce must not look at node_modules.
-  MEMDIR_BUNDLE_PYTHON=$PYTHON "$VSCE" package --no-dependencies --allow-missing-repository \
-    -o "$OUT/memdir.vsix" >"$OUT/vsce.log" 2>&1 || { cat "$OUT/vsce.log" >&2; exit 1; }
-)
+# The user's command (docs/editors/vscode.md), with this Python's pip for the bundle.
+MEMDIR_BUNDLE_PYTHON=$PYTHON bash "$REPO/scripts/package-vscode.sh" "$OUT/memdir.vsix" >/dev/null
 # What the .vsix carries: the launchers and the bundled server, and no compiled file.
 "$PYTHON" - "$OUT/memdir.vsix" <<'EOF' >&2
 import sys, zipfile
