@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memdir import constants as C
+from memdir.explain import Explanation
 from memdir.index import Index, LoadLevel
 from memdir.manifest import format_manifest, iso_mtime
 from memdir.model import MemoryHeader
@@ -293,9 +294,11 @@ class RecallView:
     manifest: str
     timings: RecallTimings
     elapsed_ms: float
+    #: Why each file asked about (``--explain``, ``explain``) was or was not selected.
+    explanations: tuple[Explanation, ...] = ()
 
 
-def recall_view(result: RecallResult) -> RecallView:
+def recall_view(result: RecallResult, explanations: tuple[Explanation, ...] = ()) -> RecallView:
     timings = result.timings
     return RecallView(
         query=result.query,
@@ -331,4 +334,5 @@ def recall_view(result: RecallResult) -> RecallView:
             dict(result.selector_timings),
         ),
         elapsed_ms=timings.total_ms,
+        explanations=explanations,
     )

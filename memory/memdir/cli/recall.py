@@ -30,6 +30,7 @@ from memdir.config import SELECTOR_NAMES
 from memdir.trigger import TRIGGER_RULES
 
 if TYPE_CHECKING:
+    from memdir.explain import Explanation
     from memdir.recall import RecallResult
     from memdir.surface import Session
 
@@ -95,6 +96,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--compact",
         action="store_true",
         help="compact the session first: surfaced memories may return, the budget restarts",
+    )
+    parser.add_argument(
+        "--explain",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="say why FILE (relative to the memory dir) was or was not selected, and which "
+        "words of QUERY its description lacks; repeatable",
     )
     parser.set_defaults(func=cmd_recall)
 
@@ -191,8 +200,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
             raise CliError(
                 f"cannot write session file {args.session}: {exc.strerror or exc}"
             ) from None
+    explanations = _explain(args.explain, result, directory, session, tools)
     if args.json:
-        print_json(cli_json(recall_view(result)))
+        print_json(cli_json(recall_view(result, explanations)))
         return 0
     if result.attachment:
         # Byte for byte what is injected: no newline added (the text may end with one).
@@ -200,4 +210,34 @@ def cmd_recall(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     for line in _summary(result):
         print(line, file=sys.stderr)
+    for explanation in explanations:
+        for line in explanation.lines:
+            print(
+                f"-- why: {line}" if not line.startswith(" ") else f"--   {line.strip()}",
+                file=sys.stderr,
+            )
     return 0
+
+
+def _explain(
+    files: list[str],
+    result: RecallResult,
+    directory: Path,
+    session: Session,
+    tools: list[str],
+) -> tuple[Explanation, ...]:
+    """The ``--explain`` answers, from a fresh scan (what the recall saw, unless a file changed
+    in between) and the session as it was before the recall."""
+    if not files:
+        return ()
+    from memdir.explain import explain_recall, seen_before
+    from memdir.scan import scan
+
+    # Relative to the memory dir, as --mark-read; a path from the working directory also works.
+    named = [
+        str(Path(f).absolute()) if not (directory / f).exists() and Path(f).exists() else f
+        for f in files
+    ]
+    scanned = scan(directory)
+    seen = seen_before(session, scanned, result)
+    return explain_recall(result, scanned, named, recent_tools=tools, seen=seen)
