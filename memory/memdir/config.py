@@ -23,9 +23,15 @@ Severity = Literal["error", "warning", "info", "hint"]
 SeveritySetting = Severity | Literal["off"]
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info", "hint", "off")
 RecallMode = Literal["index", "prefetch"]
-#: Which recall selector runs: ``auto`` is the model with a key, else the lexical one.
-SelectorName = Literal["auto", "anthropic", "lexical"]
-SELECTOR_NAMES: tuple[SelectorName, ...] = ("auto", "anthropic", "lexical")
+#: Which recall selector runs: ``auto`` is the Anthropic model with a key, else a configured
+#: local model, else the lexical one (:func:`memdir.select.choose_selector`).
+SelectorName = Literal["auto", "anthropic", "openai-compatible", "lexical"]
+SELECTOR_NAMES: tuple[SelectorName, ...] = ("auto", "anthropic", "openai-compatible", "lexical")
+#: Ollama's OpenAI-compatible endpoint: the most common local model server.
+DEFAULT_OPENAI_BASE_URL = "http://127.0.0.1:11434/v1"
+#: Long enough for a loaded local model to answer a short JSON list, short enough for a prompt
+#: hook; a model that must first be loaded from disk needs more (``openai_timeout``).
+DEFAULT_OPENAI_TIMEOUT = 5.0
 
 CONFIG_FILENAME = "memdir.toml"
 _CODE = re.compile(r"^MEM\d{3}$")
@@ -45,6 +51,11 @@ class Settings:
     recall_mode: RecallMode = "index"
     selector: SelectorName = "auto"
     model: str = C.DEFAULT_SELECTOR_MODEL
+    #: The ``openai-compatible`` selector's server (``.../v1``), model and timeout in seconds;
+    #: without a model that selector cannot run, and ``auto`` does not consider it.
+    openai_base_url: str = DEFAULT_OPENAI_BASE_URL
+    openai_model: str | None = None
+    openai_timeout: float = DEFAULT_OPENAI_TIMEOUT
     trigger: Literal["multilingual", "claude-code"] = "multilingual"
     #: Which agent behaviour to reproduce: ``claude-code-<version>`` or ``seed`` (the spec).
     target: str = DEFAULT_TARGET.name
@@ -73,6 +84,9 @@ _ALIASES = {
     "line_limit": "index_line_limit",
     "recallMode": "recall_mode",
     "severities": "severity",
+    "openaiBaseUrl": "openai_base_url",
+    "openaiModel": "openai_model",
+    "openaiTimeout": "openai_timeout",
 }
 
 
@@ -91,6 +105,24 @@ def _codes(value: Any, key: str, errors: list[str]) -> tuple[str, ...]:
             continue
         codes.append(code)
     return tuple(codes)
+
+
+def base_url_error(value: object) -> str | None:
+    """What is wrong with an OpenAI-compatible base URL, or None when it is usable."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(value, str) or not value.strip():
+        return "must be a URL like http://127.0.0.1:11434/v1"
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"must be an http:// or https:// URL with a host, got {value!r}"
+    if parts.query or parts.fragment:
+        return f"must not have a query or fragment, got {value!r}"
+    try:
+        parts.port  # noqa: B018 - only to see whether it parses
+    except ValueError:
+        return f"has a bad port, got {value!r}"
+    return None
 
 
 def settings_from_mapping(
@@ -133,10 +165,27 @@ def settings_from_mapping(
             else:
                 errors.append(f"`{raw_key}` must be index or prefetch, got {value!r}")
         elif key == "selector":
-            if value in ("auto", "anthropic", "lexical"):
+            if value in SELECTOR_NAMES:
                 changes[key] = value
             else:
-                errors.append(f"`selector` must be auto, anthropic or lexical, got {value!r}")
+                names = ", ".join(SELECTOR_NAMES)
+                errors.append(f"`selector` must be one of {names}, got {value!r}")
+        elif key == "openai_base_url":
+            url = base_url_error(value)
+            if url is None:
+                changes[key] = str(value).strip().rstrip("/")
+            else:
+                errors.append(f"`{raw_key}` {url}")
+        elif key == "openai_model":
+            if isinstance(value, str) and value.strip():
+                changes[key] = value.strip()
+            else:
+                errors.append(f"`{raw_key}` must be the model name the server knows")
+        elif key == "openai_timeout":
+            if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+                changes[key] = float(value)
+            else:
+                errors.append(f"`{raw_key}` must be a positive number of seconds, got {value!r}")
         elif key == "model":
             if isinstance(value, str) and value.strip():
                 changes[key] = value.strip()

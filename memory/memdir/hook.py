@@ -26,7 +26,7 @@ from typing import Final
 from memdir.config import Settings, load_settings
 from memdir.paths import locate_memory_dir, relative_inside
 from memdir.recall import RecallResult, recall
-from memdir.select import choose_selector
+from memdir.select import selector_from_settings
 from memdir.surface import Session
 from memdir.transcript import memory_writes, parse_transcript
 
@@ -242,7 +242,7 @@ def user_prompt_submit(
             session.mark_read(files_seen_in_transcript(parsed.transcript_path, directory))
         except OSError as exc:
             notes.append(f"cannot read transcript {parsed.transcript_path}: {exc.strerror or exc}")
-    selector = choose_selector(settings.selector, model=settings.model, env=env, target=target)
+    selector = selector_from_settings(settings, env=env, target=target)
     result = recall(
         parsed.prompt,
         directory,

@@ -22,7 +22,13 @@ from memdir.config import Settings, load_settings
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
 from memdir.scan import ScanResult, scan
-from memdir.select import AnthropicSelector, Selection, Selector, choose_selector, normalize_tools
+from memdir.select import (
+    AnthropicSelector,
+    Selection,
+    Selector,
+    normalize_tools,
+    selector_from_settings,
+)
 from memdir.surface import Session, SurfacedMemory, render_attachment, surface_file
 from memdir.target import Target
 from memdir.trigger import TriggerRule, should_prefetch
@@ -151,10 +157,11 @@ async def prefetch(
 ) -> RecallResult:
     """Run path B once for a user message and record what surfaced in ``session``.
 
-    ``selector`` defaults to :func:`choose_selector` on the settings (``auto``: anthropic with a
-    key, else lexical); ``settings`` to :func:`load_settings` of ``memory_dir``; ``trigger_rule``
-    to the settings' rule; ``target`` to the settings' target. Never raises for a bad file or a
-    failing selector; cancellation propagates and leaves ``session`` untouched.
+    ``selector`` defaults to :func:`~memdir.select.selector_from_settings` (``auto``: anthropic
+    with a key, else a configured local model, else lexical); ``settings`` to
+    :func:`load_settings` of ``memory_dir``; ``trigger_rule`` to the settings' rule; ``target``
+    to the settings' target. Never raises for a bad file or a failing selector; cancellation
+    propagates and leaves ``session`` untouched.
     """
     start = time.perf_counter()
     if settings is None:
@@ -205,7 +212,7 @@ async def prefetch(
     # 5. Select, unless every candidate has been seen (then the agent makes no call either).
     select_start = time.perf_counter()
     if selector is None:
-        selector = choose_selector(settings.selector, model=settings.model, target=target)
+        selector = selector_from_settings(settings, target=target)
     tools = normalize_tools(recent_tools)
     selection: Selection
     if unseen:

@@ -1,9 +1,10 @@
-"""Choosing which memories to surface: one protocol, a model selector and an offline one.
+"""Choosing which memories to surface: one protocol, model selectors and an offline one.
 
 :class:`AnthropicSelector` makes exactly the agent's selection request through the ``anthropic``
-SDK (imported only when a request is made); on any failure memdir falls back to the offline
-:class:`LexicalSelector` and records why, so the caller never sees an exception. The key never
-appears in reprs, messages or logs.
+SDK (imported only when a request is made); the ``openai-compatible`` selector
+(:mod:`memdir.select_openai`) sends the same request to a local model server. On any failure
+both fall back to the offline :class:`LexicalSelector` and record why (:func:`fall_back`), so the
+caller never sees an exception. Keys never appear in reprs, messages or logs.
 """
 
 from __future__ import annotations
@@ -14,12 +15,18 @@ import logging
 import os
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from memdir import constants as C
-from memdir.config import SELECTOR_NAMES, SelectorName
+from memdir.config import (
+    DEFAULT_OPENAI_BASE_URL,
+    DEFAULT_OPENAI_TIMEOUT,
+    SELECTOR_NAMES,
+    SelectorName,
+    Settings,
+)
 from memdir.extras import MissingExtraError, require
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
@@ -375,7 +382,8 @@ def credential_source(env: Mapping[str, str] | None = None) -> str | None:
     return next((name for name in CREDENTIAL_ENV_VARS if env.get(name, "").strip()), None)
 
 
-def _one_line(text: str, limit: int = 240) -> str:
+def one_line(text: str, limit: int = 240) -> str:
+    """``text`` on one line and at most ``limit`` characters: reasons are shown in one line."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
@@ -461,7 +469,7 @@ class AnthropicSelector:
             reason = f"the anthropic SDK cannot be imported: {exc}"
         else:
             reason = self._describe_sdk_error(exc)
-        return _one_line(self.redact(reason))
+        return one_line(self.redact(reason))
 
     def _describe_sdk_error(self, exc: BaseException) -> str:
         try:
@@ -571,7 +579,18 @@ class AnthropicSelector:
             # would otherwise print it to stderr in the middle of the CLI's output.
             log.info("anthropic selector unavailable, using %s: %s", self.fallback.name, reason)
             offered = headers if fallback_headers is None else fallback_headers
-            return await self._fall_back(query, offered, recent_tools, reason, _ms(start))
+            timings = {"anthropic_ms": _ms(start)}
+            return await fall_back(
+                self.fallback,
+                "anthropic",
+                query,
+                offered,
+                recent_tools,
+                reason,
+                timings,
+                self.model,
+                redact=self.redact,
+            )
         order = {path: rank for rank, path in enumerate(selected, 1)}
         why = {p: f"chosen by {self.model} (rank {r} of {len(selected)})" for p, r in order.items()}
         return Selection(
@@ -585,61 +604,113 @@ class AnthropicSelector:
             raw_answer=raw,
         )
 
-    async def _fall_back(
-        self,
-        query: str,
-        headers: Sequence[MemoryHeader],
-        recent_tools: Sequence[str],
-        reason: str,
-        anthropic_ms: float,
-    ) -> Selection:
-        try:
-            result = await self.fallback.select(query, headers, recent_tools)
-        except Exception as exc:  # the fallback is offline code, but the contract holds anyway
-            failure = _one_line(self.redact(f"{type(exc).__name__}: {exc}"))
-            log.warning("fallback selector %s failed: %s", self.fallback.name, failure)
-            return Selection(
-                selected=(),
-                why={},
-                selector="none",
-                requested="anthropic",
-                degraded=f"{reason}; {self.fallback.name} fallback failed too: {failure}",
-                timings={"anthropic_ms": anthropic_ms},
-                model=self.model,
-            )
-        return replace(
-            result,
-            requested="anthropic",
-            degraded=reason,
-            timings={"anthropic_ms": anthropic_ms, **result.timings},
-            model=self.model,
+
+async def fall_back(
+    fallback: Selector,
+    requested: str,
+    query: str,
+    headers: Sequence[MemoryHeader],
+    recent_tools: Sequence[str],
+    reason: str,
+    timings: Mapping[str, float],
+    model: str | None,
+    *,
+    redact: Callable[[str], str] = lambda text: text,
+) -> Selection:
+    """``fallback``'s selection, marked as standing in for ``requested`` because of ``reason``."""
+    try:
+        result = await fallback.select(query, headers, recent_tools)
+    except Exception as exc:  # the fallback is offline code, but the contract holds anyway
+        failure = one_line(redact(f"{type(exc).__name__}: {exc}"))
+        log.warning("fallback selector %s failed: %s", fallback.name, failure)
+        return Selection(
+            selected=(),
+            why={},
+            selector="none",
+            requested=requested,
+            degraded=f"{reason}; {fallback.name} fallback failed too: {failure}",
+            timings=dict(timings),
+            model=model,
         )
+    return replace(
+        result,
+        requested=requested,
+        degraded=reason,
+        timings={**timings, **result.timings},
+        model=model,
+    )
 
 
 def choose_selector(
     name: SelectorName = "auto",
     *,
-    model: str = C.DEFAULT_SELECTOR_MODEL,
-    timeout: float = C.SELECT_TIMEOUT_SECONDS,
+    model: str | None = None,
+    timeout: float | None = None,
     max_retries: int = SELECT_MAX_RETRIES,
     env: Mapping[str, str] | None = None,
     client: AsyncAnthropic | None = None,
     target: Target = DEFAULT_TARGET,
+    openai_base_url: str = DEFAULT_OPENAI_BASE_URL,
+    openai_model: str | None = None,
+    openai_timeout: float = DEFAULT_OPENAI_TIMEOUT,
 ) -> Selector:
-    """The selector for a name: ``auto`` is anthropic when credentials are configured, else lexical.
+    """The selector for a name. ``auto``, in order: anthropic when credentials are configured
+    (the agent's own selector), else openai-compatible when a model is configured for it
+    (``openai_model``), else lexical.
 
-    An explicit ``anthropic`` without credentials still returns the anthropic selector, which
-    degrades to lexical with the reason recorded: the user asked for it and should see why not.
+    An explicitly named model selector is returned even when it cannot run (no credentials, no
+    model): it degrades to lexical with the reason recorded, since the user asked for it and
+    should see why not. ``model`` is the anthropic model; ``timeout``, when given, replaces
+    either model selector's own.
     """
     if name not in SELECTOR_NAMES:
         raise ValueError(f"unknown selector {name!r}; expected one of {', '.join(SELECTOR_NAMES)}")
-    if name == "lexical" or (name == "auto" and client is None and credential_source(env) is None):
+    if name == "auto":
+        if client is not None or credential_source(env) is not None:
+            name = "anthropic"
+        elif openai_model:
+            name = "openai-compatible"
+        else:
+            name = "lexical"
+    if name == "lexical":
         return LexicalSelector()
+    if name == "openai-compatible":
+        # Imported here: the module is only needed by those who configure a local model.
+        from memdir.select_openai import OpenAICompatibleSelector
+
+        return OpenAICompatibleSelector(
+            model=openai_model,
+            base_url=openai_base_url,
+            timeout=openai_timeout if timeout is None else timeout,
+            env=env,
+        )
     return AnthropicSelector(
-        model=model,
-        timeout=timeout,
+        model=model or C.DEFAULT_SELECTOR_MODEL,
+        timeout=C.SELECT_TIMEOUT_SECONDS if timeout is None else timeout,
         max_retries=max_retries,
         client=client,
         env=env,
         target=target,
+    )
+
+
+def selector_from_settings(
+    settings: Settings,
+    *,
+    target: Target | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    client: AsyncAnthropic | None = None,
+) -> Selector:
+    """:func:`choose_selector` for ``settings.selector`` with every selector setting applied."""
+    return choose_selector(
+        settings.selector,
+        model=settings.model,
+        timeout=timeout,
+        env=env,
+        client=client,
+        target=settings.agent_target if target is None else target,
+        openai_base_url=settings.openai_base_url,
+        openai_model=settings.openai_model,
+        openai_timeout=settings.openai_timeout,
     )

@@ -26,7 +26,7 @@ from memdir.cli.common import (
     resolve_inside,
     resolve_target,
 )
-from memdir.config import SELECTOR_NAMES
+from memdir.config import DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_TIMEOUT, SELECTOR_NAMES
 from memdir.trigger import TRIGGER_RULES
 
 if TYPE_CHECKING:
@@ -51,22 +51,30 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--selector",
         choices=SELECTOR_NAMES,
-        help="auto (anthropic when an API key is configured, else lexical), anthropic, lexical "
-        "(default: from settings, else auto)",
+        help="auto (anthropic when an API key is configured, else openai-compatible when "
+        "openai_model is set, else lexical), anthropic, openai-compatible (a local model "
+        "server), lexical (default: from settings, else auto)",
     )
     parser.add_argument(
         "--model",
         metavar="M",
-        help=f"selector model (default: from settings, else {C.DEFAULT_SELECTOR_MODEL}; "
-        f"{C.CHEAP_SELECTOR_MODEL} is the cheap choice)",
+        help=f"selector model: for openai-compatible the server's model name (default: "
+        f"openai_model from settings), else the anthropic model (default: from settings, else "
+        f"{C.DEFAULT_SELECTOR_MODEL}; {C.CHEAP_SELECTOR_MODEL} is the cheap choice)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help=f"the openai-compatible server, up to /v1 (default: openai_base_url from settings, "
+        f"else {DEFAULT_OPENAI_BASE_URL}, Ollama's)",
     )
     parser.add_argument(
         "--timeout",
         metavar="SECONDS",
         type=float,
-        default=C.SELECT_TIMEOUT_SECONDS,
-        help=f"give up on the model after this long and fall back to lexical "
-        f"(default: {C.SELECT_TIMEOUT_SECONDS:g})",
+        help=f"give up on the model after this long and fall back to lexical (default: "
+        f"{C.SELECT_TIMEOUT_SECONDS:g} for anthropic; openai_timeout from settings, else "
+        f"{DEFAULT_OPENAI_TIMEOUT:g}, for openai-compatible)",
     )
     parser.add_argument(
         "--recent-tools",
@@ -153,24 +161,31 @@ def _summary(result: RecallResult) -> list[str]:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from memdir.config import load_settings
+    from memdir.config import base_url_error, load_settings
     from memdir.projections import cli_json, recall_view
     from memdir.recall import recall
-    from memdir.select import choose_selector
+    from memdir.select import selector_from_settings
 
     directory = resolve_dir(args.dir)
     if not args.query.strip():
         # Still a valid run (the trigger says no), but most likely a quoting mistake.
         print("memdir recall: note: empty QUERY", file=sys.stderr)
-    if not args.timeout > 0:
+    if args.timeout is not None and not args.timeout > 0:
         raise CliError("--timeout must be a positive number of seconds")
+    if args.base_url is not None and (problem := base_url_error(args.base_url)):
+        raise CliError(f"--base-url {problem}")
     settings = load_settings(directory)
     for error in settings.errors:
         print(f"memdir recall: note: settings: {error}", file=sys.stderr)
+    selector_name = args.selector or settings.selector
+    # --model names the model of the selector asked for: the local server's, or Anthropic's.
+    local = selector_name == "openai-compatible"
     settings = replace(
         settings,
-        selector=args.selector or settings.selector,
-        model=args.model or settings.model,
+        selector=selector_name,
+        model=(None if local else args.model) or settings.model,
+        openai_model=(args.model if local else None) or settings.openai_model,
+        openai_base_url=(args.base_url or settings.openai_base_url).strip().rstrip("/"),
         trigger=args.trigger or settings.trigger,
     )
     session = _load_session(args.session)
@@ -180,9 +195,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         session.mark_read(resolve_inside(directory, name) for name in args.mark_read)
     tools = [t for t in args.recent_tools.split(",") if t.strip()]
     target = resolve_target(args.target, directory)
-    selector = choose_selector(
-        settings.selector, model=settings.model, timeout=args.timeout, target=target
-    )
+    selector = selector_from_settings(settings, target=target, timeout=args.timeout)
     result = recall(
         args.query,
         directory,
