@@ -361,8 +361,9 @@ class _Context:
         if suggestion:
             words = ", ".join(f'"{w}"' for w in suggestion)
             if selects:
+                them = "it" if len(suggestion) == 1 else "them"
                 lines.append(
-                    f"  suggestion: add {words} to its description; with them the lexical "
+                    f"  suggestion: add {words} to its description; with {them} the lexical "
                     "selector selects it for this question"
                 )
             else:
