@@ -26,6 +26,7 @@ const relevant: RelevantMemories = {
   selector: 'lexical',
   degraded: null,
   dropped: [],
+  explanations: [],
 };
 
 describe('renderResult', () => {

@@ -56,18 +56,18 @@ class LexicalView:
     score: float
     #: The lowest score any file could be selected with for this question.
     threshold: float
-    #: 1-based rank among the files scoring above 0 (None: it scored 0).
+    #: 1-based rank among the files scoring above 0 (null: it scored 0).
     rank: int | None
     #: The query's concepts it matched, as typed (``部署→deploy`` when by a translation).
     matched: tuple[str, ...]
     #: The query's content words it lacks, as typed: neither its name, description nor path
     #: holds them (or a translation of them).
     missing: tuple[str, ...]
-    #: Why the lexical selector left it out, or None when it selected it.
+    #: Why the lexical selector left it out, or null when it selected it.
     cut: str | None
     #: The recently-used-tools rule dropped it (a tool's plain usage doc).
     dropped_by_tools: bool
-    #: Exactly the numbers of the selection (True), or a hint beside a model's choice (False).
+    #: Exactly the numbers of the selection (true), or a hint beside a model's choice (false).
     exact: bool
 
 
@@ -77,10 +77,12 @@ class Explanation:
 
     #: The file as asked, relative to the memory dir when it lies inside.
     path: str
+    #: ``surfaced``; ``selected`` (then left out on the way); ``not-selected``; ``not-offered``
+    #: (the session had seen it); ``not-a-candidate`` (not in the manifest); ``not-triggered``.
     verdict: ExplanationVerdict
     #: One sentence: what happened and the reason that decided it.
     reason: str
-    #: The lexical view (None when the file was never scored: not a candidate, not offered).
+    #: The lexical view (null when the file was never scored: not a candidate, not offered).
     lexical: LexicalView | None
     #: The file has a ``description`` (the selector chooses by descriptions).
     has_description: bool

@@ -45,6 +45,26 @@ export interface EditorSettingsView {
   overrides: Record<string, unknown>;
 }
 
+/** Why one file was, or was not, selected by a recall. */
+export interface Explanation {
+  /** The file as asked, relative to the memory dir when it lies inside. */
+  path: string;
+  /** `surfaced`; `selected` (then left out on the way); `not-selected`; `not-offered` (the session had seen it); `not-a-candidate` (not in the manifest); `not-triggered`. */
+  verdict: 'surfaced' | 'selected' | 'not-selected' | 'not-offered' | 'not-a-candidate' | 'not-triggered';
+  /** One sentence: what happened and the reason that decided it. */
+  reason: string;
+  /** The lexical view (null when the file was never scored: not a candidate, not offered). */
+  lexical: LexicalView | null;
+  /** The file has a `description` (the selector chooses by descriptions). */
+  hasDescription: boolean;
+  /** Words of the question to add to its `description` to make it findable for it. */
+  suggestion: string[];
+  /** The suggestion was tried: with these words the lexical selector selects the file. */
+  suggestionSelects: boolean;
+  /** The whole explanation, as the CLI prints it and the VS Code preview shows it. */
+  lines: string[];
+}
+
 /** What a `memory/extract` run did (with `dryRun`: would do). */
 export interface ExtractOutcome {
   id: string;
@@ -115,6 +135,26 @@ export interface IndexSummary {
   level: 'within' | 'near' | 'over';
   /** The agent is told to keep the index under this many lines. */
   rewriteTargetLines: number;
+}
+
+/** The lexical selector's numbers for one file, over the files the selector was offered. */
+export interface LexicalView {
+  /** Normalised score (0.0: it matched nothing). */
+  score: number;
+  /** The lowest score any file could be selected with for this question. */
+  threshold: number;
+  /** 1-based rank among the files scoring above 0 (null: it scored 0). */
+  rank: number | null;
+  /** The query's concepts it matched, as typed (`部署→deploy` when by a translation). */
+  matched: string[];
+  /** The query's content words it lacks, as typed: neither its name, description nor path holds them (or a translation of them). */
+  missing: string[];
+  /** Why the lexical selector left it out, or null when it selected it. */
+  cut: string | null;
+  /** The recently-used-tools rule dropped it (a tool's plain usage doc). */
+  droppedByTools: boolean;
+  /** Exactly the numbers of the selection (true), or a hint beside a model's choice (false). */
+  exact: boolean;
 }
 
 /** A topic file as the prefetch scan reads it, with its visibility. */
@@ -255,6 +295,8 @@ export interface PrefetchParams {
   query: string;
   sessionId: string;
   recentTools?: string[];
+  /** Files to explain, as in `memory/recall`; the notification carries the explanations. */
+  explain?: string[];
 }
 
 /** `memory/prefetch` answers at once; the selection arrives as `memory/relevantMemories`. */
@@ -305,6 +347,8 @@ export interface RecallParams {
   sessionId?: string | null;
   /** Tools the agent used recently; the selector skips their reference docs. */
   recentTools?: string[];
+  /** Files (relative to the memory dir, absolute, or file URIs) to explain: why each was or was not selected, in the result's `explanations`. */
+  explain?: string[];
 }
 
 /** Milliseconds each stage took; `selector`: the selector's own stages. */
@@ -346,6 +390,8 @@ export interface RecallView {
   manifest: string;
   timings: RecallTimings;
   elapsedMs: number;
+  /** Why each file asked about (`--explain`, `explain`) was or was not selected. */
+  explanations: Explanation[];
 }
 
 /** The selection of a `memory/prefetch`, once it is made. */
@@ -364,6 +410,8 @@ export interface RelevantMemories {
   degraded: string | null;
   why: Record<string, string>;
   dropped: DroppedFile[];
+  /** Why each file of the prefetch's `explain` was or was not selected. */
+  explanations: Explanation[];
 }
 
 /** A file the run renamed. */

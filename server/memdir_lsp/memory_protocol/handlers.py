@@ -36,7 +36,10 @@ from memdir_lsp.memory_protocol.converter import structure_params, to_wire
 from memdir_lsp.server import FileEvent, MemoryServer
 
 if TYPE_CHECKING:
+    from memdir.explain import Explanation
     from memdir.extract import ExtractionProgress, ExtractionResult
+    from memdir.recall import RecallResult
+    from memdir.surface import Session
     from memdir.transcript import Transcript
 
 logger = logging.getLogger(__name__)
@@ -203,7 +206,39 @@ async def memory_recall(ls: MemoryServer, params: Any) -> Any:
     result = await prefetch(
         recall.query, directory.root, session, recall.recent_tools, settings=directory.settings
     )
-    return to_wire(recall_view(result))
+    explanations = await explain(
+        directory.root, result, session, recall.explain, recall.recent_tools
+    )
+    return to_wire(recall_view(result, explanations))
+
+
+async def explain(
+    root: Path,
+    result: RecallResult,
+    session: Session,
+    files: Sequence[str],
+    recent_tools: Sequence[str],
+) -> tuple[Explanation, ...]:
+    """Why each of ``files`` was or was not selected (``explain``), after the recall."""
+    if not files:
+        return ()
+    from memdir.explain import explain_recall, seen_before
+    from memdir.scan import scan
+
+    # File URIs as paths; other names as given (explain_recall says when one lies outside).
+    named = [str(MemoryServer.uri_to_path(f) or f) if f.startswith("file:") else f for f in files]
+
+    def run() -> tuple[Explanation, ...]:
+        scanned = scan(root)
+        seen = seen_before(session, scanned, result)
+        return explain_recall(result, scanned, named, recent_tools=recent_tools, seen=seen)
+
+    # Off the event loop: a scan, and a few selections to check each suggestion.
+    try:
+        return await asyncio.to_thread(run)
+    except Exception:  # the selection must still be answered or delivered
+        logger.exception("explaining %s failed", ", ".join(files))
+        return ()
 
 
 async def memory_prefetch(ls: MemoryServer, params: Any) -> Any:
@@ -230,7 +265,11 @@ async def memory_prefetch(ls: MemoryServer, params: Any) -> Any:
     )
 
     async def deliver() -> None:
-        view = recall_view(await task)
+        result = await task
+        explanations = await explain(
+            directory.root, result, session, request.explain, request.recent_tools
+        )
+        view = recall_view(result, explanations)
         relevant = T.RelevantMemories(
             id=request_id,
             session_id=request.session_id,
@@ -245,6 +284,7 @@ async def memory_prefetch(ls: MemoryServer, params: Any) -> Any:
             degraded=view.degraded,
             why=view.why,
             dropped=view.dropped,
+            explanations=view.explanations,
         )
         ls.protocol.notify(P.MEMORY_RELEVANT_MEMORIES, to_wire(relevant))
 

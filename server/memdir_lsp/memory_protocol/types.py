@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import attrs
+from memdir.explain import Explanation
 from memdir.projections import (
     DroppedFile,
     IndexSummary,
@@ -68,6 +69,9 @@ class RecallParams(DirectoryParams):
     session_id: str | None = attrs.field(default=None, kw_only=True)
     #: Tools the agent used recently; the selector skips their reference docs.
     recent_tools: list[str] = attrs.field(factory=list, kw_only=True)
+    #: Files (relative to the memory dir, absolute, or file URIs) to explain: why each was or
+    #: was not selected, in the result's ``explanations``.
+    explain: list[str] = attrs.field(factory=list, kw_only=True)
 
 
 @attrs.define
@@ -77,6 +81,8 @@ class PrefetchParams(DirectoryParams):
     query: str = attrs.field(kw_only=True)
     session_id: str = attrs.field(kw_only=True)
     recent_tools: list[str] = attrs.field(factory=list, kw_only=True)
+    #: Files to explain, as in ``memory/recall``; the notification carries the explanations.
+    explain: list[str] = attrs.field(factory=list, kw_only=True)
 
 
 @attrs.define
@@ -204,6 +210,8 @@ class RelevantMemories:
     degraded: str | None
     why: dict[str, str]
     dropped: tuple[DroppedFile, ...]
+    #: Why each file of the prefetch's ``explain`` was or was not selected.
+    explanations: tuple[Explanation, ...] = ()
 
 
 ChangeKind = Literal["created", "changed", "deleted", "renamed"]
