@@ -15,7 +15,12 @@ from typing import Any
 
 import pytest
 from fake_openai import CHAT_PATH, FakeOpenAI, answer, completion
-from memdir.config import DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_TIMEOUT, settings_from_mapping
+from memdir.config import (
+    DEFAULT_OPENAI_BASE_URL,
+    DEFAULT_OPENAI_TIMEOUT,
+    SELECTOR_NAMES,
+    settings_from_mapping,
+)
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
 from memdir.select import (
@@ -333,3 +338,23 @@ def test_bad_settings_are_reported_and_the_default_stays(
     assert len(settings.errors) == 1 and message in settings.errors[0], settings.errors
     assert settings.openai_base_url == DEFAULT_OPENAI_BASE_URL
     assert settings.openai_model is None and settings.selector == "auto"
+
+
+def test_the_vscode_settings_match_memdirs() -> None:
+    root = Path(__file__).resolve().parents[2]
+    manifest = json.loads((root / "client-vscode" / "package.json").read_text(encoding="utf-8"))
+    props = manifest["contributes"]["configuration"]["properties"]
+    assert tuple(props["memdir.selector"]["enum"]) == SELECTOR_NAMES
+    assert len(props["memdir.selector"]["enumDescriptions"]) == len(SELECTOR_NAMES)
+    assert props["memdir.openaiBaseUrl"]["default"] == DEFAULT_OPENAI_BASE_URL
+    assert props["memdir.openaiTimeout"]["default"] == DEFAULT_OPENAI_TIMEOUT
+    assert "default" not in props["memdir.openaiModel"]  # unset: auto does not use it
+    # The editor's camelCase keys are the settings' own.
+    sent = {"openaiBaseUrl": "http://127.0.0.1:1234/v1", "openaiModel": "m", "openaiTimeout": 3}
+    settings = settings_from_mapping(sent)
+    assert settings.errors == ()
+    assert (settings.openai_base_url, settings.openai_model, settings.openai_timeout) == (
+        "http://127.0.0.1:1234/v1",
+        "m",
+        3.0,
+    )

@@ -22,6 +22,9 @@ export const SERVER_SETTING_KEYS = [
   'recallMode',
   'selector',
   'model',
+  'openaiBaseUrl',
+  'openaiModel',
+  'openaiTimeout',
   'trigger',
   'target',
 ] as const;
