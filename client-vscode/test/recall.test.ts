@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { RelevantMemories } from '../src/common/protocol';
-import { contentSecurityPolicy, escapeHtml, makeNonce, markTruncation, renderResult, renderShell } from '../src/features/recallHtml';
-import { RelevantMemoriesWaiter } from '../src/features/recallPreview';
+import type { Explanation, RelevantMemories } from '../src/common/protocol';
+import { contentSecurityPolicy, escapeHtml, explanationBlock, makeNonce, markTruncation, renderResult, renderShell } from '../src/features/recallHtml';
+import { explainPaths, RelevantMemoriesWaiter } from '../src/features/recallPreview';
 
 const relevant: RelevantMemories = {
   id: 'abc',
@@ -69,6 +69,71 @@ describe('renderResult', () => {
     const html = renderResult({ query: 'q', triggered: true, relevant: { ...relevant, selectedMemories: [], surfaced: [] }, error: 'timeout' });
     expect(html).toContain('data-testid="selected-none"');
     expect(html).toContain('data-testid="error">timeout');
+  });
+});
+
+/** As memdir.explain sends it (tests/lsp/e2e/test_recall_explain.py checks the server's side). */
+const notSelected: Explanation = {
+  path: 'deploy-checklist.md',
+  verdict: 'not-selected',
+  reason: 'not selected: score 0.33 is below the threshold 0.43',
+  lexical: {
+    score: 0.332799,
+    threshold: 0.434243,
+    rank: 3,
+    matched: ['部署'],
+    missing: ['预发环境', '注意'],
+    cut: 'score 0.33 is below the threshold 0.43',
+    droppedByTools: false,
+    exact: true,
+  },
+  hasDescription: true,
+  suggestion: ['预发环境'],
+  suggestionSelects: true,
+  lines: [
+    'deploy-checklist.md: not selected: score 0.33 is below the threshold 0.43',
+    '  lexical: score 0.33 < threshold 0.43, rank 3',
+    '  matched: 部署',
+    '  lacks: 预发环境, 注意',
+    '  suggestion: add "预发环境" to its description; with it the lexical selector selects it for this question',
+  ],
+};
+const notCandidate: Explanation = {
+  path: 'MEMORY.md',
+  verdict: 'not-a-candidate',
+  reason: 'not a candidate: MEMORY.md is the index (path A loads it), never a recall candidate',
+  lexical: null,
+  hasDescription: false,
+  suggestion: [],
+  suggestionSelects: false,
+  lines: ['MEMORY.md: not a candidate: MEMORY.md is the index (path A loads it), never a recall candidate'],
+};
+
+describe('why (not)', () => {
+  it('shows the server\'s explanation of each candidate, as sent', () => {
+    const html = renderResult({ query: '部署到预发环境要注意什么', triggered: true, relevant: { ...relevant, explanations: [notSelected, notCandidate] } });
+    expect(html).toContain('<details data-testid="explanations"><summary>Why (not)?');
+    expect(html.match(/data-testid="explanation"/g)).toHaveLength(2);
+    expect(html).toContain('data-path="deploy-checklist.md" data-verdict="not-selected"');
+    expect(html).toContain('<summary><code>deploy-checklist.md</code> — not selected: score 0.33 is below the threshold 0.43</summary>');
+    expect(html).toContain('<pre>lexical: score 0.33 &lt; threshold 0.43, rank 3\nmatched: 部署\nlacks: 预发环境, 注意\nsuggestion: add &quot;预发环境&quot; to its description;');
+  });
+
+  it('a one-line explanation has no body, and nothing is shown without explanations', () => {
+    expect(explanationBlock(notCandidate)).not.toContain('<pre>');
+    expect(renderResult({ query: 'q', triggered: true, relevant })).not.toContain('data-testid="explanations"');
+  });
+
+  it('escapes paths and reasons', () => {
+    const html = explanationBlock({ ...notCandidate, path: '<img src=x>.md', reason: '"><script>' });
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<script>');
+  });
+
+  it('asks the server to explain every candidate of the manifest', () => {
+    const manifest = { directory: '/m', manifest: '', candidates: [{ path: 'a.md', type: 'project', mtime: '', name: null, description: 'a' }, { path: 'b/c.md', type: null, mtime: '', name: null, description: null }], cutOff: [], skipped: [] };
+    expect(explainPaths(manifest)).toEqual(['a.md', 'b/c.md']);
+    expect(explainPaths(undefined)).toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@
  * never run in the webview. The fragment is built on the extension side, where it is unit-tested,
  * and the page script only swaps it in.
  */
-import type { ManifestView, RecallBudget, RelevantMemories, SurfacedView } from '../common/protocol';
+import type { Explanation, ManifestView, RecallBudget, RelevantMemories, SurfacedView } from '../common/protocol';
 
 export interface RecallView {
   query: string;
@@ -92,7 +92,21 @@ function surfacedBlock(memory: SurfacedView): string {
   ].join('');
 }
 
-/** The result of one question: trigger, selection with why, injected text, manifest. */
+/**
+ * One file's "why (not)": the server's text (memdir.explain renders it, for the CLI too), shown
+ * as it comes: the reason as the summary, the lexical numbers and the suggestion inside.
+ */
+export function explanationBlock(explanation: Explanation): string {
+  const details = explanation.lines.slice(1).map((line) => escapeHtml(line.trim()));
+  return [
+    `<details class="explanation ${escapeHtml(explanation.verdict)}" data-testid="explanation" data-path="${escapeHtml(explanation.path)}" data-verdict="${escapeHtml(explanation.verdict)}">`,
+    `<summary><code>${escapeHtml(explanation.path)}</code> — ${escapeHtml(explanation.reason)}</summary>`,
+    details.length ? `<pre>${details.join('\n')}</pre>` : '',
+    '</details>',
+  ].join('');
+}
+
+/** The result of one question: trigger, selection with why, injected text, why (not), manifest. */
 export function renderResult(view: RecallView): string {
   const out: string[] = [];
   out.push(`<h2 data-testid="query">“${escapeHtml(view.query)}”</h2>`);
@@ -148,6 +162,14 @@ export function renderResult(view: RecallView): string {
       }
       out.push('</ul>');
     }
+    const explanations = relevant.explanations ?? [];
+    if (explanations.length) {
+      out.push(
+        `<details data-testid="explanations"><summary>Why (not)? Each candidate: its score, the question's words it lacks, what to add to its description (${explanations.length})</summary>`,
+        explanations.map(explanationBlock).join(''),
+        '</details>',
+      );
+    }
   }
 
   if (view.manifest) {
@@ -196,6 +218,8 @@ export function renderShell(options: ShellOptions): string {
   .trigger.on strong { color: var(--vscode-testing-iconPassed, #3fb950); }
   .trigger.off strong { color: var(--vscode-editorWarning-foreground); }
   .session { font-size: 0.85em; opacity: 0.7; }
+  details.explanation { margin: 2px 0 2px 12px; }
+  details.explanation.surfaced > summary code, details.explanation.selected > summary code { font-weight: bold; }
 </style>
 </head>
 <body>

@@ -4,7 +4,8 @@
  * It runs the same flow an agent chat panel would: `memory/prefetch` answers at once with
  * `{id, triggered}`, and the selection arrives later as the `memory/relevantMemories`
  * notification with that id. The manifest (`memory/manifest`) is fetched alongside so the user
- * sees what the selector chose from. Each panel is one agent session (its own `sessionId`): a
+ * sees what the selector chose from, and the server explains each candidate: why it was or was
+ * not selected and which words of the question its description lacks. Each panel is one agent session (its own `sessionId`): a
  * file surfaced once is not surfaced again until "Reset session" sends `memory/compacted`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -80,6 +81,11 @@ export class RelevantMemoriesWaiter {
   }
 }
 
+/** The files the preview asks the server to explain: every candidate of the manifest. */
+export function explainPaths(manifest: ManifestView | undefined): string[] {
+  return manifest?.candidates?.map((c) => c.path) ?? [];
+}
+
 class RecallPreviewPanel {
   private readonly sessionId = `vscode-recall-preview-${randomUUID()}`;
   private readonly waiter = new RelevantMemoriesWaiter();
@@ -140,17 +146,18 @@ class RecallPreviewPanel {
     await this.render(view);
     try {
       const dirParam = directory ? { directory } : {};
-      const manifest = this.server
+      // The manifest first: its candidates are the files the server explains (why each was or
+      // was not selected), so the preview can answer "why not this one?" for any of them.
+      const fetchedManifest = await this.server
         .sendRequest<ManifestView>(MEMORY_MANIFEST, dirParam)
         .catch(() => undefined);
-      const params: PrefetchParams = { query: message.query, sessionId: this.sessionId, ...dirParam };
-      const started = await this.server.sendRequest<PrefetchStarted>(MEMORY_PREFETCH, params);
-      view.triggered = started.triggered;
-      view.reason = started.reason ?? null;
-      const fetchedManifest = await manifest;
       if (fetchedManifest) {
         view.manifest = fetchedManifest;
       }
+      const params: PrefetchParams = { query: message.query, sessionId: this.sessionId, ...dirParam, explain: explainPaths(fetchedManifest) };
+      const started = await this.server.sendRequest<PrefetchStarted>(MEMORY_PREFETCH, params);
+      view.triggered = started.triggered;
+      view.reason = started.reason ?? null;
       if (started.triggered) {
         await this.render(view);
         view.relevant = await this.waiter.wait(started.id, RELEVANT_TIMEOUT_MS);
