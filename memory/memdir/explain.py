@@ -199,6 +199,9 @@ class _Context:
             return self._not_a_candidate(path)
         has_description = bool((header.description or "").strip())
         if path in self.seen:
+            if path in self.result.selected:  # a model shown seen files chose it again
+                reason = f"selected, then left out: {self.seen[path]}"
+                return self._finish(path, "selected", reason, None, has_description, (), False)
             reason = f"not offered to the selector: {self.seen[path]}"
             return self._finish(path, "not-offered", reason, None, has_description, (), False)
         view = self._lexical_view(header)

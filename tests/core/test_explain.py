@@ -76,9 +76,8 @@ def lexical(root: Path, query: str, tools: Sequence[str] = ()) -> LexicalSelecti
 
 
 def near_miss(selection: LexicalSelection) -> str:
-    """The best-scoring file the selection left out."""
-    chosen = {m.rel_path for m in selection.selected}
-    return next(m.rel_path for m in selection.considered if m.rel_path not in chosen)
+    """The best-scoring file left out for scoring under the threshold."""
+    return next(m.rel_path for m in selection.considered if m.score < selection.threshold)
 
 
 def set_description(root: Path, rel_path: str, description: str) -> None:
@@ -294,3 +293,46 @@ def test_json_carries_explanations(memdir: Path) -> None:
     assert item["lexical"]["score"] == explanations[0].lexical.score  # type: ignore[union-attr]
     assert item["lines"] == list(explanations[0].lines)
     assert cli_json(recall_view(result))["explanations"] == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "can I merge while the trunk is frozen for the app-store release?",
+        "how should I version the payments API during the migration?",
+        "who is oncall tonight and where are the grafana dashboards?",
+        "发布冻结期间可以合并代码吗",
+        "数据保留多久",
+    ],
+)
+def test_every_candidate_of_the_examples(query: str) -> None:
+    from memhelpers import EXAMPLES
+
+    candidates = scan(EXAMPLES).candidates
+    selection = select_lexical(query, candidates, (), C.SELECT_MAX_FILES)
+    scores = {m.rel_path: m.score for m in selection.considered}
+    chosen = [m.rel_path for m in selection.selected]
+    result, explanations = run(EXAMPLES, query, [h.rel_path for h in candidates])
+    assert list(result.selected) == chosen
+    for explanation in explanations:
+        view = explanation.lexical
+        assert view is not None and view.exact
+        assert view.score == scores.get(explanation.path, 0.0)
+        assert view.threshold == selection.threshold
+        assert (explanation.verdict == "surfaced") == (explanation.path in chosen)
+        if explanation.path not in chosen:
+            assert view.cut is not None and explanation.reason == f"not selected: {view.cut}"
+            # Every question word the file lacks is one the question has, as typed.
+            assert all(word in query.lower().replace("-", " ") for word in view.missing)
+
+
+def test_selected_then_left_out(memdir: Path) -> None:
+    # The model names a file the agent has read: the recall drops it after the selection.
+    session = Session()
+    session.mark_read([memdir / "ci-cache.md"])
+    result, (explanation,) = run(
+        memdir, NEAR_MISSES[0], ["ci-cache.md"], session, selector=ChoosingModel("ci-cache.md")
+    )
+    assert result.selected == ("ci-cache.md",) and not result.surfaced
+    assert explanation.verdict == "selected"
+    assert explanation.reason == "selected, then left out: already read or written by the agent"
