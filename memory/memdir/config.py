@@ -32,6 +32,8 @@ DEFAULT_OPENAI_BASE_URL = "http://127.0.0.1:11434/v1"
 #: Long enough for a loaded local model to answer a short JSON list, short enough for a prompt
 #: hook; a model that must first be loaded from disk needs more (``openai_timeout``).
 DEFAULT_OPENAI_TIMEOUT = 5.0
+#: A base URL off this machine comes from here (or ``--base-url``), never from a settings file.
+OPENAI_BASE_URL_ENV = "MEMDIR_OPENAI_BASE_URL"
 
 CONFIG_FILENAME = "memdir.toml"
 _CODE = re.compile(r"^MEM\d{3}$")
@@ -107,8 +109,26 @@ def _codes(value: Any, key: str, errors: list[str]) -> tuple[str, ...]:
     return tuple(codes)
 
 
-def base_url_error(value: object) -> str | None:
-    """What is wrong with an OpenAI-compatible base URL, or None when it is usable."""
+def is_loopback_url(url: str) -> bool:
+    """Whether ``url``'s host is this machine (``localhost`` or a loopback address)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url.strip()).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def base_url_error(value: object, *, remote: bool = True) -> str | None:
+    """What is wrong with an OpenAI-compatible base URL, or None when it is usable.
+
+    ``remote=False`` (settings files and editors): only this machine. A cloned repository can
+    supply the settings, and the selector sends the user's messages to the base URL.
+    """
     from urllib.parse import urlsplit
 
     if not isinstance(value, str) or not value.strip():
@@ -122,6 +142,11 @@ def base_url_error(value: object) -> str | None:
         parts.port  # noqa: B018 - only to see whether it parses
     except ValueError:
         return f"has a bad port, got {value!r}"
+    if not remote and not is_loopback_url(value):
+        return (
+            f"must be on this machine (localhost, 127.0.0.1, ::1), got {value!r}: set "
+            f"{OPENAI_BASE_URL_ENV} or pass --base-url for a server elsewhere"
+        )
     return None
 
 
@@ -171,7 +196,7 @@ def settings_from_mapping(
                 names = ", ".join(SELECTOR_NAMES)
                 errors.append(f"`selector` must be one of {names}, got {value!r}")
         elif key == "openai_base_url":
-            url = base_url_error(value)
+            url = base_url_error(value, remote=False)
             if url is None:
                 changes[key] = str(value).strip().rstrip("/")
             else:

@@ -23,6 +23,7 @@ from memdir import constants as C
 from memdir.config import (
     DEFAULT_OPENAI_BASE_URL,
     DEFAULT_OPENAI_TIMEOUT,
+    OPENAI_BASE_URL_ENV,
     SELECTOR_NAMES,
     SelectorName,
     Settings,
@@ -701,8 +702,16 @@ def selector_from_settings(
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
     client: AsyncAnthropic | None = None,
+    base_url: str | None = None,
 ) -> Selector:
-    """:func:`choose_selector` for ``settings.selector`` with every selector setting applied."""
+    """:func:`choose_selector` for ``settings.selector`` with every selector setting applied.
+
+    The openai-compatible server is ``base_url`` (``--base-url``), else ``MEMDIR_OPENAI_BASE_URL``
+    in ``env`` (default ``os.environ``), else ``openai_base_url``: settings files may only name
+    this machine, these two may name any server.
+    """
+    environ = os.environ if env is None else env
+    base_url = base_url or environ.get(OPENAI_BASE_URL_ENV, "").strip() or settings.openai_base_url
     return choose_selector(
         settings.selector,
         model=settings.model,
@@ -710,7 +719,7 @@ def selector_from_settings(
         env=env,
         client=client,
         target=settings.agent_target if target is None else target,
-        openai_base_url=settings.openai_base_url,
+        openai_base_url=base_url,
         openai_model=settings.openai_model,
         openai_timeout=settings.openai_timeout,
     )

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import json
 import logging
 import os
@@ -23,10 +22,14 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar
-from urllib.parse import urlsplit
 
 from memdir import __version__
-from memdir.config import DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_TIMEOUT
+from memdir.config import (
+    DEFAULT_OPENAI_BASE_URL,
+    DEFAULT_OPENAI_TIMEOUT,
+    base_url_error,
+    is_loopback_url,
+)
 from memdir.model import MemoryHeader
 from memdir.select import (
     LexicalSelector,
@@ -75,21 +78,11 @@ def chat_body(
     }
 
 
-def _is_loopback(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _post(url: str, body: bytes, headers: Mapping[str, str], timeout: float) -> bytes:
     """POST on the calling thread; raises urllib's errors, TimeoutError or OSError."""
     request = urllib.request.Request(url, data=body, headers=dict(headers), method="POST")
     # A server on this machine is never reached through an HTTP proxy from the environment.
-    handlers = [urllib.request.ProxyHandler({})] if _is_loopback(url) else []
+    handlers = [urllib.request.ProxyHandler({})] if is_loopback_url(url) else []
     opener = urllib.request.build_opener(*handlers)
     with opener.open(request, timeout=timeout) as response:
         data: bytes = response.read(_MAX_REPLY_BYTES)
@@ -258,6 +251,8 @@ class OpenAICompatibleSelector:
     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if self.model is None:
             raise SelectionError(NO_MODEL)
+        if problem := base_url_error(self.base_url):
+            raise SelectionError(f"the base URL {problem}")
         body = json.dumps(chat_body(query, headers, recent_tools, self.model)).encode()
         sent = self.request_headers()
         raw = await _on_daemon_thread(lambda: _post(self.url, body, sent, self.timeout))

@@ -14,13 +14,17 @@ import pytest
 from fake_openai import CHAT_PATH, FakeOpenAI, answer
 from memdir import constants as C
 from memdir.cli import main
+from memdir.config import OPENAI_BASE_URL_ENV
 from memdir.select_openai import API_KEY_ENV
 from memhelpers import EXAMPLES
 
 MODEL = "llama3.2"
 FREEZE_QUERY = "can I merge while the trunk is frozen for the app-store release?"
 FREEZE = "project-release-freeze.md"
-CLEARED_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", API_KEY_ENV)
+CLEARED_VARS = (
+    *("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE"),
+    *(API_KEY_ENV, OPENAI_BASE_URL_ENV),
+)
 
 
 @pytest.fixture(autouse=True)

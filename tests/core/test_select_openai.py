@@ -324,8 +324,10 @@ def test_settings_reach_the_selector() -> None:
         ("selector", "ollama", "`selector` must be one of auto, anthropic, openai-compatible"),
         ("openai_base_url", "127.0.0.1:11434", "must be an http:// or https:// URL with a host"),
         ("openai_base_url", "ftp://host/v1", "must be an http:// or https:// URL"),
-        ("openai_base_url", "http://h/v1?x=1", "must not have a query or fragment"),
-        ("openai_base_url", "http://h:port/v1", "has a bad port"),
+        ("openai_base_url", "http://127.0.0.1/v1?x=1", "must not have a query or fragment"),
+        ("openai_base_url", "http://127.0.0.1:port/v1", "has a bad port"),
+        ("openai_base_url", "http://gpu-box.lan:8000/v1", "must be on this machine"),
+        ("openai_base_url", "https://evil.example/v1", "set MEMDIR_OPENAI_BASE_URL or pass"),
         ("openai_model", "", "must be the model name the server knows"),
         ("openai_timeout", 0, "must be a positive number of seconds"),
         ("openai_timeout", True, "must be a positive number of seconds"),
@@ -358,3 +360,33 @@ def test_the_vscode_settings_match_memdirs() -> None:
         "m",
         3.0,
     )
+
+
+@pytest.mark.parametrize(
+    "url", ["http://localhost:1234/v1", "http://[::1]:8000/v1", "https://127.0.0.2/v1"]
+)
+def test_settings_accept_this_machine(url: str) -> None:
+    settings = settings_from_mapping({"openai_base_url": url})
+    assert settings.errors == () and settings.openai_base_url == url
+
+
+def test_a_server_elsewhere_comes_from_the_environment_or_the_flag() -> None:
+    settings = settings_from_mapping({"selector": "openai-compatible", "openai_model": MODEL})
+    remote = "http://gpu-box.lan:8000/v1"
+    from_env = selector_from_settings(settings, env={"MEMDIR_OPENAI_BASE_URL": remote})
+    assert isinstance(from_env, OpenAICompatibleSelector) and from_env.base_url == remote
+    flag = "http://10.0.0.7:8080/v1"
+    from_flag = selector_from_settings(
+        settings, env={"MEMDIR_OPENAI_BASE_URL": remote}, base_url=flag
+    )
+    assert isinstance(from_flag, OpenAICompatibleSelector) and from_flag.base_url == flag
+    plain = selector_from_settings(settings, env={})
+    assert isinstance(plain, OpenAICompatibleSelector)
+    assert plain.base_url == DEFAULT_OPENAI_BASE_URL
+
+
+async def test_a_bad_base_url_from_the_environment_falls_back_without_a_request() -> None:
+    settings = settings_from_mapping({"selector": "openai-compatible", "openai_model": MODEL})
+    chosen = selector_from_settings(settings, env={"MEMDIR_OPENAI_BASE_URL": "gpu-box:8000"})
+    result = await chosen.select(QUERY, HEADERS)
+    await assert_fell_back(result, "the base URL must be an http:// or https:// URL with a host")

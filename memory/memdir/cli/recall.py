@@ -26,7 +26,12 @@ from memdir.cli.common import (
     resolve_inside,
     resolve_target,
 )
-from memdir.config import DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_TIMEOUT, SELECTOR_NAMES
+from memdir.config import (
+    DEFAULT_OPENAI_BASE_URL,
+    DEFAULT_OPENAI_TIMEOUT,
+    OPENAI_BASE_URL_ENV,
+    SELECTOR_NAMES,
+)
 from memdir.trigger import TRIGGER_RULES
 
 if TYPE_CHECKING:
@@ -65,8 +70,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--base-url",
         metavar="URL",
-        help=f"the openai-compatible server, up to /v1 (default: openai_base_url from settings, "
-        f"else {DEFAULT_OPENAI_BASE_URL}, Ollama's)",
+        help=f"the openai-compatible server, up to /v1 (default: ${OPENAI_BASE_URL_ENV}, else "
+        f"openai_base_url from settings, else {DEFAULT_OPENAI_BASE_URL}, Ollama's)",
     )
     parser.add_argument(
         "--timeout",
@@ -185,7 +190,6 @@ def cmd_recall(args: argparse.Namespace) -> int:
         selector=selector_name,
         model=(None if local else args.model) or settings.model,
         openai_model=(args.model if local else None) or settings.openai_model,
-        openai_base_url=(args.base_url or settings.openai_base_url).strip().rstrip("/"),
         trigger=args.trigger or settings.trigger,
     )
     session = _load_session(args.session)
@@ -195,7 +199,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
         session.mark_read(resolve_inside(directory, name) for name in args.mark_read)
     tools = [t for t in args.recent_tools.split(",") if t.strip()]
     target = resolve_target(args.target, directory)
-    selector = selector_from_settings(settings, target=target, timeout=args.timeout)
+    selector = selector_from_settings(
+        settings, target=target, timeout=args.timeout, base_url=args.base_url
+    )
     result = recall(
         args.query,
         directory,
