@@ -262,7 +262,9 @@ class _Context:
         else:
             kept = [m for m in selection.considered if m.dropped_reason is None]
             best = kept[0].score if kept else 0.0
-            needed = max(MIN_SCORE, RELATIVE_CUT * best)
+            # The query's own floor where the selector has one (LexicalSelection.min_score).
+            floor: float = getattr(selection, "min_score", MIN_SCORE)
+            needed = max(floor, RELATIVE_CUT * best)
             cut = (
                 f"score {score:.2f} clears the threshold {selection.threshold:.2f}, but not the "
                 f"relative cut: a file not matching the best file's main topic needs "
@@ -282,7 +284,9 @@ class _Context:
         out: list[str] = []
         previous: QueryConcept | None = None
         for index, concept in enumerate(concepts):
-            if hit[index] or (concept.weight < _CONTENT_WEIGHT and not _is_han_gram(concept)):
+            weak = concept.weight < _CONTENT_WEIGHT and not _is_han_gram(concept)
+            # A number (PR 482, 90 days) is a value of the task: no description should hold it.
+            if hit[index] or weak or concept.surface.isdigit():
                 previous = None
                 continue
             surface = concept.surface

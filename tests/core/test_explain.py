@@ -336,3 +336,32 @@ def test_selected_then_left_out(memdir: Path) -> None:
     assert result.selected == ("ci-cache.md",) and not result.surfaced
     assert explanation.verdict == "selected"
     assert explanation.reason == "selected, then left out: already read or written by the agent"
+
+
+def test_relative_cut(tmp_path: Path) -> None:
+    from memhelpers import generate_memdir
+
+    root = generate_memdir(tmp_path / "memory", 200, invalid_files=False)
+    candidates = scan(root).candidates
+    # A file clearing the threshold that the selection still leaves out, the limit aside.
+    for header in candidates:
+        query = header.description or ""
+        selection = select_lexical(query, candidates, (), C.SELECT_MAX_FILES)
+        unlimited = select_lexical(query, candidates, (), len(candidates))
+        kept = {m.rel_path for m in unlimited.selected}
+        cut = [
+            m
+            for m in selection.considered
+            if m.score >= selection.threshold and m.rel_path not in kept and not m.dropped_reason
+        ]
+        if cut:
+            break
+    else:
+        pytest.skip("no file under the relative cut among these questions")
+    match = cut[0]
+    _, (explanation,) = run(root, query, [match.rel_path])
+    assert explanation.lexical is not None and explanation.lexical.score == match.score
+    assert explanation.reason.startswith(
+        f"not selected: score {match.score:.2f} clears the threshold "
+        f"{selection.threshold:.2f}, but not the relative cut"
+    )
