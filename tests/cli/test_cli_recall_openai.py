@@ -104,9 +104,12 @@ def test_settings_file_configures_it_and_auto_uses_it(
             == 0
         )
         flagged = json.loads(capsys.readouterr().out)
+        # Under auto, --model names the model auto runs: here the local one.
+        assert main(["recall", FREEZE_QUERY, "--dir", str(root), "--model", "gemma3"]) == 0
+        capsys.readouterr()
     assert data["selector"] == data["requested_selector"] == "openai-compatible"
     assert data["degraded"] is None and data["selected_memories"] == [FREEZE]
-    assert [r.body["model"] for r in fake.requests if r.body] == [MODEL, "qwen3"]
+    assert [r.body["model"] for r in fake.requests if r.body] == [MODEL, "qwen3", "gemma3"]
     assert flagged["selector"] == "openai-compatible"
 
 

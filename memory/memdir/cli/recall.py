@@ -63,9 +63,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--model",
         metavar="M",
-        help=f"selector model: for openai-compatible the server's model name (default: "
-        f"openai_model from settings), else the anthropic model (default: from settings, else "
-        f"{C.DEFAULT_SELECTOR_MODEL}; {C.CHEAP_SELECTOR_MODEL} is the cheap choice)",
+        help=f"selector model: for openai-compatible (also when auto picks it) the server's "
+        f"model name (default: openai_model from settings), else the anthropic model "
+        f"(default: from settings, else {C.DEFAULT_SELECTOR_MODEL}; "
+        f"{C.CHEAP_SELECTOR_MODEL} is the cheap choice)",
     )
     parser.add_argument(
         "--base-url",
@@ -169,7 +170,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     from memdir.config import base_url_error, load_settings
     from memdir.projections import cli_json, recall_view
     from memdir.recall import recall
-    from memdir.select import selector_from_settings
+    from memdir.select import credential_source, selector_from_settings
 
     directory = resolve_dir(args.dir)
     if not args.query.strip():
@@ -184,7 +185,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
         print(f"memdir recall: note: settings: {error}", file=sys.stderr)
     selector_name = args.selector or settings.selector
     # --model names the model of the selector asked for: the local server's, or Anthropic's.
-    local = selector_name == "openai-compatible"
+    local = selector_name == "openai-compatible" or (
+        selector_name == "auto" and credential_source() is None and bool(settings.openai_model)
+    )
     settings = replace(
         settings,
         selector=selector_name,
