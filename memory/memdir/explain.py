@@ -35,10 +35,10 @@ __all__ = [
 ]
 
 #: What happened to the file: ``surfaced`` (injected), ``selected`` (chosen, then left out on the
-#: way), ``not-selected``, ``not-offered`` (the session had seen it), ``not-a-candidate`` (not in
-#: the manifest), ``not-triggered`` (the recall did not run).
+#: way), ``not-selected``, ``seen`` (surfaced or read earlier in the session), ``not-a-candidate``
+#: (not in the manifest), ``not-triggered`` (the recall did not run).
 ExplanationVerdict = Literal[
-    "surfaced", "selected", "not-selected", "not-offered", "not-a-candidate", "not-triggered"
+    "surfaced", "selected", "not-selected", "seen", "not-a-candidate", "not-triggered"
 ]
 
 #: A query concept weighing less than this (a request word, a lone Han character) is never
@@ -77,12 +77,12 @@ class Explanation:
 
     #: The file as asked, relative to the memory dir when it lies inside.
     path: str
-    #: ``surfaced``; ``selected`` (then left out on the way); ``not-selected``; ``not-offered``
+    #: ``surfaced``; ``selected`` (then left out on the way); ``not-selected``; ``seen``
     #: (the session had seen it); ``not-a-candidate`` (not in the manifest); ``not-triggered``.
     verdict: ExplanationVerdict
     #: One sentence: what happened and the reason that decided it.
     reason: str
-    #: The lexical view (null when the file was never scored: not a candidate, not offered).
+    #: The lexical view (null when the file was never scored: not a candidate, seen).
     lexical: LexicalView | None
     #: The file has a ``description`` (the selector chooses by descriptions).
     has_description: bool
@@ -202,8 +202,8 @@ class _Context:
             if path in self.result.selected:  # a model shown seen files chose it again
                 reason = f"selected, then left out: {self.seen[path]}"
                 return self._finish(path, "selected", reason, None, has_description, (), False)
-            reason = f"not offered to the selector: {self.seen[path]}"
-            return self._finish(path, "not-offered", reason, None, has_description, (), False)
+            reason = f"not surfaced again: {self.seen[path]}"
+            return self._finish(path, "seen", reason, None, has_description, (), False)
         view = self._lexical_view(header)
         verdict, reason = self._verdict(header, view)
         suggestion: tuple[str, ...] = ()

@@ -172,14 +172,14 @@ def test_no_description_is_pointed_out(memdir: Path) -> None:
     assert any("no description" in line for line in explanation.lines)
 
 
-def test_already_surfaced_is_not_offered(memdir: Path) -> None:
+def test_already_surfaced_is_seen(memdir: Path) -> None:
     session = Session()
     query = "how do deploys to the staging cluster work?"
     first, (explained,) = run(memdir, query, ["deploy-staging.md"], session)
     assert "deploy-staging.md" in first.selected and explained.verdict == "surfaced"
     _, (again,) = run(memdir, query, ["deploy-staging.md"], session)
-    assert again.verdict == "not-offered"
-    assert again.reason == "not offered to the selector: already surfaced in this session"
+    assert again.verdict == "seen"
+    assert again.reason == "not surfaced again: already surfaced in this session"
     assert again.lexical is None
 
 

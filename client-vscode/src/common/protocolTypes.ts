@@ -49,11 +49,11 @@ export interface EditorSettingsView {
 export interface Explanation {
   /** The file as asked, relative to the memory dir when it lies inside. */
   path: string;
-  /** `surfaced`; `selected` (then left out on the way); `not-selected`; `not-offered` (the session had seen it); `not-a-candidate` (not in the manifest); `not-triggered`. */
-  verdict: 'surfaced' | 'selected' | 'not-selected' | 'not-offered' | 'not-a-candidate' | 'not-triggered';
+  /** `surfaced`; `selected` (then left out on the way); `not-selected`; `seen` (the session had seen it); `not-a-candidate` (not in the manifest); `not-triggered`. */
+  verdict: 'surfaced' | 'selected' | 'not-selected' | 'seen' | 'not-a-candidate' | 'not-triggered';
   /** One sentence: what happened and the reason that decided it. */
   reason: string;
-  /** The lexical view (null when the file was never scored: not a candidate, not offered). */
+  /** The lexical view (null when the file was never scored: not a candidate, seen). */
   lexical: LexicalView | null;
   /** The file has a `description` (the selector chooses by descriptions). */
   hasDescription: boolean;
