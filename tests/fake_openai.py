@@ -19,8 +19,8 @@ from types import TracebackType
 from typing import Any
 
 Body = dict[str, Any]
-#: ``(status, JSON value or raw bytes)`` for a request body.
-Reply = Callable[[Body], tuple[int, Any]]
+#: ``(status, JSON value or raw bytes)`` or ``(status, payload, extra headers)`` for a body.
+Reply = Callable[[Body], tuple[int, Any] | tuple[int, Any, dict[str, str]]]
 
 #: How long a held reply waits for :meth:`FakeOpenAI.release` before answering anyway.
 HOLD_SECONDS = 30.0
@@ -84,9 +84,11 @@ class FakeOpenAI:
                 fake.arrived.set()
                 return body
 
-            def _send(self, status: int, payload: Any) -> None:
+            def _send(self, status: int, payload: Any, extra: dict[str, str] | None = None) -> None:
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 self.send_response(status)
+                for name, value in (extra or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -103,10 +105,10 @@ class FakeOpenAI:
                 if self.path != CHAT_PATH or not isinstance(body, dict):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
-                status, payload = fake.reply(body)
+                status, payload, *extra = fake.reply(body)
                 # The client may have given up (a timeout test): nobody reads this then.
                 with contextlib.suppress(OSError):
-                    self._send(status, payload)
+                    self._send(status, payload, *extra)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

@@ -78,11 +78,21 @@ def chat_body(
     }
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an error (``HTTPError``): urllib would follow it as a GET that still carries
+    the ``Authorization`` header, to wherever the server points."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
 def _post(url: str, body: bytes, headers: Mapping[str, str], timeout: float) -> bytes:
     """POST on the calling thread; raises urllib's errors, TimeoutError or OSError."""
     request = urllib.request.Request(url, data=body, headers=dict(headers), method="POST")
-    # A server on this machine is never reached through an HTTP proxy from the environment.
-    handlers = [urllib.request.ProxyHandler({})] if is_loopback_url(url) else []
+    handlers: list[urllib.request.BaseHandler] = [_NoRedirects()]
+    if is_loopback_url(url):
+        # A server on this machine is never reached through an HTTP proxy from the environment.
+        handlers.append(urllib.request.ProxyHandler({}))
     opener = urllib.request.build_opener(*handlers)
     with opener.open(request, timeout=timeout) as response:
         data: bytes = response.read(_MAX_REPLY_BYTES)

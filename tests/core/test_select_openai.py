@@ -243,6 +243,19 @@ async def test_api_key_is_a_bearer_token_and_never_shown(
     assert KEY not in caplog.text
 
 
+async def test_a_redirect_is_not_followed() -> None:
+    # Following it would send the key (as a GET) wherever the server points.
+    env = {API_KEY_ENV: KEY}
+    with FakeOpenAI(answer("reference/grafana.md")) as elsewhere:
+        target = f"{elsewhere.base_url}/chat/completions"
+        moved = lambda body: (302, {}, {"Location": target})  # noqa: E731
+        with FakeOpenAI(moved) as fake:
+            result = await selector(fake, env=env).select(QUERY, HEADERS)
+    check_request(fake, key=KEY)
+    assert elsewhere.requests == []
+    await assert_fell_back(result, f"HTTP 302 from {fake.base_url}/chat/completions")
+
+
 async def test_a_proxy_in_the_environment_is_not_used_for_loopback(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
