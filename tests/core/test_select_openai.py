@@ -21,8 +21,10 @@ from memdir.config import (
     SELECTOR_NAMES,
     settings_from_mapping,
 )
+from memdir.hook import user_prompt_submit
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
+from memdir.paths import locate_memory_dir
 from memdir.select import (
     SELECT_MEMORIES_SYSTEM_PROMPT,
     AnthropicSelector,
@@ -38,6 +40,7 @@ from memdir.select_openai import (
     SCHEMA_NAME,
     OpenAICompatibleSelector,
 )
+from memhelpers import topic
 
 MODEL = "qwen2.5:7b-instruct"
 KEY = "sk-local-SENTINEL-7215ee9c7d9dc229d2921a40e899ec5f"
@@ -403,3 +406,33 @@ async def test_a_bad_base_url_from_the_environment_falls_back_without_a_request(
     chosen = selector_from_settings(settings, env={"MEMDIR_OPENAI_BASE_URL": "gpu-box:8000"})
     result = await chosen.select(QUERY, HEADERS)
     await assert_fell_back(result, "the base URL must be an http:// or https:// URL with a host")
+
+
+def test_the_prompt_hook_uses_the_configured_local_model(tmp_path: Path) -> None:
+    # The hook's auto, its injected environment (the key) and the memory dir's memdir.toml.
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    cwd.mkdir()
+    env = {API_KEY_ENV: KEY}
+    memory = locate_memory_dir(cwd, env=env, home=home).memory_dir
+    assert memory is not None
+    memory.mkdir(parents=True)
+    (memory / "deploy.md").write_text(
+        topic("deploy", "how to deploy the staging server with kubectl"), encoding="utf-8"
+    )
+    prompt = {
+        "session_id": "s1",
+        "transcript_path": str(home / "t.jsonl"),
+        "cwd": str(cwd),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "how do I deploy staging?",
+    }
+    with FakeOpenAI(answer("deploy.md")) as fake:
+        (memory / "memdir.toml").write_text(
+            f'openai_model = "{MODEL}"\nopenai_base_url = "{fake.base_url}"\n', encoding="utf-8"
+        )
+        outcome = user_prompt_submit(json.dumps(prompt), env=env, home=home, now=1_700_000_000.0)
+    assert len(fake.requests) == 1
+    assert fake.requests[0].headers["authorization"] == f"Bearer {KEY}"
+    assert outcome.result is not None
+    assert outcome.result.selector == outcome.result.requested_selector == "openai-compatible"
+    assert "deploy.md" in outcome.stdout()
