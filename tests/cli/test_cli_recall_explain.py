@@ -107,6 +107,5 @@ def test_explain_a_seen_file_with_a_session(
     recall(capsys, "--session", session)
     _, err = recall(capsys, "--session", session, "--explain", "project-release-freeze.md")
     assert (
-        "-- why: project-release-freeze.md: not surfaced again: already surfaced in "
-        "this session"
+        "-- why: project-release-freeze.md: not surfaced again: already surfaced in this session"
     ) in err.splitlines()
