@@ -22,9 +22,13 @@ from operator import add
 from typing import Final, Protocol
 
 __all__ = [
+    "GENERIC_TOOL_BONUS",
+    "LENGTH_SLOPE",
+    "MIN_FLOOR",
     "MIN_SCORE",
     "RELATIVE_CUT",
     "STEMMER_BACKENDS",
+    "TOOL_BONUS",
     "CacheInfo",
     "LexicalMatch",
     "LexicalSelection",
@@ -55,8 +59,14 @@ TYPE_WEIGHT: Final = 0.3
 SYNONYM_WEIGHT: Final = 0.9
 #: A well-known tool standing for its kind ("linter" finding a ruff memory) counts this much.
 NARROWER_WEIGHT: Final = 0.8
-#: Minimum normalised score (share of the query's best possible score) to be selected.
-MIN_SCORE: Final = 0.4
+#: Minimum normalised score (share of the query's best possible score) to be selected, for a
+#: query worth one rare word...
+MIN_SCORE: Final = 0.45
+#: ... lowered by this times the natural log of the query's worth in rare words: a long
+#: question is rarely all about one memory, so the right one covers a smaller share of it...
+LENGTH_SLOPE: Final = 0.06
+#: ... but never below this share.
+MIN_FLOOR: Final = 0.2
 #: A selected file scores at least this share of the best file's score...
 RELATIVE_CUT: Final = 0.7
 #: ... or this share when it matches the concept that gives the best file most of its score
@@ -69,6 +79,14 @@ UNMATCHED_CHARGE: Final = 0.7
 UNIGRAM_WEIGHT: Final = 0.3
 #: Weight of a generic request word (add, write, fix, run, ...).
 WEAK_WEIGHT: Final = 0.3
+#: Score added to a warning, gotcha or known-issues memory of a tool the user just used, over
+#: the query's floor (so it is selected on this alone): the tool stands for the unnamed topic
+#: of a next-step question ("looks fine, apply it to prod" after ``terraform plan``).
+TOOL_BONUS: Final = 0.05
+#: The same for the agent's general-purpose tools (Bash, Read, Edit, ...), used nearly every
+#: turn, which say little about what the next step is about: it only raises a warning the
+#: question already matches.
+GENERIC_TOOL_BONUS: Final = 0.15
 
 # --- tokenisation ----------------------------------------------------------------------------
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -888,6 +906,25 @@ def _index_documents(keys: list[tuple[str, str, str, str]]) -> list[_Document]:
 
 # --- the tools rule --------------------------------------------------------------------------
 _TOOL_ALIASES: Final = {"bash": ("bash", "shell"), "powershell": ("powershell", "shell")}
+#: Claude Code's own tools, lower-cased: in use nearly every turn, whatever the task.
+_GENERIC_TOOLS: Final = frozenset(
+    [
+        "bash",
+        "powershell",
+        "read",
+        "write",
+        "edit",
+        "multiedit",
+        "notebookedit",
+        "grep",
+        "glob",
+        "ls",
+        "webfetch",
+        "websearch",
+        "task",
+        "todowrite",
+    ]
+)
 #: Parts of MCP server names that say nothing about which system it is (mcp__claude_ai_Linear__x).
 _GENERIC_SERVER_WORDS: Final = frozenset({"claud", "ai", "mcp", "server", "api", "local"})
 
@@ -899,6 +936,8 @@ class _ToolMatcher:
     tool: str
     every: frozenset[str]
     some: frozenset[str]
+    #: A general-purpose tool of the agent: its warnings get GENERIC_TOOL_BONUS, when matched.
+    generic: bool = False
 
     def matches(self, doc: _Document) -> bool:
         if not self.every and not self.some:
@@ -920,7 +959,7 @@ def _tool_matcher(tool: str) -> _ToolMatcher:
         return _ToolMatcher(tool, server, frozenset({"mcp"}) | rest)
     name = parts[0].lower() if parts else ""
     aliases = frozenset(t for alias in _TOOL_ALIASES.get(name, (name,)) for t in tokenize(alias))
-    return _ToolMatcher(tool, frozenset(), aliases)
+    return _ToolMatcher(tool, frozenset(), aliases, name in _GENERIC_TOOLS)
 
 
 def _drop_reason(doc: _Document, tools: Sequence[_ToolMatcher]) -> str | None:
@@ -932,6 +971,34 @@ def _drop_reason(doc: _Document, tools: Sequence[_ToolMatcher]) -> str | None:
             return None
         return f"recently used tool '{matcher.tool}': plain usage doc"
     return None
+
+
+def _tool_score(
+    doc: _Document, tools: Sequence[_ToolMatcher], score: float, floor: float
+) -> tuple[float, str, bool]:
+    """A memory's ``score`` under the other half of spec 6.4's rule, the term saying why, and
+    whether the rule alone selects it. A tool's warnings matter most while it is in use, and a
+    next-step question ("looks fine, apply it") rarely names the tool: the warnings of a tool
+    just used score at least ``TOOL_BONUS`` over the question's floor and pass the relative
+    cuts. A general-purpose tool (Bash, Read) only adds ``GENERIC_TOOL_BONUS`` to a warning the
+    question matched."""
+    if score <= 0.0 and all(m.generic for m in tools):
+        return score, "", False
+    warning: bool | None = None
+    best = (score, "", False)
+    for matcher in tools:
+        if not matcher.matches(doc):
+            continue
+        if warning is None:
+            warning = _is_warning(doc.name_tokens | doc.desc_tokens, doc.raw)
+        if not warning:
+            return best
+        term = f"{matcher.tool} (recently used)"
+        if not matcher.generic:
+            return round(score + floor + TOOL_BONUS, 6), term, True
+        if score > 0.0 and not best[1]:
+            best = (round(score + GENERIC_TOOL_BONUS, 6), term, False)
+    return best
 
 
 # --- public API ------------------------------------------------------------------------------
@@ -969,6 +1036,9 @@ class LexicalSelection:
     #: and ``SHARED_CUT`` of the best file's score. A file that does not match the best file's
     #: strongest concept needed ``RELATIVE_CUT`` of the best score.
     threshold: float
+    #: This query's own floor: ``MIN_SCORE`` lowered for a long question (``LENGTH_SLOPE``), not
+    #: below ``MIN_FLOOR``; the threshold and the relative cut are never under it.
+    min_score: float = MIN_SCORE
 
 
 def select_lexical(
@@ -985,33 +1055,46 @@ def select_lexical(
     if not concepts or not candidates:
         return LexicalSelection((), (), MIN_SCORE)
     docs = _documents(candidates)
-    scored = [
-        (hit.score, item.rel_path, hit, doc)
-        for item, doc, hit in zip(candidates, docs, _score(concepts, docs), strict=True)
-        if hit.score > 0.0
-    ]
+    tools = [_tool_matcher(t) for t in dict.fromkeys(recent_tools) if t.strip()]
+    hits, ceiling = _score_and_ceiling(concepts, docs)
+    floor = _min_score(ceiling, len(docs))
+    scored = []
+    #: Warnings of a tool just used: selected on the tools rule alone.
+    warned: set[str] = set()
+    for item, doc, hit in zip(candidates, docs, hits, strict=True):
+        score, terms = hit.score, hit.terms
+        if tools:
+            score, term, alone = _tool_score(doc, tools, score, floor)
+            if term:
+                terms = (*terms, term)
+            if alone:
+                warned.add(item.rel_path)
+        if score > 0.0:
+            scored.append((score, item.rel_path, terms, hit, doc))
     scored.sort(key=lambda s: (-s[0], s[1]))
 
-    tools = [_tool_matcher(t) for t in dict.fromkeys(recent_tools) if t.strip()]
     considered: list[LexicalMatch] = []
     kept: list[tuple[LexicalMatch, _Hit]] = []
-    for score, rel_path, hit, doc in scored:
-        match = LexicalMatch(rel_path, score, hit.terms, _drop_reason(doc, tools))
+    for score, rel_path, terms, hit, doc in scored:
+        match = LexicalMatch(rel_path, score, terms, _drop_reason(doc, tools))
         considered.append(match)
         if match.dropped_reason is None:
             kept.append((match, hit))
     if not kept:
-        return LexicalSelection((), tuple(considered), MIN_SCORE)
+        return LexicalSelection((), tuple(considered), floor, floor)
     best, best_hit = kept[0]
-    own_cut = max(MIN_SCORE, round(RELATIVE_CUT * best.score, 6))
-    shared_cut = max(MIN_SCORE, round(SHARED_CUT * best.score, 6))
+    own_cut = max(floor, round(RELATIVE_CUT * best.score, 6))
+    # A second file on the best file's topic is measured against what the question's own words
+    # gave the best file, not against a tool's warning raised by the tools rule.
+    shared_cut = max(floor, round(SHARED_CUT * (best_hit.score or best.score), 6))
     selected = tuple(
         match
         for match, hit in kept
         if match.score >= own_cut
         or (match.score >= shared_cut and best_hit.strongest in hit.concepts)
+        or match.rel_path in warned
     )[: max(limit, 0)]
-    return LexicalSelection(selected, tuple(considered), shared_cut)
+    return LexicalSelection(selected, tuple(considered), shared_cut, floor)
 
 
 @dataclass(frozen=True)
@@ -1034,6 +1117,19 @@ def _idf(n_docs: int, df: int) -> float:
 
 def _score(concepts: Sequence[QueryConcept], docs: Sequence[_Document]) -> list[_Hit]:
     """Normalised BM25F score, matched terms and matched concepts of every document."""
+    return _score_and_ceiling(concepts, docs)[0]
+
+
+def _min_score(ceiling: float, n_docs: int) -> float:
+    """The score a memory needs for a query whose best possible score is ``ceiling``."""
+    words = ceiling / _idf(n_docs, 1) if n_docs else 1.0
+    return round(max(MIN_FLOOR, MIN_SCORE - LENGTH_SLOPE * math.log(max(words, 1.0))), 6)
+
+
+def _score_and_ceiling(
+    concepts: Sequence[QueryConcept], docs: Sequence[_Document]
+) -> tuple[list[_Hit], float]:
+    """:func:`_score` and the query's best possible score (its normaliser)."""
     n_docs = len(docs)
     # fsum: exactly rounded, so the order of the candidates cannot change a score by an ulp.
     avg_length = math.fsum(d.length for d in docs) / n_docs or 1.0
@@ -1091,7 +1187,7 @@ def _score(concepts: Sequence[QueryConcept], docs: Sequence[_Document]) -> list[
             why.setdefault(i, []).append(label)
     out = [_NO_HIT] * n_docs
     if ceiling <= 0.0:
-        return out
+        return out, ceiling
     for i, doc_parts in parts.items():
         out[i] = _Hit(
             round(sum(doc_parts.values()) / ceiling, 6),
@@ -1100,7 +1196,7 @@ def _score(concepts: Sequence[QueryConcept], docs: Sequence[_Document]) -> list[
             # Ties go to the earlier concept, so the choice is deterministic.
             max(doc_parts, key=lambda k: (doc_parts[k], -k)),
         )
-    return out
+    return out, ceiling
 
 
 def _merge(terms: list[str]) -> list[str]:
