@@ -354,7 +354,12 @@ class _Context:
     ) -> Explanation:
         lines = [f"{path}: {reason}"]
         if view is not None:
-            lead = "lexical" if view.exact else "lexical view (a hint only: the model chose)"
+            if view.exact:
+                lead = "lexical"
+            elif self.result.triggered:
+                lead = "lexical view (a hint only: the model chose)"
+            else:
+                lead = "lexical view (a hint only: had the recall run)"
             lines.append(f"  {lead}: {_score_line(view)}")
             if not view.exact and view.cut:
                 lines.append(f"  lexical would leave it out: {view.cut}")

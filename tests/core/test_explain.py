@@ -365,3 +365,10 @@ def test_relative_cut(tmp_path: Path) -> None:
         f"not selected: score {match.score:.2f} clears the threshold "
         f"{selection.threshold:.2f}, but not the relative cut"
     )
+
+
+def test_not_triggered_hint_is_labelled(memdir: Path) -> None:
+    result, (explanation,) = run(memdir, "deploys", ["deploy-staging.md"])
+    if result.triggered:
+        pytest.skip("this trigger rule runs on single words")
+    assert explanation.lines[1].startswith("  lexical view (a hint only: had the recall run): ")
