@@ -192,7 +192,8 @@ class _Context:
     def explain(self, asked: str) -> Explanation:
         path = _relative(self.scanned.root, asked)
         if not path:
-            reason = "not a candidate: outside the memory dir"
+            where = "outside the memory dir" if path is None else "the memory dir itself"
+            reason = f"not a candidate: {where}"
             return self._finish(asked, "not-a-candidate", reason, None, False, (), False)
         header = self.by_path.get(path)
         if header is None:
