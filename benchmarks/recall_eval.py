@@ -74,10 +74,17 @@ QUERIES_INDEPENDENT3 = HERE / "recall" / "queries_independent3.jsonl"
 #: someone who never saw the selector or the first directory (split "memdir2").
 MEMORY_DIR2 = HERE / "recall" / "memdir2"
 QUERIES_MEMDIR2 = HERE / "recall" / "memdir2_queries.jsonl"
+#: Next-step questions after a tool was used, mostly not naming it (split "tools-dev"), one set
+#: per directory: written while building the tools rule of issue 16, so development data.
+QUERIES_TOOLS = HERE / "recall" / "tools_dev.jsonl"
+QUERIES_TOOLS2 = HERE / "recall" / "memdir2_tools_dev.jsonl"
 #: (memory dir, its question files) for each corpus the benchmark runs by default.
 CORPORA = (
-    (MEMORY_DIR, (QUERIES, QUERIES_INDEPENDENT, QUERIES_INDEPENDENT2, QUERIES_INDEPENDENT3)),
-    (MEMORY_DIR2, (QUERIES_MEMDIR2,)),
+    (
+        MEMORY_DIR,
+        (QUERIES, QUERIES_INDEPENDENT, QUERIES_INDEPENDENT2, QUERIES_INDEPENDENT3, QUERIES_TOOLS),
+    ),
+    (MEMORY_DIR2, (QUERIES_MEMDIR2, QUERIES_TOOLS2)),
 )
 #: Ranks at which the ranking itself is scored, whatever the selector's threshold keeps.
 RANKS = (1, 3, 5)
@@ -86,6 +93,7 @@ TIMING_CANDIDATES = 200
 NEW_PROCESSES = 7
 LIMIT = 5
 LANGS = ("en", "zh", "mixed", "ja")
+KINDS = ("direct", "paraphrase", "cross-language", "tools", "unrelated")
 
 try:
     from memdir import lexical
@@ -159,13 +167,15 @@ def load_queries(path: Path = QUERIES) -> list[Query]:
         row = json.loads(line)
         number = int(re.sub(r"\D", "", row["id"]) or 0)
         split = row.get("split") or ("test" if number % 3 == 0 else "dev")
+        gold = tuple(row.get("gold") or ())
         queries.append(
             Query(
                 row["id"],
                 row["query"],
-                row["lang"],
-                tuple(row["gold"]),
-                row["kind"],
+                row.get("lang") or "-",
+                gold,
+                # A set labelled without kinds is still reported by language and as a whole.
+                row.get("kind") or ("unrelated" if not gold else "-"),
                 tuple(row.get("recent_tools", ())),
                 split,
             )
@@ -285,7 +295,9 @@ class Tally:
             "precision": _ratio(self.hits, self.selected),
             "unrelated_empty": _ratio(self.unrelated_empty, self.unrelated),
             "ranking_recall": {str(k): _ratio(n, self.gold) for k, n in self.ranked_hits.items()},
+            "ranked_hits": {str(k): n for k, n in self.ranked_hits.items()},
             "unrelated": self.unrelated,
+            "unrelated_selecting_none": self.unrelated_empty,
             "gold": self.gold,
             "selected": self.selected,
             "hits": self.hits,
@@ -294,6 +306,35 @@ class Tally:
 
 def _ratio(a: int, b: int) -> float | None:
     return round(a / b, 3) if b else None
+
+
+def combine(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One report summing the counts of several (one per memory dir): every corpus's questions
+    weigh the same, whichever directory they were asked of. Timing is not combined."""
+    systems: dict[str, dict[str, Tally]] = {}
+    for report in reports:
+        for name, entry in report["systems"].items():
+            for key, value in entry.items():
+                if key == "timing_ms":
+                    continue
+                tally = systems.setdefault(name, {}).setdefault(key, Tally())
+                tally.queries += value["queries"]
+                tally.gold += value["gold"]
+                tally.selected += value["selected"]
+                tally.hits += value["hits"]
+                tally.unrelated += value["unrelated"]
+                tally.unrelated_empty += value["unrelated_selecting_none"]
+                for k in RANKS:
+                    tally.ranked_hits[k] += value["ranked_hits"][str(k)]
+    return {
+        "memory_dir": " + ".join(str(r.get("memory_dir", "?")) for r in reports),
+        "memories": sum(r["memories"] for r in reports),
+        "queries": sum(r["queries"] for r in reports),
+        "systems": {
+            name: {key: t.as_dict() for key, t in entry.items()} for name, entry in systems.items()
+        },
+        "lexical_misses": [m for r in reports for m in r["lexical_misses"]],
+    }
 
 
 def evaluate(
@@ -312,7 +353,13 @@ def evaluate(
         groups: dict[str, Tally] = {}
         for q in queries:
             chosen, ranking = select(q, candidates)
-            for key in ("all", q.lang, f"split:{q.split}", f"kind:{q.kind}"):
+            for key in (
+                "all",
+                q.lang,
+                f"split:{q.split}",
+                f"kind:{q.kind}",
+                f"{q.lang}/{q.kind}",
+            ):
                 groups.setdefault(key, Tally()).add(q.gold, chosen, ranking)
             if name == "lexical" and set(chosen) != set(q.gold):
                 misses.append(
@@ -431,6 +478,7 @@ def render(report: dict[str, Any]) -> str:
             "indep2",
             "indep3",
             "memdir2",
+            "tools-dev",
         )
         slices = ["all", *LANGS, *(f"split:{s}" for s in splits)]
         for key in slices:
@@ -449,15 +497,7 @@ def render(report: dict[str, Any]) -> str:
                 f"{_fmt(t['precision']):>9} {unrelated:>15}   {ranked}"
             )
         lines.append("")
-    lines.append("lexical by kind:")
-    lexical_entry = report["systems"].get("lexical", {})
-    for key, t in sorted(lexical_entry.items()):
-        if key.startswith("kind:"):
-            lines.append(
-                f"  {key[5:]:<15} n={t['queries']:<4} recall {_fmt(t['recall'])}  "
-                f"precision {_fmt(t['precision'])}  unrelated→none {_fmt(t['unrelated_empty'])}"
-            )
-    lines.append("")
+    lines += render_kinds(report)
     lines.append("time per selection (ms):")
     for name, entry in report["systems"].items():
         timing = entry.get("timing_ms")
@@ -478,6 +518,37 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _cell(t: dict[str, Any] | None, unrelated: bool) -> str:
+    if t is None:
+        return "-"
+    if unrelated:
+        return f"{_fmt(t['unrelated_empty'])} ({t['unrelated_selecting_none']}/{t['unrelated']})"
+    cell = f"{_fmt(t['recall'])}/{_fmt(t['precision'])} n{t['queries']}"
+    if t["unrelated"]:  # questions of this kind with nothing to find ("tools" ones)
+        cell += f" u{t['unrelated_selecting_none']}/{t['unrelated']}"
+    return cell
+
+
+def render_kinds(report: dict[str, Any]) -> list[str]:
+    """Each system by kind of question and language: recall/precision and the number of
+    questions; for unrelated questions the share (and count) selecting nothing."""
+    lines = [
+        "by kind and language: recall/precision nN; unrelated: share selecting nothing (n/N)",
+    ]
+    for name, entry in report["systems"].items():
+        langs = [lang for lang in (*LANGS, "-") if lang in entry]
+        kinds = [k for k in KINDS if f"kind:{k}" in entry]
+        kinds += sorted(k[5:] for k in entry if k.startswith("kind:") and k[5:] not in kinds)
+        lines.append(f"  {name:<20} " + "".join(f"{lang:<21}" for lang in [*langs, "all"]))
+        for kind in kinds:
+            cells = [entry.get(f"{lang}/{kind}") for lang in langs] + [entry.get(f"kind:{kind}")]
+            lines.append(
+                f"    {kind:<18} " + "".join(f"{_cell(c, kind == 'unrelated'):<21}" for c in cells)
+            )
+        lines.append("")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -495,9 +566,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="DIR",
         help="one memory dir to evaluate (default: both corpora, each with its own questions)",
     )
+    parser.add_argument(
+        "--set",
+        nargs=2,
+        action="append",
+        type=Path,
+        metavar=("DIR", "FILE"),
+        help="a memory dir and a query file asked of it (repeatable; each pair is reported on "
+        "its own, then all of them together); instead of --memory-dir and --queries",
+    )
     parser.add_argument("--no-timing", action="store_true", help="skip the timing runs")
     args = parser.parse_args(argv)
-    if args.memory_dir is not None:
+    corpora: list[tuple[Path, tuple[Path, ...]]]
+    if args.set:
+        if args.memory_dir is not None or args.queries:
+            parser.error("--set replaces --memory-dir and --queries")
+        corpora = []
+        for directory, path in args.set:
+            for number, (known, files) in enumerate(corpora):
+                if known.resolve() == directory.resolve():
+                    corpora[number] = (known, (*files, path))
+                    break
+            else:
+                corpora.append((directory, (path,)))
+    elif args.memory_dir is not None:
         own = dict(CORPORA).get(args.memory_dir.resolve(), ())
         corpora = [(args.memory_dir, tuple(args.queries or own))]
     elif args.queries:
@@ -520,14 +612,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             else str(directory)
         )
         reports.append(report)
+    total = combine(reports) if len(reports) > 1 else None
     if args.json:
-        print(
-            json.dumps(
-                reports[0] if len(reports) == 1 else {"corpora": reports}, ensure_ascii=False
-            )
-        )
+        out = reports[0] if total is None else {"corpora": reports, "combined": total}
+        print(json.dumps(out, ensure_ascii=False))
         return 0
     print("\n\n".join(render(report) for report in reports))
+    if total is not None:
+        print("\n\nall corpora together (every default set is development data)\n" + render(total))
     if args.misses:
         for report in reports:
             print(f"\nlexical misses ({report['memory_dir']}):")

@@ -519,6 +519,69 @@ def test_tools_rule_understands_bash_and_chinese_warnings() -> None:
     assert reasons["tools/bash-warnings.md"] is None  # 注意 / 不要
 
 
+NEXT_STEP_MEMORIES = [
+    Item(
+        "tools/terraform-gotchas.md",
+        "terraform gotchas",
+        "terraform pitfall: never apply a plan older than the lock; the state bucket is shared",
+        "feedback",
+    ),
+    Item("tools/terraform.md", "terraform usage", "How we run terraform plan and apply", None),
+    Item(
+        "tools/docker-build.md",
+        "docker 注意事项",
+        "docker 注意：镜像只能推到内网 registry，不要推到 Docker Hub",
+        "feedback",
+    ),
+    Item("tools/docker-usage.md", "docker 用法", "docker build 和 docker compose 的常用命令", None),
+    Item(
+        "deploy/production.md",
+        "Production deploys",
+        "Production deploys only on Tuesday and Thursday mornings",
+        "project",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "tool", "expected"),
+    [
+        ("looks fine, apply it to prod", "terraform", "tools/terraform-gotchas.md"),
+        ("好了，推到仓库吧", "docker", "tools/docker-build.md"),
+    ],
+)
+def test_a_tool_just_used_brings_its_warnings_to_a_next_step_question(
+    query: str, tool: str, expected: str
+) -> None:
+    # The question does not name the tool: its warnings are selected on the rule alone...
+    selection = select_lexical(query, NEXT_STEP_MEMORIES, [tool])
+    assert expected in paths(selection)
+    match = next(m for m in selection.selected if m.rel_path == expected)
+    assert f"{tool} (recently used)" in match.matched_terms
+    # ... its plain usage doc stays dropped, and without the tool in use nothing of it comes.
+    assert not {"tools/terraform.md", "tools/docker-usage.md"} & set(paths(selection))
+    assert expected not in paths(select_lexical(query, NEXT_STEP_MEMORIES))
+
+
+def test_the_tool_rule_does_not_push_out_what_the_question_asked_for() -> None:
+    # The production note the question's words found stays beside the tool's warning.
+    selection = select_lexical("looks fine, apply it to prod", NEXT_STEP_MEMORIES, ["terraform"])
+    assert set(paths(selection)) == {"tools/terraform-gotchas.md", "deploy/production.md"}
+
+
+def test_general_purpose_tools_raise_only_warnings_the_question_matches() -> None:
+    # Bash runs nearly every turn: its warnings are not selected for any question at all...
+    selection = select_lexical("looks fine, apply it to prod", MEMORIES, ["Bash"])
+    assert "tools/bash-warnings.md" not in {m.rel_path for m in selection.considered}
+    # ... but one the question matches ranks higher than without it.
+    query = "restart the local docker containers"
+    plain = {m.rel_path: m.score for m in select_lexical(query, MEMORIES).considered}
+    used = {m.rel_path: m.score for m in select_lexical(query, MEMORIES, ["Bash"]).considered}
+    assert used["tools/bash-warnings.md"] == pytest.approx(
+        plain["tools/bash-warnings.md"] + lexical.GENERIC_TOOL_BONUS
+    )
+
+
 # --- the synonym table -----------------------------------------------------------------------
 def test_synonym_groups_never_merge_by_accident() -> None:
     """Stemming can fold two surfaces into one key ("localization" -> "local"), and a word read
@@ -551,13 +614,13 @@ def test_benchmark_quality_does_not_regress() -> None:
     assert report["memories"] >= 50 and report["queries"] >= 100
     lex = report["systems"]["lexical"]
     floors = {  # slice: (recall, precision); en and zh at the issue's 0.9 / 0.7 and more
-        "all": (0.92, 0.77),
-        "en": (0.90, 0.73),
-        "zh": (0.90, 0.76),
-        "mixed": (0.95, 0.84),
-        "ja": (0.93, 0.80),
-        "split:test": (0.82, 0.76),
-        "split:fresh2": (0.95, 0.84),
+        "all": (0.93, 0.78),
+        "en": (0.92, 0.745),
+        "zh": (0.91, 0.77),
+        "mixed": (0.96, 0.86),
+        "ja": (0.98, 0.82),
+        "split:test": (0.85, 0.78),
+        "split:fresh2": (0.96, 0.86),
     }
     for key, (recall, precision) in floors.items():
         assert lex[key]["recall"] >= recall, (key, lex[key])
@@ -565,6 +628,33 @@ def test_benchmark_quality_does_not_regress() -> None:
     assert round(lex["all"]["unrelated_empty"] * lex["all"]["unrelated"]) >= 37
     baseline = load_recall_eval().evaluate(systems=["bm25-whitespace+skip"], timing=False)
     assert lex["zh"]["recall"] > baseline["systems"]["bm25-whitespace+skip"]["zh"]["recall"] + 0.5
+
+
+def test_benchmark_quality_on_every_development_set() -> None:
+    """Floors a little under the figures measured on all the default sets of both directories
+    together (issue 16's calibration; docs/performance.md#recall)."""
+    recall_eval = load_recall_eval()
+    reports = [
+        recall_eval.evaluate(
+            systems=["lexical"],
+            queries=[q for path in files for q in recall_eval.load_queries(path)],
+            candidates=recall_eval.load_candidates(directory),
+            timing=False,
+        )
+        for directory, files in recall_eval.CORPORA
+    ]
+    lex = recall_eval.combine(reports)["systems"]["lexical"]
+    floors = {  # slice: (recall, precision, unrelated questions selecting nothing)
+        "all": (0.70, 0.72, 0.86),
+        "en": (0.68, 0.70, 0.82),
+        "zh": (0.67, 0.72, 0.87),
+        "kind:tools": (0.82, 0.75, 0.0),
+        "kind:paraphrase": (0.50, 0.70, 0.0),
+    }
+    for key, (recall, precision, rejected) in floors.items():
+        assert lex[key]["recall"] >= recall, (key, lex[key])
+        assert lex[key]["precision"] >= precision, (key, lex[key])
+        assert (lex[key]["unrelated_empty"] or 0.0) >= rejected, (key, lex[key])
 
 
 def test_benchmark_sets_are_sound() -> None:
@@ -575,15 +665,18 @@ def test_benchmark_sets_are_sound() -> None:
         candidates = {c.rel_path for c in recall_eval.load_candidates(directory)}
         assert len(candidates) >= 50, directory
         ids: set[str] = set()
+        asked = 0
         for path in files:
             queries = recall_eval.load_queries(path)
-            assert len(queries) >= 100, path
+            assert len(queries) >= 20, path
+            asked += len(queries)
             for q in queries:
                 assert q.id not in ids, (path, q.id)
                 ids.add(q.id)
                 assert set(q.gold) <= candidates, (path, q.id, set(q.gold) - candidates)
                 assert q.lang in recall_eval.LANGS, (path, q.id)
                 assert bool(q.recent_tools) == (q.kind == "tools"), (path, q.id)
+        assert asked >= 100, directory
 
 
 def test_benchmark_reports_ranking_recall() -> None:
