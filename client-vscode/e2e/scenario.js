@@ -613,10 +613,21 @@ function memdirLogText() {
       const note = frame.locator('[data-testid="truncation-note"]').first();
       await note.waitFor({ timeout: 5000 });
       const manifest = await frame.locator('[data-testid="manifest"]').count();
+      // "Why (not)?": the server's explanation of each candidate, shown as sent.
+      await until('the explanations', async () => (await frame.locator('[data-testid="explanation"]').count()) > 0, 30000);
+      const verdicts = await frame.locator('[data-testid="explanation"]').evaluateAll((nodes) =>
+        nodes.map((n) => [n.getAttribute('data-path'), n.getAttribute('data-verdict')]));
+      const verdict = Object.fromEntries(verdicts);
+      if (!['surfaced', 'selected'].includes(verdict['project-release-freeze.md'])) {
+        throw new Error(`no "surfaced" explanation for project-release-freeze.md: ${JSON.stringify(verdicts)}`);
+      }
+      if (!Object.values(verdict).includes('not-selected')) {
+        throw new Error(`no candidate explained as not selected: ${JSON.stringify(verdicts)}`);
+      }
       await shot('vscode-recall-preview');
       await note.scrollIntoViewIfNeeded();
       await shot('vscode-recall-preview-truncated');
-      return { trigger, selected: selected.map((s) => s.replace(/\s+/g, ' ').trim()), truncationMarked: true, manifestShown: manifest > 0 };
+      return { trigger, selected: selected.map((s) => s.replace(/\s+/g, ' ').trim()), truncationMarked: true, manifestShown: manifest > 0, explained: verdicts.length };
     }, { dependsOn: ['extension activates and the language client starts'] });
 
     await step('Restart server command restarts the language client', async () => {
