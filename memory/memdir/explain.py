@@ -98,7 +98,7 @@ def seen_before(session: Session, scanned: ScanResult, result: RecallResult) -> 
     """The candidates ``session`` had seen before the recall ``result``, with the reason, by
     path: computed after it, so what it surfaced itself does not count."""
     # The recall's own rule, so the two never disagree on what the session had seen.
-    from memdir.recall import _seen_reason as seen_reason
+    from memdir.recall import seen_reason
 
     now = _surfaced_keys(result)
     seen: dict[str, str] = {}

@@ -118,7 +118,7 @@ def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 3)
 
 
-def _seen_reason(session: Session, path: Path) -> str | None:
+def seen_reason(session: Session, path: Path) -> str | None:
     """Why the session rules a file out, or None."""
     # The session keys files by real path, so a symlinked dir or alias still matches.
     key = os.path.realpath(path)
@@ -199,7 +199,7 @@ async def prefetch(
     dropped: list[Dropped] = []
     unseen: list[MemoryHeader] = []
     for header in scanned.candidates:
-        why_not = _seen_reason(session, header.path)
+        why_not = seen_reason(session, header.path)
         if not why_not:
             unseen.append(header)
         elif target.manifest_excludes_seen:
@@ -252,7 +252,7 @@ async def prefetch(
         if picked is None:
             dropped.append(Dropped(rel, "after-select", "not among the candidates"))
             continue
-        why_not = _seen_reason(session, picked.path)
+        why_not = seen_reason(session, picked.path)
         if why_not:
             dropped.append(Dropped(rel, "after-select", why_not))
             continue
@@ -281,7 +281,7 @@ async def prefetch(
             reason = (
                 "session budget spent"
                 if session.spent
-                else _seen_reason(session, memory.path) or "over 5 files this turn"
+                else seen_reason(session, memory.path) or "over 5 files this turn"
             )
             dropped.append(Dropped(memory.rel_path, "budget", reason))
 
