@@ -3,7 +3,7 @@
 It scores what the manifest shows of each memory (name, description, type, path; never the
 bodies) against the user's message: BM25F over bilingual tokens (English stems, CJK character
 bigrams) with a small vocabulary of developer words, a relevance threshold so unrelated questions
-select nothing, and the agent's recently-used-tools rule. Unlike the agent it has no single-word
+select nothing, and the spec's recently-used-tools rule. Unlike the agent it has no single-word
 skip, so questions without spaces are handled. Design notes, measurements and their history:
 docs/selector.md and docs/performance.md.
 """
@@ -907,23 +907,9 @@ def _index_documents(keys: list[tuple[str, str, str, str]]) -> list[_Document]:
 # --- the tools rule --------------------------------------------------------------------------
 _TOOL_ALIASES: Final = {"bash": ("bash", "shell"), "powershell": ("powershell", "shell")}
 #: Claude Code's own tools, lower-cased: in use nearly every turn, whatever the task.
-_GENERIC_TOOLS: Final = frozenset(
-    [
-        "bash",
-        "powershell",
-        "read",
-        "write",
-        "edit",
-        "multiedit",
-        "notebookedit",
-        "grep",
-        "glob",
-        "ls",
-        "webfetch",
-        "websearch",
-        "task",
-        "todowrite",
-    ]
+_GENERIC_TOOLS: Final = _words(
+    """bash powershell read write edit multiedit notebookedit grep glob ls webfetch websearch
+    task todowrite"""
 )
 #: Parts of MCP server names that say nothing about which system it is (mcp__claude_ai_Linear__x).
 _GENERIC_SERVER_WORDS: Final = frozenset({"claud", "ai", "mcp", "server", "api", "local"})
@@ -1032,9 +1018,10 @@ class LexicalSelection:
     selected: tuple[LexicalMatch, ...]
     #: Every candidate scoring above 0, best first, including dropped ones (for diagnostics).
     considered: tuple[LexicalMatch, ...]
-    #: The lowest normalised score a memory could be selected with for this query: ``MIN_SCORE``
-    #: and ``SHARED_CUT`` of the best file's score. A file that does not match the best file's
-    #: strongest concept needed ``RELATIVE_CUT`` of the best score.
+    #: The lowest normalised score a memory could be selected with for this query: its floor
+    #: (``min_score``) and ``SHARED_CUT`` of what the question's own words gave the best file. A
+    #: file that does not match the best file's strongest concept needed ``RELATIVE_CUT`` of the
+    #: best score; a warning of a tool just used needs neither.
     threshold: float
     #: This query's own floor: ``MIN_SCORE`` lowered for a long question (``LENGTH_SLOPE``), not
     #: below ``MIN_FLOOR``; the threshold and the relative cut are never under it.
