@@ -236,7 +236,7 @@ class _Context:
         return "not-selected", f"not selected: {view.cut}"
 
     def _lexical_view(self, header: MemoryHeader) -> LexicalView:
-        from memdir.lexical import MIN_SCORE, RELATIVE_CUT
+        from memdir.lexical import RELATIVE_CUT
 
         selection = self.selection
         path = header.rel_path
@@ -263,9 +263,7 @@ class _Context:
         else:
             kept = [m for m in selection.considered if m.dropped_reason is None]
             best = kept[0].score if kept else 0.0
-            # The query's own floor where the selector has one (LexicalSelection.min_score).
-            floor: float = getattr(selection, "min_score", MIN_SCORE)
-            needed = max(floor, RELATIVE_CUT * best)
+            needed = max(selection.min_score, RELATIVE_CUT * best)
             cut = (
                 f"score {score:.2f} clears the threshold {selection.threshold:.2f}, but not the "
                 f"relative cut: a file not matching the best file's main topic needs "
