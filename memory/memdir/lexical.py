@@ -244,7 +244,8 @@ _STEM_CACHE_SIZE: Final = 65536
 
 #: Words Snowball folds into an unrelated word: "locale" and "localization" become "local",
 #: so a question about the locale file would find notes about the local dev stack, and
-#: "settings" becomes "set", a request word weighing next to nothing.
+#: "settings" becomes "set", a request word weighing next to nothing; "response" and
+#: "responsible" meet in "respons".
 _STEM_OVERRIDES: Final = {
     **dict.fromkeys(
         _words(
@@ -254,6 +255,13 @@ _STEM_OVERRIDES: Final = {
         "locale",
     ),
     **dict.fromkeys(("setting", "settings"), "setting"),
+    # "responsible" (who owns it) is not "response" (what an API returns).
+    **dict.fromkeys(_words("responsible responsibility responsibilities"), "responsib"),
+    # "policy" is not "police", nor "organization" an "organ".
+    **dict.fromkeys(_words("policy policies"), "policy"),
+    **dict.fromkeys(
+        _words("organization organizations organisation organisations"), "organization"
+    ),
 }
 
 

@@ -740,6 +740,16 @@ def test_stemmer_collisions_are_kept_apart() -> None:
     ]
     settings = next(c for c in explain_query("edit settings.json") if c.surface == "settings")
     assert settings.weight == 1.0
+    # "response" (what an API returns) and "responsible" (who owns it) share Snowball's stem.
+    assert tokenize("response") != tokenize("responsible")
+    assert tokenize("responsibility") == tokenize("responsible")
+    owners = [
+        Item("team/owners.md", "Owners", "Who is responsible for each service", None),
+        Item("project/api-shapes.md", "API shapes", "Typed response bodies", None),
+    ]
+    assert paths(select_lexical("type the response of this endpoint", owners)) == [
+        "project/api-shapes.md"
+    ]
 
 
 @pytest.mark.parametrize(
