@@ -236,7 +236,7 @@ class _Context:
         return "not-selected", f"not selected: {view.cut}"
 
     def _lexical_view(self, header: MemoryHeader) -> LexicalView:
-        from memdir.lexical import RELATIVE_CUT
+        from memdir.lexical import MAX_WORD_MATCHES, RELATIVE_CUT
 
         selection = self.selection
         path = header.rel_path
@@ -255,6 +255,11 @@ class _Context:
             cut = None
         elif score < selection.threshold:
             cut = f"score {score:.2f} is below the threshold {selection.threshold:.2f}"
+        elif path in selection.crowded:
+            cut = (
+                f"score {score:.2f} clears the cuts, but {MAX_WORD_MATCHES} better files match "
+                f"the question's words (at most {MAX_WORD_MATCHES} are selected on them)"
+            )
         elif any(m.rel_path == path for m in self.unlimited().selected):
             cut = (
                 f"score {score:.2f} clears the threshold {selection.threshold:.2f}, but "

@@ -24,6 +24,7 @@ from typing import Final, Protocol
 __all__ = [
     "GENERIC_TOOL_BONUS",
     "LENGTH_SLOPE",
+    "MAX_WORD_MATCHES",
     "MIN_FLOOR",
     "MIN_SCORE",
     "RELATIVE_CUT",
@@ -79,6 +80,9 @@ UNMATCHED_CHARGE: Final = 0.7
 UNIGRAM_WEIGHT: Final = 0.3
 #: Weight of a generic request word (add, write, fix, run, ...).
 WEAK_WEIGHT: Final = 0.3
+#: At most this many files are selected on the question's words (a tool's warnings come on top,
+#: within the caller's limit).
+MAX_WORD_MATCHES: Final = 3
 #: Score added to a warning, gotcha or known-issues memory of a tool the user just used, over
 #: the query's floor (so it is selected on this alone): the tool stands for the unnamed topic
 #: of a next-step question ("looks fine, apply it to prod" after ``terraform plan``).
@@ -1034,6 +1038,9 @@ class LexicalSelection:
     #: This query's own floor: ``MIN_SCORE`` lowered for a long question (``LENGTH_SLOPE``), not
     #: below ``MIN_FLOOR``; the threshold and the relative cut are never under it.
     min_score: float = MIN_SCORE
+    #: Files that cleared the cuts but were left out because ``MAX_WORD_MATCHES`` better files
+    #: matched the question's words, best first.
+    crowded: tuple[str, ...] = ()
 
 
 def select_lexical(
@@ -1082,14 +1089,30 @@ def select_lexical(
     # A second file on the best file's topic is measured against what the question's own words
     # gave the best file, not against a tool's warning raised by the tools rule.
     shared_cut = max(floor, round(SHARED_CUT * (best_hit.score or best.score), 6))
-    selected = tuple(
+    passed = [
         match
         for match, hit in kept
         if match.score >= own_cut
         or (match.score >= shared_cut and best_hit.strongest in hit.concepts)
         or match.rel_path in warned
-    )[: max(limit, 0)]
-    return LexicalSelection(selected, tuple(considered), shared_cut, floor)
+    ]
+    # A question whose words pass the cuts for many files says little about any of them: the
+    # files after the first MAX_WORD_MATCHES are mostly wrong, unless they tie with the last of
+    # those (nothing tells them apart). A tool's warnings do not count.
+    worded = [m for m in passed if m.rel_path not in warned]
+    crowded = frozenset(
+        m.rel_path
+        for m in worded[MAX_WORD_MATCHES:]
+        if m.score < worded[MAX_WORD_MATCHES - 1].score
+    )
+    selected = tuple(m for m in passed if m.rel_path not in crowded)[: max(limit, 0)]
+    return LexicalSelection(
+        selected,
+        tuple(considered),
+        shared_cut,
+        floor,
+        tuple(m.rel_path for m in worded if m.rel_path in crowded),
+    )
 
 
 @dataclass(frozen=True)

@@ -372,3 +372,17 @@ def test_not_triggered_hint_is_labelled(memdir: Path) -> None:
     if result.triggered:
         pytest.skip("this trigger rule runs on single words")
     assert explanation.lines[1].startswith("  lexical view (a hint only: had the recall run): ")
+
+
+def test_crowded_out(memdir: Path) -> None:
+    tails = ["", " and dashboards", ", dashboards and runbooks", ", dashboards, runbooks, pages"]
+    for n, tail in enumerate(tails):
+        (memdir / f"kafka-{n}.md").write_text(
+            topic("Kafka consumer lag", f"Kafka consumer lag alerts{tail}"), encoding="utf-8"
+        )
+    query = "kafka consumer lag alerts"
+    (crowded, *_) = lexical(memdir, query).crowded
+    _, (explanation,) = run(memdir, query, [crowded])
+    assert explanation.verdict == "not-selected"
+    assert explanation.lexical is not None and explanation.lexical.cut is not None
+    assert "better files match the question's words" in explanation.lexical.cut

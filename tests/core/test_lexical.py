@@ -793,3 +793,24 @@ def test_everyday_paraphrases_reach_the_note(query: str, expected: str, route: s
     selection = select_lexical(query, memories)
     assert paths(selection)[:1] == [expected]
     assert route in selection.selected[0].matched_terms
+
+
+def test_at_most_max_word_matches_files_on_the_question_words() -> None:
+    # Four files clear the cuts, the longer descriptions a little lower: the fourth is left out
+    # (crowded) and says so; files tying with the last one kept stay, nothing tells them apart.
+    tails = ["", " and dashboards", ", dashboards and runbooks", ", dashboards, runbooks, pages"]
+    memories = [
+        *(
+            Item(f"{n}.md", "Kafka consumer lag", f"Kafka consumer lag alerts{tail}", None)
+            for n, tail in enumerate(tails)
+        ),
+        *(Item(f"x{n}.md", f"Other {n}", f"Unrelated note {n}", None) for n in range(8)),
+    ]
+    query = "kafka consumer lag alerts"
+    selection = select_lexical(query, memories)
+    assert lexical.MAX_WORD_MATCHES == 3
+    assert paths(selection) == ["0.md", "1.md", "2.md"]
+    assert selection.crowded == ("3.md",)
+    same = [Item(f"k{n}.md", "Kafka lag", "Kafka consumer lag alerts", None) for n in range(6)]
+    tied = select_lexical(query, same)
+    assert len(tied.selected) == 5 and not tied.crowded
