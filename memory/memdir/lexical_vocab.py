@@ -233,6 +233,8 @@ SYNONYM_GROUPS: Final[tuple[tuple[str, ...], ...]] = (
     ("thursday", "周四", "星期四", "木曜"),
     ("friday", "周五", "星期五", "金曜"),
     ("query", "查询", "クエリ"),
+    ("hotfix", "热修", "热修复", "紧急修复", "ホットフィックス"),
+    ("command line", "cli", "命令行", "コマンドライン"),
     ("replay", "playback", "回放", "重放", "再生"),
     ("japan", "日本"),
     ("morning", "上午", "午前"),
