@@ -614,12 +614,12 @@ def test_benchmark_quality_does_not_regress() -> None:
     assert report["memories"] >= 50 and report["queries"] >= 100
     lex = report["systems"]["lexical"]
     floors = {  # slice: (recall, precision); en and zh at the issue's 0.9 / 0.7 and more
-        "all": (0.93, 0.78),
-        "en": (0.92, 0.745),
-        "zh": (0.91, 0.77),
+        "all": (0.93, 0.79),
+        "en": (0.92, 0.765),
+        "zh": (0.91, 0.78),
         "mixed": (0.96, 0.86),
         "ja": (0.98, 0.82),
-        "split:test": (0.85, 0.78),
+        "split:test": (0.85, 0.83),
         "split:fresh2": (0.96, 0.86),
     }
     for key, (recall, precision) in floors.items():
@@ -645,11 +645,11 @@ def test_benchmark_quality_on_every_development_set() -> None:
     ]
     lex = recall_eval.combine(reports)["systems"]["lexical"]
     floors = {  # slice: (recall, precision, unrelated questions selecting nothing)
-        "all": (0.70, 0.72, 0.86),
-        "en": (0.68, 0.70, 0.82),
-        "zh": (0.67, 0.72, 0.87),
-        "kind:tools": (0.82, 0.75, 0.0),
-        "kind:paraphrase": (0.50, 0.70, 0.0),
+        "all": (0.70, 0.74, 0.86),
+        "en": (0.68, 0.72, 0.82),
+        "zh": (0.67, 0.74, 0.87),
+        "kind:tools": (0.83, 0.76, 0.0),
+        "kind:paraphrase": (0.50, 0.72, 0.0),
     }
     for key, (recall, precision, rejected) in floors.items():
         assert lex[key]["recall"] >= recall, (key, lex[key])
@@ -658,8 +658,9 @@ def test_benchmark_quality_on_every_development_set() -> None:
 
 
 def test_benchmark_quality_on_the_sealed_sets() -> None:
-    """Floors a little under what the sealed sets of issue 16 measured, once, after tuning
-    (docs/performance.md#recall): a guard against regressions, not a target."""
+    """Floors a little under what the sealed sets of issue 16 measure (docs/performance.md#recall,
+    docs/selector.md): measured once after the first tuning, development data since; a guard
+    against regressions, not a target."""
     recall_eval = load_recall_eval()
     reports = [
         recall_eval.evaluate(
@@ -672,10 +673,10 @@ def test_benchmark_quality_on_the_sealed_sets() -> None:
     ]
     lex = recall_eval.combine(reports)["systems"]["lexical"]
     floors = {  # slice: (recall, precision, unrelated questions selecting nothing)
-        "all": (0.72, 0.71, 0.85),
-        "en": (0.69, 0.63, 0.85),
-        "zh": (0.77, 0.83, 0.83),
-        "kind:tools": (0.71, 0.73, 0.0),
+        "all": (0.75, 0.73, 0.85),
+        "en": (0.72, 0.67, 0.85),
+        "zh": (0.80, 0.83, 0.85),
+        "kind:tools": (0.72, 0.74, 0.0),
     }
     for key, (recall, precision, rejected) in floors.items():
         assert lex[key]["recall"] >= recall, (key, lex[key])
