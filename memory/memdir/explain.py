@@ -257,8 +257,8 @@ class _Context:
             cut = f"score {score:.2f} is below the threshold {selection.threshold:.2f}"
         elif path in selection.crowded:
             cut = (
-                f"score {score:.2f} clears the cuts, but {MAX_WORD_MATCHES} better files match "
-                f"the question's words (at most {MAX_WORD_MATCHES} are selected on them)"
+                f"score {score:.2f} clears the cuts, but so do more than {MAX_WORD_MATCHES} "
+                f"files: a question matching that many selects only its best"
             )
         elif any(m.rel_path == path for m in self.unlimited().selected):
             cut = (

@@ -80,8 +80,8 @@ UNMATCHED_CHARGE: Final = 0.7
 UNIGRAM_WEIGHT: Final = 0.3
 #: Weight of a generic request word (add, write, fix, run, ...).
 WEAK_WEIGHT: Final = 0.3
-#: At most this many files are selected on the question's words (a tool's warnings come on top,
-#: within the caller's limit).
+#: When more files than this clear the cuts on the question's words, only the best is selected
+#: (a tool's warnings come on top, within the caller's limit).
 MAX_WORD_MATCHES: Final = 3
 #: Score added to a warning, gotcha or known-issues memory of a tool the user just used, over
 #: the query's floor (so it is selected on this alone): the tool stands for the unnamed topic
@@ -1038,8 +1038,8 @@ class LexicalSelection:
     #: This query's own floor: ``MIN_SCORE`` lowered for a long question (``LENGTH_SLOPE``), not
     #: below ``MIN_FLOOR``; the threshold and the relative cut are never under it.
     min_score: float = MIN_SCORE
-    #: Files that cleared the cuts but were left out because ``MAX_WORD_MATCHES`` better files
-    #: matched the question's words, best first.
+    #: Files that cleared the cuts but were left out because more than ``MAX_WORD_MATCHES`` files
+    #: did on the question's words (only the best is kept then), best first.
     crowded: tuple[str, ...] = ()
 
 
@@ -1096,14 +1096,12 @@ def select_lexical(
         or (match.score >= shared_cut and best_hit.strongest in hit.concepts)
         or match.rel_path in warned
     ]
-    # A question whose words pass the cuts for many files says little about any of them: the
-    # files after the first MAX_WORD_MATCHES are mostly wrong, unless they tie with the last of
-    # those (nothing tells them apart). A tool's warnings do not count.
+    # A question whose words clear the cuts for more than MAX_WORD_MATCHES files is too vague
+    # ("review this PR") to trust any but its best file; files tying with it stay, nothing tells
+    # them apart. A tool's warnings do not count.
     worded = [m for m in passed if m.rel_path not in warned]
     crowded = frozenset(
-        m.rel_path
-        for m in worded[MAX_WORD_MATCHES:]
-        if m.score < worded[MAX_WORD_MATCHES - 1].score
+        m.rel_path for m in worded[1:] if len(worded) > MAX_WORD_MATCHES and m.score < best.score
     )
     selected = tuple(m for m in passed if m.rel_path not in crowded)[: max(limit, 0)]
     return LexicalSelection(

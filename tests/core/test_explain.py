@@ -385,4 +385,4 @@ def test_crowded_out(memdir: Path) -> None:
     _, (explanation,) = run(memdir, query, [crowded])
     assert explanation.verdict == "not-selected"
     assert explanation.lexical is not None and explanation.lexical.cut is not None
-    assert "better files match the question's words" in explanation.lexical.cut
+    assert "a question matching that many selects only its best" in explanation.lexical.cut

@@ -614,12 +614,12 @@ def test_benchmark_quality_does_not_regress() -> None:
     assert report["memories"] >= 50 and report["queries"] >= 100
     lex = report["systems"]["lexical"]
     floors = {  # slice: (recall, precision); en and zh at the 0.9 / 0.7 and more
-        "all": (0.93, 0.79),
-        "en": (0.92, 0.765),
-        "zh": (0.91, 0.78),
+        "all": (0.93, 0.80),
+        "en": (0.92, 0.79),
+        "zh": (0.90, 0.79),
         "mixed": (0.96, 0.86),
         "ja": (0.98, 0.82),
-        "split:test": (0.85, 0.83),
+        "split:test": (0.83, 0.88),
         "split:fresh2": (0.96, 0.86),
     }
     for key, (recall, precision) in floors.items():
@@ -645,11 +645,11 @@ def test_benchmark_quality_on_every_development_set() -> None:
     ]
     lex = recall_eval.combine(reports)["systems"]["lexical"]
     floors = {  # slice: (recall, precision, unrelated questions selecting nothing)
-        "all": (0.70, 0.74, 0.86),
-        "en": (0.68, 0.72, 0.82),
-        "zh": (0.67, 0.74, 0.87),
+        "all": (0.70, 0.76, 0.86),
+        "en": (0.68, 0.745, 0.82),
+        "zh": (0.67, 0.76, 0.87),
         "kind:tools": (0.83, 0.76, 0.0),
-        "kind:paraphrase": (0.50, 0.72, 0.0),
+        "kind:paraphrase": (0.50, 0.75, 0.0),
     }
     for key, (recall, precision, rejected) in floors.items():
         assert lex[key]["recall"] >= recall, (key, lex[key])
@@ -673,8 +673,8 @@ def test_benchmark_quality_on_the_sealed_sets() -> None:
     ]
     lex = recall_eval.combine(reports)["systems"]["lexical"]
     floors = {  # slice: (recall, precision, unrelated questions selecting nothing)
-        "all": (0.75, 0.73, 0.85),
-        "en": (0.72, 0.67, 0.85),
+        "all": (0.75, 0.75, 0.85),
+        "en": (0.71, 0.69, 0.85),
         "zh": (0.80, 0.83, 0.85),
         "kind:tools": (0.72, 0.74, 0.0),
     }
@@ -797,8 +797,8 @@ def test_everyday_paraphrases_reach_the_note(query: str, expected: str, route: s
 
 
 def test_at_most_max_word_matches_files_on_the_question_words() -> None:
-    # Four files clear the cuts, the longer descriptions a little lower: the fourth is left out
-    # (crowded) and says so; files tying with the last one kept stay, nothing tells them apart.
+    # Four files clear the cuts, the longer descriptions a little lower: too many to tell apart,
+    # so only the best is selected and the others are crowded out; files tying with it stay.
     tails = ["", " and dashboards", ", dashboards and runbooks", ", dashboards, runbooks, pages"]
     memories = [
         *(
@@ -810,8 +810,11 @@ def test_at_most_max_word_matches_files_on_the_question_words() -> None:
     query = "kafka consumer lag alerts"
     selection = select_lexical(query, memories)
     assert lexical.MAX_WORD_MATCHES == 3
-    assert paths(selection) == ["0.md", "1.md", "2.md"]
-    assert selection.crowded == ("3.md",)
+    assert paths(selection) == ["0.md"]
+    assert selection.crowded == ("1.md", "2.md", "3.md")
+    # Three are not too many.
+    three = select_lexical(query, [m for m in memories if m.rel_path != "3.md"])
+    assert paths(three) == ["0.md", "1.md", "2.md"] and not three.crowded
     same = [Item(f"k{n}.md", "Kafka lag", "Kafka consumer lag alerts", None) for n in range(6)]
     tied = select_lexical(query, same)
     assert len(tied.selected) == 5 and not tied.crowded
