@@ -1101,7 +1101,9 @@ def select_lexical(
     # them apart. A tool's warnings do not count.
     worded = [m for m in passed if m.rel_path not in warned]
     crowded = frozenset(
-        m.rel_path for m in worded[1:] if len(worded) > MAX_WORD_MATCHES and m.score < best.score
+        m.rel_path
+        for m in worded[1:]
+        if len(worded) > MAX_WORD_MATCHES and m.score < worded[0].score
     )
     selected = tuple(m for m in passed if m.rel_path not in crowded)[: max(limit, 0)]
     return LexicalSelection(
