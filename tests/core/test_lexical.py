@@ -658,9 +658,9 @@ def test_benchmark_quality_on_every_development_set() -> None:
 
 
 def test_benchmark_quality_on_the_sealed_sets() -> None:
-    """Floors a little under what the sealed sets of issue 16 measure (docs/performance.md#recall,
-    docs/selector.md): measured once after the first tuning, development data since; a guard
-    against regressions, not a target."""
+    """Floors a little under what the four sealed sets of issue 16 measure together
+    (docs/performance.md#recall): each measured once after a tuning round; a guard against
+    regressions, not a target."""
     recall_eval = load_recall_eval()
     reports = [
         recall_eval.evaluate(
@@ -673,10 +673,10 @@ def test_benchmark_quality_on_the_sealed_sets() -> None:
     ]
     lex = recall_eval.combine(reports)["systems"]["lexical"]
     floors = {  # slice: (recall, precision, unrelated questions selecting nothing)
-        "all": (0.75, 0.75, 0.85),
-        "en": (0.71, 0.69, 0.85),
-        "zh": (0.80, 0.83, 0.85),
-        "kind:tools": (0.72, 0.74, 0.0),
+        "all": (0.69, 0.66, 0.78),
+        "en": (0.67, 0.61, 0.80),
+        "zh": (0.71, 0.75, 0.77),
+        "kind:tools": (0.65, 0.59, 0.0),
     }
     for key, (recall, precision, rejected) in floors.items():
         assert lex[key]["recall"] >= recall, (key, lex[key])
