@@ -59,6 +59,9 @@ class Settings:
     openai_model: str | None = None
     openai_timeout: float = DEFAULT_OPENAI_TIMEOUT
     trigger: Literal["multilingual", "claude-code"] = "multilingual"
+    #: Days after which a memory not verified since (``last_verified``, else its modified date)
+    #: is reported (MEM120); 0 turns the check off.
+    verify_after_days: int = 180
     #: Which agent behaviour to reproduce: ``claude-code-<version>`` or ``seed`` (the spec).
     target: str = DEFAULT_TARGET.name
     #: Where these settings came from (for messages), and what was wrong with them.
@@ -89,6 +92,7 @@ _ALIASES = {
     "openaiBaseUrl": "openai_base_url",
     "openaiModel": "openai_model",
     "openaiTimeout": "openai_timeout",
+    "verifyAfterDays": "verify_after_days",
 }
 
 
@@ -168,6 +172,11 @@ def settings_from_mapping(
                 changes[key] = value
             else:
                 errors.append(f"`{raw_key}` must be a positive integer, got {value!r}")
+        elif key == "verify_after_days":
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                changes[key] = value
+            else:
+                errors.append(f"`{raw_key}` must be a whole number of days (0: off), got {value!r}")
         elif key == "severity":
             if not isinstance(value, Mapping):
                 errors.append(f"`{raw_key}` must be a table of CODE = severity")

@@ -7,8 +7,9 @@ settings themselves. ``--select``/``--ignore`` on the command line are merged he
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from memdir import constants as C
@@ -27,6 +28,10 @@ class LintContext:
     severities: Mapping[str, Severity]
     line_limit: int = C.INDEX_LINE_LIMIT
     prefetch_mode: bool = False
+    #: The day the rules judge dates against (MEM119, MEM120): an input, so a test can freeze it;
+    #: the real local date when the CLI or the server makes the context.
+    today: dt.date = field(default_factory=dt.date.today)
+    verify_after_days: int = 180
 
     @classmethod
     def from_settings(cls, root: Path, settings: Settings) -> LintContext:
@@ -42,7 +47,14 @@ class LintContext:
                 severity = override
             enabled.add(code)
             severities[code] = severity
-        return cls(root, frozenset(enabled), severities, settings.index_line_limit, prefetch)
+        return cls(
+            root,
+            frozenset(enabled),
+            severities,
+            settings.index_line_limit,
+            prefetch,
+            verify_after_days=settings.verify_after_days,
+        )
 
     def on(self, code: str) -> bool:
         return code in self.enabled

@@ -5,7 +5,8 @@ that checks it) and lists them in its ``RULES``; :data:`RULES` here gathers them
 points run whatever the registry holds, so a rule added to an area's list reaches every path:
 
 * :func:`check_topic`: the rules that read one topic file (MEM101-MEM106, MEM109, MEM110,
-  MEM112, MEM113, MEM115, MEM116), however the file arrived (disk, editor, fast parser);
+  MEM112, MEM113, MEM115, MEM116, MEM119, MEM120), however the file arrived (disk, editor,
+  fast parser);
 * :func:`check_index`: the rules that read MEMORY.md (MEM001-MEM004, MEM006, MEM007, and its
   secrets and encoding);
 * :func:`check_directory`: the rules that read the index with a :class:`TopicSummary` of every
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 from memdir.index import Index
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules import content, descriptions, directory, frontmatter
+from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules.base import DirectoryView, IndexView, Rule, TopicView
 from memdir.lint.rules.directory import DirectoryMemo, TopicSummary, summarize
@@ -63,6 +65,7 @@ RULES: dict[str, Rule] = _gather(
     descriptions.RULES,
     content.RULES,
     directory.RULES,
+    date_rules.RULES,
 )
 ALL_CODES: tuple[str, ...] = tuple(RULES)
 _TOPIC = tuple((rule.code, rule.topic) for rule in RULES.values() if rule.topic is not None)

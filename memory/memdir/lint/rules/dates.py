@@ -1,0 +1,184 @@
+"""Rules about time (MEM119, MEM120): a relative date in a project memory, a memory nobody has
+checked for a long time.
+
+Both judge against ``ctx.today`` (an input of the run, never the clock here) and read the
+memory's own dates: ``last_verified`` and ``modified`` where the agent reads them (``metadata``
+over the top level), else the file's modification time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from memdir.dates import find_relative_dates, parse_day, render, resolve
+from memdir.fixes import dates as date_fixes
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.rules.base import Rule, TopicView, head_span
+from memdir.model import Span, TopicFile
+
+if TYPE_CHECKING:
+    from memdir.lint.engine import LintContext
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def written_on(topic: TopicFile) -> dt.date:
+    """The day the file was last written: its ``modified`` field, else its mtime (UTC)."""
+    day = parse_day(topic.modified)
+    if day is not None:
+        return day
+    return dt.datetime.fromtimestamp(topic.mtime, dt.UTC).date()
+
+
+def verified_on(topic: TopicFile) -> dt.date | None:
+    """``last_verified`` where the agent keeps it (``metadata`` wins), when it is a date."""
+    fm = topic.frontmatter
+    if fm is None:
+        return None
+    metadata = fm.data.get("metadata")
+    if isinstance(metadata, dict) and date_fixes.VERIFIED_FIELD in metadata:
+        return parse_day(metadata[date_fixes.VERIFIED_FIELD])
+    return parse_day(fm.data.get(date_fixes.VERIFIED_FIELD))
+
+
+def _searched_lines(topic: TopicFile) -> Iterator[tuple[int, str]]:
+    """The lines a relative date is looked for in: the description's and the body's, outside
+    fenced code (an example or a log is quoted as it was)."""
+    lines = topic.text.split("\n")
+    fm = topic.frontmatter
+    if fm is not None and "description" in fm.value_spans and topic.description:
+        line = fm.value_spans["description"].start_line
+        yield line, lines[line]
+    fenced = False
+    for number in range(topic.body_line, len(lines)):
+        if _FENCE.match(lines[number]):
+            fenced = not fenced
+            continue
+        if not fenced:
+            yield number, lines[number]
+
+
+# --- MEM119 --------------------------------------------------------------------------------------
+
+
+def _relative_date(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
+    topic = view.topic
+    if topic.type != "project" or not view.usable:
+        return []
+    anchor: dt.date | None = None
+    found: list[Diagnostic] = []
+    for number, line in _searched_lines(topic):
+        for relative in find_relative_dates(line):
+            anchor = anchor or written_on(topic)
+            absolute = render(relative, anchor)
+            span = Span.on_line(number, relative.start, relative.end)
+            fix = date_fixes.replace_relative_date(topic, span, relative.text, absolute, anchor)
+            meant = resolve(relative, anchor)
+            found.append(
+                ctx.diag(
+                    "MEM119",
+                    topic.path,
+                    topic.rel_path,
+                    span,
+                    f"relative date “{relative.text}”: the agent reads this memory in later "
+                    f"sessions, when it no longer means what it did; write the date itself "
+                    f"({absolute} if it was written on {anchor.isoformat()}, the file's last "
+                    f"change){' — already past' if meant < ctx.today else ''}",
+                    fix,
+                )
+            )
+    return found
+
+
+MEM119 = Rule(
+    "MEM119",
+    "relative-date",
+    "warning",
+    "topic",
+    "A `project` memory says when something happens relative to the day it was written "
+    "(*tomorrow*, *next Friday*, *in two weeks*, *明天*, *下周五*, *下个月*, *明日*, *来週の金曜*, "
+    "*来月*...). Durations (*for two weeks*, *90 天*), recurring days (*every Friday*) and "
+    "expressions in code are not reported.",
+    "Memories are read in later sessions, weeks or months on: *next Friday* then names a day "
+    "that has long passed, and the agent cannot tell which. The agent is told to turn relative "
+    "dates into absolute ones when it saves a project memory.",
+    "`The freeze starts next Friday.` in a `type: project` memory",
+    "Write the date itself. The editor offers the date the expression meant on the file's last "
+    "change (its `modified` field, else its modification time), to confirm: a sentence written "
+    "earlier than the file's last change meant an earlier date. Weeks start on Monday; *next "
+    "Friday* is the Friday of the following week.",
+    "editor",
+    topic=_relative_date,
+)
+
+
+# --- MEM120 --------------------------------------------------------------------------------------
+
+
+def _not_verified(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
+    topic = view.topic
+    limit = ctx.verify_after_days
+    if limit <= 0 or not view.usable:
+        return []
+    verified = verified_on(topic)
+    # Not the file's mtime: a checkout, copy or sync resets it, so it says nothing about when
+    # anyone looked, and a dir without dates of its own would be reported everywhere at once.
+    since = verified if verified is not None else parse_day(topic.modified)
+    if since is None:
+        return []
+    days = (ctx.today - since).days
+    if days <= limit:
+        return []
+    fm = topic.frontmatter
+    span = head_span(topic.text)
+    if fm is not None:
+        for key in (f"metadata.{date_fixes.VERIFIED_FIELD}", date_fixes.VERIFIED_FIELD):
+            if key in fm.value_spans and verified is not None:
+                span = fm.value_spans[key]
+                break
+    what = (
+        f"last verified {since.isoformat()}"
+        if verified is not None
+        else f"never verified, last changed {since.isoformat()}"
+    )
+    return [
+        ctx.diag(
+            "MEM120",
+            topic.path,
+            topic.rel_path,
+            span,
+            f"{what}, {days} days ago (more than {limit}): the agent loads this memory as "
+            "current without checking it; check what it says against the project, then set "
+            f"`{date_fixes.VERIFIED_FIELD}: {ctx.today.isoformat()}` in its frontmatter",
+            date_fixes.mark_verified(topic, ctx.today),
+        )
+    ]
+
+
+MEM120 = Rule(
+    "MEM120",
+    "not-verified",
+    "info",
+    "topic",
+    "A memory has not been checked for more than `verify_after_days` days (180 by default; 0 "
+    "turns the rule off): the date in its frontmatter's `last_verified: YYYY-MM-DD` (or "
+    "`metadata.last_verified`, where the agent moves it), else its `modified` stamp (whoever "
+    "wrote it had the project in front of them). A memory with neither is not reported: its "
+    "file's modification time changes with every checkout or copy, and says nothing about when "
+    "anyone looked.",
+    "A months-old memory loads into every session with nothing to say it is still true: the "
+    "files, names and decisions it cites may have changed. The agent ignores frontmatter fields "
+    "it does not know, so `last_verified` is for people and memdir only; the agent keeps it "
+    "when it rewrites the file (moved under `metadata:` on its first write).",
+    "`last_verified: 2025-01-10` a year later",
+    "Check what the memory says against the project, fix or delete it, then record the check: "
+    "the editor's *Mark verified today* sets `last_verified` (adding it at the end of the "
+    "frontmatter when there is none) and leaves every other byte alone.",
+    "editor",
+    topic=_not_verified,
+)
+
+RULES = (MEM119, MEM120)

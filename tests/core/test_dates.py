@@ -1,0 +1,229 @@
+"""Dates in memories: relative expressions (EN, ZH, JA), MEM119 and MEM120 with a frozen today."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from memdir.config import Settings, settings_from_mapping
+from memdir.dates import find_relative_dates, parse_day, render, resolve
+from memdir.fixes.apply import apply_text_edits
+from memdir.lint import DirState
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.engine import LintContext
+from memdir.lint.fix import apply_fixes
+from memdir.lint.rules import check_topic
+from memdir.topic import parse_topic_text
+
+ROOT = Path(__file__).resolve().parents[2]
+#: A Thursday; the anchor of every resolution below.
+THURSDAY = dt.date(2026, 12, 3)
+TODAY = dt.date(2026, 12, 10)
+
+
+def meanings(text: str, anchor: dt.date = THURSDAY) -> list[tuple[str, str]]:
+    return [(r.text, render(r, anchor)) for r in find_relative_dates(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The freeze starts next Friday.", [("next Friday", "2026-12-11")]),
+        ("We ship this Friday", [("this Friday", "2026-12-04")]),
+        ("Decided last Monday", [("last Monday", "2026-11-23")]),
+        (
+            "Review tomorrow, retro the day after tomorrow",
+            [
+                ("tomorrow", "2026-12-04"),
+                ("the day after tomorrow", "2026-12-05"),
+            ],
+        ),
+        ("Launch in two weeks", [("in two weeks", "2026-12-17")]),
+        ("Cut over in 3 days", [("in 3 days", "2026-12-06")]),
+        ("Agreed 2 days ago", [("2 days ago", "2026-12-01")]),
+        ("Budget review next month", [("next month", "January 2027")]),
+        ("Planning happens next week", [("next week", "the week of 2026-12-07")]),
+        ("Hiring freeze until next year", [("next year", "2027")]),
+        ("下周五发布新版本", [("下周五", "2026-12-11")]),
+        ("明天开评审会", [("明天", "2026-12-04")]),
+        ("下个月迁移数据库", [("下个月", "2027年1月")]),
+        ("下周开始冻结", [("下周", "2026-12-07 那一周")]),
+        ("上星期三定的方案", [("上星期三", "2026-11-25")]),
+        ("去年的数据要归档", [("去年", "2025年")]),
+        ("来週の金曜にリリースする", [("来週の金曜", "2026-12-11")]),
+        ("明日はレビューがある", [("明日", "2026-12-04")]),
+        ("来月から新しいAPIを使う", [("来月", "2027年1月")]),
+        ("先週の月曜日に決めた", [("先週の月曜日", "2026-11-23")]),
+    ],
+)
+def test_relative_dates_resolve_from_their_anchor(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert meanings(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Durations, recurring days, offsets from an event, code: none is a date.
+        "both versions run side by side for six months",
+        "until the release is live and has been stable for one day",
+        "standup every Friday at ten",
+        "Session tokens expire in 7 days",
+        "flags are removed two weeks after full rollout",
+        "用户行为日志最多保留 90 天",
+        "发布两周后再删除旧接口",
+        "the cron `next month` string in `schedule.yaml`",
+        "this week we use the new pipeline",
+        "/v1/ shuts down on 2027-01-15",
+        "毎週金曜に定例",
+    ],
+)
+def test_not_relative_dates(text: str) -> None:
+    assert find_relative_dates(text) == []
+
+
+def test_weeks_start_on_monday() -> None:
+    (friday,) = find_relative_dates("next Friday")
+    sunday = dt.date(2026, 12, 6)
+    monday = dt.date(2026, 12, 7)
+    assert resolve(friday, sunday) == dt.date(2026, 12, 11)
+    assert resolve(friday, monday) == dt.date(2026, 12, 18)
+    (month,) = find_relative_dates("next month")
+    assert resolve(month, dt.date(2026, 12, 31)) == dt.date(2027, 1, 1)
+
+
+def test_parse_day() -> None:
+    assert parse_day("2026-12-03T23:59:00.000Z") == THURSDAY
+    assert parse_day(dt.date(2026, 12, 3)) == THURSDAY
+    assert parse_day("2026-02-30") is None
+    assert parse_day("soon") is None
+    assert parse_day(None) is None
+
+
+# --- the rules ---------------------------------------------------------------------------------
+
+
+def context(today: dt.date = TODAY, verify_after_days: int = 180) -> LintContext:
+    settings = Settings(verify_after_days=verify_after_days)
+    ctx = LintContext.from_settings(Path("/m"), settings)
+    return dataclasses.replace(ctx, today=today)
+
+
+def lint_text(text: str, ctx: LintContext | None = None, mtime: float = 0.0) -> list[Diagnostic]:
+    topic = parse_topic_text(text, Path("/m/t.md"), "t.md", mtime, len(text))
+    return [d for d in check_topic(topic, ctx or context()) if d.code in ("MEM119", "MEM120")]
+
+
+def project(body: str, extra: str = "", type_: str = "project") -> str:
+    return (
+        f"---\nname: freeze\ndescription: release freeze dates and who decides them\n"
+        f"type: {type_}\nmodified: 2026-12-03T10:00:00.000Z\n{extra}---\n{body}"
+    )
+
+
+def test_mem119_fix_writes_the_date_it_meant() -> None:
+    text = project("# Freeze\n\nThe freeze starts next Friday.\n")
+    (found,) = lint_text(text)
+    assert found.code == "MEM119" and found.severity == "warning"
+    assert "“next Friday”" in found.message and "2026-12-11" in found.message
+    assert found.fix is not None and not found.fix.safe
+    assert apply_text_edits(text, list(found.fix.edits)) == text.replace(
+        "next Friday", "2026-12-11"
+    )
+
+
+def test_mem119_chinese_and_japanese_and_only_project_memories() -> None:
+    zh = project("# 冻结\n\n下周五开始冻结，下个月解冻。\n")
+    assert [d.fix.edits[0].new_text for d in lint_text(zh) if d.fix] == ["2026-12-11", "2027年1月"]
+    ja = project("# 凍結\n\n来週の金曜から凍結する。\n")
+    assert [d.span.start_col for d in lint_text(ja)] == [0]
+    assert lint_text(project("Answer tomorrow's questions tersely.\n", type_="feedback")) == []
+
+
+def test_mem119_skips_code_and_uses_mtime_without_modified() -> None:
+    fenced = project("```\nrun it tomorrow\n```\n`next week` is a cron word\n")
+    assert lint_text(fenced) == []
+    text = "---\nname: x\ndescription: freeze dates and owners\ntype: project\n---\nship tomorrow\n"
+    mtime = dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC).timestamp()
+    (found,) = lint_text(text, mtime=mtime)
+    assert found.fix is not None and found.fix.edits[0].new_text == "2026-12-01"
+
+
+def test_mem120_reads_last_verified_then_modified() -> None:
+    old = project("Body.\n", "last_verified: 2026-01-02\n")
+    (found,) = lint_text(old)
+    assert found.code == "MEM120" and found.severity == "info"
+    assert "last verified 2026-01-02, 342 days ago" in found.message
+    fresh = project("Body.\n", "last_verified: 2026-12-01\n")
+    assert lint_text(fresh) == []
+    # No last_verified: the last change counts (modified 2026-12-03).
+    assert lint_text(project("Body.\n")) == []
+    assert lint_text(project("Body.\n"), context(today=dt.date(2027, 7, 1)))[0].message.startswith(
+        "never verified, last changed 2026-12-03"
+    )
+    assert lint_text(old, context(verify_after_days=0)) == []
+    # Neither last_verified nor modified: the mtime says nothing about a check.
+    bare = "---\nname: x\ndescription: freeze dates and owners\ntype: project\n---\nBody.\n"
+    assert lint_text(bare, mtime=0.0) == []
+
+
+LATER = dt.date(2027, 12, 10)
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ("last_verified: 2026-01-02\n", "last_verified: 2027-12-10\n"),
+        ("last_verified: 2026-01-02  # by Ana\n", "last_verified: 2027-12-10  # by Ana\n"),
+        ("last_verified:\n", "last_verified: 2027-12-10\n"),
+        (
+            "metadata:\n  node_type: memory\n  last_verified: '2025-01-01'\n",
+            "metadata:\n  node_type: memory\n  last_verified: 2027-12-10\n",
+        ),
+        ("", "last_verified: 2027-12-10\n"),
+    ],
+)
+def test_mark_verified_edits_only_the_field(extra: str, expected: str) -> None:
+    text = project("Body.\n", extra)
+    ctx = context(today=LATER)
+    (found,) = lint_text(text, ctx)
+    assert found.fix is not None and not found.fix.safe
+    fixed = apply_text_edits(text, list(found.fix.edits))
+    assert fixed == project("Body.\n", expected)
+    assert lint_text(fixed, ctx) == []  # once verified, the rule is quiet
+
+
+def test_mark_verified_through_the_writer_keeps_crlf_and_bom(
+    make_dir: Callable[..., Path],
+) -> None:
+    text = "\ufeff" + project("Body.\r\n", "last_verified: 2025-01-02\r\n").replace("\n", "\r\n")
+    text = text.replace("\r\r\n", "\r\n")
+    root = make_dir({"MEMORY.md": "- [F](f.md) — freeze dates\n", "f.md": text})
+    state = DirState(root, settings_from_mapping({"verify_after_days": 30}))
+    state.context = dataclasses.replace(state.context, today=TODAY)
+    state.refresh()
+    found = [d for d in state.lint().diagnostics if d.code == "MEM120"]
+    assert len(found) == 1
+    assert apply_fixes(found).applied == ()  # not safe: --fix leaves it
+    report = apply_fixes(found, safe_only=False)
+    assert len(report.applied) == 1
+    data = (root / "f.md").read_bytes()
+    assert data == text.replace("2025-01-02", "2026-12-10").encode("utf-8")
+
+
+def test_setting_validation() -> None:
+    assert settings_from_mapping({"verifyAfterDays": 30}).verify_after_days == 30
+    bad = settings_from_mapping({"verify_after_days": -1})
+    assert bad.verify_after_days == 180 and bad.errors
+
+
+def test_example_directory_has_no_date_findings() -> None:
+    state = DirState(ROOT / "examples" / "memory")
+    state.context = dataclasses.replace(state.context, today=dt.date(2026, 12, 3))
+    state.refresh()
+    codes = {d.code for d in state.lint().diagnostics}
+    assert not codes & {"MEM119", "MEM120"}
