@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from memdir.config import RecallMode, Settings
 from memdir.lint import Diagnostic, DirState, LintContext
-from memdir.lint.rules import RULES, content, descriptions, directory, frontmatter
+from memdir.lint.rules import RULES, citations, content, descriptions, directory, frontmatter
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules.base import Rule
@@ -605,7 +605,15 @@ def test_examples_memory_is_clean() -> None:
 def test_every_rule_defined_is_registered_with_a_check_for_its_scope() -> None:
     defined = {
         value.code: value
-        for area in (index_rules, frontmatter, descriptions, content, directory, date_rules)
+        for area in (
+            index_rules,
+            frontmatter,
+            descriptions,
+            content,
+            directory,
+            citations,
+            date_rules,
+        )
         for value in vars(area).values()
         if isinstance(value, Rule)
     }

@@ -11,12 +11,16 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memdir import constants as C
 from memdir.config import Settings
 from memdir.lint.diagnostic import Diagnostic, Fix, Severity
 from memdir.lint.rules import RULES
 from memdir.model import Span
+
+if TYPE_CHECKING:
+    from memdir.project import Project
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,8 @@ class LintContext:
     severities: Mapping[str, Severity]
     line_limit: int = C.INDEX_LINE_LIMIT
     prefetch_mode: bool = False
+    #: The project the memories cite (MEM117, MEM118); None: those rules find nothing.
+    project: Project | None = None
     #: The day the rules judge dates against (MEM119, MEM120): an input, so a test can freeze it;
     #: the real local date when the CLI or the server makes the context.
     today: dt.date = field(default_factory=dt.date.today)

@@ -20,8 +20,9 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memdir import constants as C
 from memdir.config import Settings, load_settings
@@ -40,6 +41,9 @@ from memdir.model import Frontmatter, Problem, Span, TopicFile
 from memdir.scan import Skipped, iter_topic_entries
 from memdir.textio import MAX_PARSE_BYTES, decode_bytes, read_text
 from memdir.topic import _YAML_AWKWARD, _simple_scalar, find_links, load_topic, parse_topic_text
+
+if TYPE_CHECKING:
+    from memdir.project import Project
 
 #: MEMORY.md is read whole, well past the topic-file cap: every entry counts for orphans.
 INDEX_MAX_BYTES = 64 * 1024 * 1024
@@ -189,10 +193,14 @@ def _read_bytes(path: str) -> tuple[bytes, os.stat_result]:
 class DirState:
     """Lint state of one memory directory, updated file by file."""
 
-    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+    def __init__(
+        self, root: Path, settings: Settings | None = None, project: Project | None = None
+    ) -> None:
         self.root = Path(os.path.abspath(root))
         self.settings = settings if settings is not None else Settings()
-        self.context = LintContext.from_settings(self.root, self.settings)
+        #: The project the memories cite (MEM117, MEM118 check against it); None: not checked.
+        self.project = project
+        self.context = self._context()
         #: How often each file was read from disk: lets tests (and curious users) check that an
         #: incremental update read only what changed.
         self.reads: Counter[str] = Counter()
@@ -238,12 +246,22 @@ class DirState:
 
     # --- updates -----------------------------------------------------------------------------
 
+    def _context(self) -> LintContext:
+        context = LintContext.from_settings(self.root, self.settings)
+        return context if self.project is None else replace(context, project=self.project)
+
     def set_settings(self, settings: Settings) -> None:
         """New settings: every result is recomputed (and files re-read) at the next refresh."""
         self.settings = settings
-        self.context = LintContext.from_settings(self.root, settings)
+        self.context = self._context()
         self._files.clear()
         self._index = None
+
+    def set_project(self, project: Project | None) -> None:
+        """A new project (or its files changed): every result is recomputed at the next
+        refresh."""
+        self.project = project
+        self.set_settings(self.settings)
 
     def refresh(self) -> set[str]:
         """Bring the state up to date with the disk; returns the relative paths (re)read.

@@ -5,10 +5,10 @@ that checks it) and lists them in its ``RULES``; :data:`RULES` here gathers them
 points run whatever the registry holds, so a rule added to an area's list reaches every path:
 
 * :func:`check_topic`: the rules that read one topic file (MEM101-MEM106, MEM109, MEM110,
-  MEM112, MEM113, MEM115, MEM116, MEM119, MEM120), however the file arrived (disk, editor,
+  MEM112, MEM113, MEM115-MEM121), however the file arrived (disk, editor,
   fast parser);
 * :func:`check_index`: the rules that read MEMORY.md (MEM001-MEM004, MEM006, MEM007, and its
-  secrets and encoding);
+  secrets, encoding and citations);
 * :func:`check_directory`: the rules that read the index with a :class:`TopicSummary` of every
   topic file (MEM005, MEM107, MEM108, MEM111, MEM114).
 
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from memdir.index import Index
 from memdir.lint.diagnostic import Diagnostic
-from memdir.lint.rules import content, descriptions, directory, frontmatter
+from memdir.lint.rules import citations, content, descriptions, directory, frontmatter
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules.base import DirectoryView, IndexView, Rule, TopicView
@@ -65,6 +65,7 @@ RULES: dict[str, Rule] = _gather(
     descriptions.RULES,
     content.RULES,
     directory.RULES,
+    citations.RULES,
     date_rules.RULES,
 )
 ALL_CODES: tuple[str, ...] = tuple(RULES)

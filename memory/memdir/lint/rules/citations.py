@@ -1,0 +1,393 @@
+"""Rules about what a memory cites in its project (MEM117, MEM118): paths and identifiers that no
+longer exist there.
+
+They run only when the lint context has a :class:`~memdir.project.Project` (``memdir lint
+--project``, or the project of the agent's own memory dir); without one they find nothing and
+cost nothing. Extraction is conservative on purpose: a false finding teaches people to ignore the
+rule, a miss only leaves a memory unchecked. So only text that is unmistakably a path or an
+identifier is checked: fenced code blocks, URLs, placeholders (``path/to/x``), shell commands and
+plain words are left alone, and nothing in the frontmatter is read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from memdir import constants as C
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.rules.base import IndexView, Rule, TopicView, offset_span
+
+if TYPE_CHECKING:
+    from memdir.lint.engine import LintContext
+    from memdir.project import Project
+
+#: Extensions that make a name without a slash a file name (source code: config and document
+#: names such as ``settings.json`` or ``CLAUDE.md`` often live outside the project).
+SOURCE_EXTENSIONS = frozenset(
+    {"py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "cjs", "go", "rs", "java", "kt", "kts", "rb",
+     "php", "c", "h", "cc", "cpp", "hpp", "cs", "swift", "scala", "vue", "svelte", "sh", "bash",
+     "zsh", "sql", "proto", "ex", "exs", "erl", "hs", "ml", "clj", "dart", "lua", "r", "jl"}
+)  # fmt: skip
+#: Extensions that make a slash-separated name a file path.
+PATH_EXTENSIONS = SOURCE_EXTENSIONS | frozenset(
+    {"json", "yaml", "yml", "toml", "ini", "cfg", "conf", "md", "rst", "txt", "html", "htm",
+     "css", "scss", "sass", "less", "xml", "csv", "lock", "gradle", "tf", "tfvars", "properties",
+     "env", "example", "tmpl", "j2", "graphql", "mk", "cmake", "dockerfile"}
+)  # fmt: skip
+#: Path components that mark an example rather than a real path.
+PLACEHOLDERS = frozenset(
+    {"foo", "bar", "baz", "qux", "xxx", "yyy", "zzz", "example", "your", "yours", "my", "some",
+     "somewhere", "placeholder", "name", "file", "dir", "folder"}
+)  # fmt: skip
+#: Backticked values that are values, not identifiers.
+VALUES = frozenset(
+    {"true", "false", "null", "none", "nil", "yes", "no", "on", "off", "undefined", "nan", "inf"}
+)
+
+_CODE_SPAN = re.compile(r"(`+)([^`\n]+?)\1(?!`)")
+_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+_BARE_PATH = re.compile(
+    r"(?<![A-Za-z0-9_./:@~\\$%-])"
+    r"((?:\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_][A-Za-z0-9_.-]*)+/?)"
+    r"(?![A-Za-z0-9_/\\-])"
+)
+_PATH_TEXT = re.compile(r"[A-Za-z0-9_.@+-][A-Za-z0-9_.@+/-]*")
+_LOCATION = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)$")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.:-][A-Za-z_][A-Za-z0-9_]*)*")
+_CAMEL = re.compile(r"[a-z0-9][A-Z]")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_RUNNERS = (("make",), ("npm", "run"), ("pnpm", "run"), ("yarn", "run"), ("just",))
+
+Kind = Literal["path", "identifier"]
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One thing a memory cites: where (offsets in the text), as written, and what to look up."""
+
+    kind: Kind
+    start: int
+    end: int
+    #: As written in the memory.
+    text: str
+    #: For a path: the normalised ``/``-separated path (a trailing ``/`` for a directory); for an
+    #: identifier: the word to look up.
+    target: str
+    #: A path given as a Markdown link (an explicit reference, checked without other evidence).
+    link: bool = False
+
+
+# --- extraction ----------------------------------------------------------------------------------
+
+
+def _extension(path: str) -> str:
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot + 1 :].lower() if dot > 0 else ""
+
+
+def path_target(text: str) -> str | None:
+    """The path ``text`` names (``./`` and a ``:line`` suffix dropped), or None for anything
+    that is not plainly a path inside a project: URLs, absolute and home paths, ``../``, globs,
+    templates, placeholders."""
+    if "://" in text or text.startswith(("/", "~", "../", "-", "@")) or text == "./":
+        return None
+    path = _LOCATION.sub("", text)
+    if path.startswith("./"):
+        path = path[2:]
+    if not path or _PATH_TEXT.fullmatch(path) is None:
+        return None
+    parts = path.rstrip("/").split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return None
+    lowered = [part.lower() for part in parts]
+    stems = [part.split(".", 1)[0] for part in lowered]
+    if any(part in PLACEHOLDERS or part.startswith(("your-", "your_", "my-")) for part in stems):
+        return None
+    if "path/to" in "/".join(lowered):
+        return None
+    if "/" not in path:
+        return path if _extension(path) in SOURCE_EXTENSIONS else None
+    if "." in parts[0] and len(parts) > 1 and _extension(parts[0]) not in PATH_EXTENSIONS:
+        return None  # github.com/owner/repo, example.org/x: a host, not a directory
+    return path
+
+
+def identifier_target(text: str) -> str | None:
+    """The word to look up for a backticked identifier, or None when ``text`` is not plainly
+    code: a function (``name()``), a flag (``--dry-run``), a ``snake_case``, ``camelCase`` or
+    ``PascalCase`` name, or a dotted name (``stripe.Charge``: its last part)."""
+    called = text.endswith("()")
+    name = text[:-2] if called else text
+    flag = name.startswith("-")
+    name = name.lstrip("-") if flag else name.lstrip("@")
+    if _IDENTIFIER.fullmatch(name) is None or name.lower() in VALUES:
+        return None
+    parts = re.split(r"[.:]", name)
+    last = parts[-1]
+    if len(parts) > 1:
+        if _extension(name) in PATH_EXTENSIONS or any(len(p) < 2 for p in parts):
+            return None  # a file name (memdir.toml) or an abbreviation (e.g)
+        return last if len(last) >= 3 else None
+    if flag:
+        return name if len(name) >= 3 and name[0].isalpha() else None
+    if "-" in name:
+        return None  # well-known, pre-commit: a hyphenated word unless a flag or a target
+    if len(name) < 3:
+        return None
+    code_like = (
+        called
+        or ("_" in name.strip("_") and any(c.isalpha() for c in name))
+        or _CAMEL.search(name) is not None
+    )
+    return name if code_like else None
+
+
+def _runner_target(text: str) -> str | None:
+    """``make build``, ``npm run lint``: the target or script named."""
+    words = text.split()
+    for runner in _RUNNERS:
+        n = len(runner)
+        if len(words) == n + 1 and tuple(words[:n]) == runner:
+            target = words[n]
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.:-]*", target) and len(target) >= 2:
+                return target
+    return None
+
+
+def _blank(line: str, start: int, end: int) -> str:
+    return line[:start] + " " * (end - start) + line[end:]
+
+
+def extract_citations(text: str, start: int = 0) -> list[Citation]:
+    """Every path and identifier ``text`` cites from offset ``start`` on (fenced blocks
+    skipped), in order."""
+    found: list[Citation] = []
+    fence: str | None = None
+    offset = start
+    for line in text[start:].split("\n"):
+        here = offset
+        offset += len(line) + 1
+        opening = _FENCE.match(line)
+        if fence is not None:
+            closing = opening.group(1) if opening is not None else ""
+            if closing[:1] == fence[0] and len(closing) >= len(fence):
+                fence = None
+            continue
+        if opening is not None:
+            fence = opening.group(1)
+            continue
+        plain = line
+        for match in _CODE_SPAN.finditer(line):
+            plain = _blank(plain, match.start(), match.end())
+            content = match.group(2).strip()
+            at = here + match.start(2) + match.group(2).index(content[:1] or " ")
+            if not content:
+                continue
+            if any(c.isspace() for c in content):
+                target = _runner_target(content)
+                if target is not None:
+                    begin = at + content.rindex(target)
+                    found.append(Citation("identifier", begin, begin + len(target), target, target))
+                continue
+            path = path_target(content)
+            if path is not None:
+                found.append(Citation("path", at, at + len(content), content, path))
+                continue
+            word = identifier_target(content)
+            if word is not None:
+                found.append(Citation("identifier", at, at + len(content), content, word))
+        for match in _LINK.finditer(plain):
+            plain = _blank(plain, match.start(), match.end())
+            raw = match.group(1)
+            if raw.startswith(("#", "mailto:")) or "%" in raw or "?" in raw:
+                continue
+            target = raw.split("#", 1)[0]
+            path = path_target(target) if target else None
+            if path is not None:
+                begin = here + match.start(1)
+                found.append(Citation("path", begin, begin + len(target), target, path, True))
+        for match in _BARE_PATH.finditer(plain):
+            raw = match.group(1).rstrip(".")
+            after = plain[match.end(1) : match.end(1) + 1]
+            if raw.endswith("/") and after.isalnum():
+                continue  # src/app/新.py: the path goes on in letters the pattern stops at
+            if not raw.endswith("/") and _extension(raw) not in PATH_EXTENSIONS:
+                continue  # read/write, and/or: words, not paths
+            path = path_target(raw)
+            if path is not None and "/" in path:
+                begin = here + match.start(1)
+                found.append(Citation("path", begin, begin + len(raw), raw, path))
+    found.sort(key=lambda c: c.start)
+    return found
+
+
+# --- checking ------------------------------------------------------------------------------------
+
+
+def _body_offset(text: str, body_line: int) -> int:
+    offset = 0
+    for _ in range(body_line):
+        newline = text.find("\n", offset)
+        if newline < 0:
+            return len(text)
+        offset = newline + 1
+    return offset
+
+
+def _in_memory_dir(memory_root: Path, base: Path, path: str) -> bool:
+    """A path that names a file of the memory dir (relative to it or to the citing file)."""
+    for directory in {memory_root, base}:
+        if os.path.lexists(os.path.join(directory, path.rstrip("/"))):
+            return True
+    return False
+
+
+def _anchored(project: Project, citation: Citation) -> bool:
+    """Whether a path is plainly meant inside this project: a link, a file name with an
+    extension, a directory written with a trailing ``/``, or a path starting at one of its
+    top-level entries (or at a renamed one)."""
+    path = citation.target
+    if citation.link or path.endswith("/") or _extension(path):
+        return True
+    first = path.split("/", 1)[0]
+    return project.exists(first) or project.renamed_to(first) is not None
+
+
+def missing_path(project: Project, path: str) -> tuple[bool, str | None]:
+    """(missing, renamed to) for a cited path: a file or directory of the project, or the tail
+    of one (``lint/state.py`` for ``memory/memdir/lint/state.py``)."""
+    bare = path.rstrip("/")
+    if project.exists(bare) or project.in_memory_dir(bare) or project.has_suffix(bare):
+        return False, None
+    if project.on_disk(bare):
+        return False, None
+    renamed = project.renamed_to(bare)
+    if renamed is None and "/" in bare:
+        # A renamed parent: old/dir/file.py where old/dir moved as a whole.
+        parent, _, rest = bare.rpartition("/")
+        moved = project.renamed_to(parent)
+        if moved is not None and project.exists(f"{moved}/{rest}"):
+            renamed = f"{moved}/{rest}"
+    if renamed is None:
+        renamed = project.renamed_suffix(bare)
+    return True, renamed
+
+
+def _check_text(
+    text: str, start: int, base: Path, ctx: LintContext, path: Path, rel: str
+) -> Iterator[Diagnostic]:
+    project = ctx.project
+    if project is None:
+        return
+    if not project.complete:
+        return  # a partial file list: anything may be in the part not listed
+    paths_on = "MEM117" in ctx.enabled
+    names_on = "MEM118" in ctx.enabled
+    for citation in extract_citations(text, start):
+        span = offset_span(text, citation.start, citation.end)
+        if citation.kind == "path":
+            if not paths_on or _in_memory_dir(ctx.root, base, citation.target):
+                continue
+            if not _anchored(project, citation):
+                continue
+            missing, renamed = missing_path(project, citation.target)
+            if not missing:
+                continue
+            if renamed is not None:
+                message = (
+                    f"`{citation.text}` no longer exists in the project; git shows it was "
+                    f"renamed to `{renamed}`: update the memory, or the agent will look for "
+                    "the old path"
+                )
+            else:
+                message = (
+                    f"`{citation.text}` does not exist in the project (any more): the agent "
+                    "trusts a memory's paths, so it would look for it or recommend it; update "
+                    "the path or remove the claim"
+                )
+            yield ctx.diag("MEM117", path, rel, span, message)
+        elif names_on and not project.has_word(citation.target):
+            yield ctx.diag(
+                "MEM118",
+                path,
+                rel,
+                span,
+                f"`{citation.text}` appears nowhere in the project any more: the agent would "
+                "recommend something that was removed or renamed; find what replaced it and "
+                "update the memory, or remove the claim",
+            )
+
+
+def _topic_citations(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
+    if ctx.project is None or not view.usable:
+        return []
+    topic = view.topic
+    start = _body_offset(topic.text, topic.body_line) if topic.frontmatter is not None else 0
+    return list(_check_text(topic.text, start, topic.path.parent, ctx, topic.path, topic.rel_path))
+
+
+def _index_citations(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
+    if ctx.project is None:
+        return []
+    return list(_check_text(view.index.text, 0, ctx.root, ctx, ctx.index_path, C.INDEX_FILENAME))
+
+
+def _paths_rule(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
+    return [d for d in _topic_citations(view, ctx) if d.code == "MEM117"]
+
+
+def _names_rule(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
+    return [d for d in _topic_citations(view, ctx) if d.code == "MEM118"]
+
+
+_NEEDS_PROJECT = (
+    " Checked only when the project is known: `memdir lint --project ROOT`, or the project of "
+    "the agent's own memory dir (`memdir lint` with no directory)."
+)
+
+MEM117 = Rule(
+    "MEM117",
+    "cited-path-missing",
+    "warning",
+    "topic",
+    "A memory cites a path (in backticks, as a Markdown link, or a bare `src/…`-like path) "
+    "that does not exist in the project; when git shows the file or directory was renamed, "
+    "the message says to what. Paths are looked up in git's file list (tracked and untracked, "
+    "`.gitignore` respected) or, outside git, a bounded walk; a path may also be the tail of a "
+    "project path (`lint/state.py`). URLs, absolute and home paths, `../`, globs, placeholders "
+    "(`path/to/x`), fenced code blocks and the memory dir's own files are not checked."
+    + _NEEDS_PROJECT,
+    "The agent trusts what a memory says: a stale path sends it looking for a file that is "
+    "gone, or recommending it to the user.",
+    "`See src/app/old.py for the retry logic` after `git mv src/app/old.py src/app/new.py`",
+    "Update the path (to the new one the message names), or remove the claim.",
+    topic=_paths_rule,
+    index=lambda view, ctx: [d for d in _index_citations(view, ctx) if d.code == "MEM117"],
+)
+
+MEM118 = Rule(
+    "MEM118",
+    "cited-identifier-missing",
+    "warning",
+    "topic",
+    "A memory cites, in backticks, an identifier that appears nowhere in the project: a "
+    "function (`charge_card()`), a `snake_case`, `camelCase` or `PascalCase` name, a flag "
+    "(`--dry-run`), a dotted name (`stripe.Charge`: its last part is looked up), a make "
+    "target or script (`make deploy`, `npm run lint`). Plain words, values (`true`), version "
+    "numbers and other shell commands are not checked; files under the memory dir do not "
+    "count as the project." + _NEEDS_PROJECT,
+    "The agent would recommend a function, flag or key that was removed or renamed, and the "
+    "user would find out only when it fails.",
+    "`Call retry_payment() before refunding` after `retry_payment` was deleted",
+    "Find what replaced it and update the memory, or remove the claim.",
+    topic=_names_rule,
+    index=lambda view, ctx: [d for d in _index_citations(view, ctx) if d.code == "MEM118"],
+)
+
+RULES = (MEM117, MEM118)

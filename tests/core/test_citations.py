@@ -1,0 +1,382 @@
+"""MEM117 and MEM118 on real git histories made here: renames (committed and staged), deletions,
+a removed function, a moved directory; English and Chinese memories; no finding on memories that
+cite only what exists."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from memdir.cli import main
+from memdir.lint.rules.citations import extract_citations, identifier_target, path_target
+from memdir.lint.state import DirState
+from memdir.project import Project, list_project, parse_name_status, resolve_renames
+from memhelpers import EXAMPLES, ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.org",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.org",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=_ENV)
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, files)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    return root
+
+
+def memory(tmp_path: Path, topics: dict[str, str]) -> Path:
+    directory = tmp_path / "memory"
+    write(directory, {"MEMORY.md": "".join(f"- [{n}]({n}) — x\n" for n in topics)})
+    write(
+        directory,
+        {
+            name: f"---\nname: {name}\ndescription: a fact about the project\n"
+            f"type: project\n---\n{body}\n"
+            for name, body in topics.items()
+        },
+    )
+    return directory
+
+
+def findings(directory: Path, project_root: Path | None) -> list[tuple[str, str, str]]:
+    """(file, code, message) of every MEM117/MEM118."""
+    project = Project.load(project_root, directory) if project_root is not None else None
+    state = DirState(directory, project=project)
+    state.refresh()
+    return [
+        (d.rel_path, d.code, d.message)
+        for d in state.lint().diagnostics
+        if d.code in ("MEM117", "MEM118")
+    ]
+
+
+CODE = {
+    "src/app/old.py": "def retry_payment(order):\n    return charge_card(order)\n",
+    "src/app/cards.py": "def charge_card(order):\n    pass\n",
+    "lib/util.py": "MAX_RETRIES = 3\n",
+    "lib/text.py": "def slugify(x):\n    return x\n",
+    "Makefile": "deploy:\n\t./scripts/deploy.sh --dry-run\n",
+    "scripts/deploy.sh": "#!/bin/sh\n",
+    "jobs/retention.yaml": "retention_days: 90\n",
+}
+
+
+# --- extraction ----------------------------------------------------------------------------------
+
+
+def test_extraction_is_conservative() -> None:
+    text = (
+        "See `src/app/old.py:12`, [the cards](src/app/cards.py#L3) and lib/util.py. Run "
+        "`make deploy`, pass `--dry-run`, call `retry_payment()`, `stripe.Charge`, `DirState`.\n"
+        "Not: `true`, `v1.2.3`, `path/to/file.py`, `foo/bar`, `git log --oneline`, `lint`, "
+        "`e.g.`, https://github.com/a/b.py, `~/.claude/settings.json`, `/etc/hosts`, "
+        "`../up.py`, `*.py`, `settings.json`, `well-known`, read/write, `-v`, `<dir>/x.py`.\n"
+        "```\nsrc/in_a_fence.py `fenced_name`\n```\n"
+    )
+    cited = [(c.kind, c.target) for c in extract_citations(text)]
+    assert cited == [
+        ("path", "src/app/old.py"),
+        ("path", "src/app/cards.py"),
+        ("path", "lib/util.py"),
+        ("identifier", "deploy"),
+        ("identifier", "dry-run"),
+        ("identifier", "retry_payment"),
+        ("identifier", "Charge"),
+        ("identifier", "DirState"),
+    ]
+
+
+def test_extraction_in_chinese_text() -> None:
+    text = (
+        "新建日志表时，在`jobs/retention.yaml`里加一条；代码见src/app/cards.py的`charge_card`函数。"
+    )
+    cited = [(c.kind, c.text) for c in extract_citations(text)]
+    assert cited == [
+        ("path", "jobs/retention.yaml"),
+        ("path", "src/app/cards.py"),
+        ("identifier", "charge_card"),
+    ]
+    # A path that runs on in Chinese characters is not cut into a shorter, wrong one.
+    assert extract_citations("见src/app/新模块.py") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("./src/a.py", "src/a.py"),
+        ("src/a.py:3:4", "src/a.py"),
+        ("web/", "web/"),
+        ("cards.py", "cards.py"),
+        ("settings.json", None),
+        ("github.com/a/b", None),
+        ("your-project/src/a.py", None),
+    ],
+)
+def test_path_target(text: str, expected: str | None) -> None:
+    assert path_target(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("snake_case", "snake_case"),
+        ("camelCase", "camelCase"),
+        ("--flag-name", "flag-name"),
+        ("main()", "main"),
+        ("Charge", None),
+        ("NULL", None),
+        ("memdir.toml", None),
+        ("1.2.3", None),
+        ("CONSTANT", None),
+    ],
+)
+def test_identifier_target(text: str, expected: str | None) -> None:
+    assert identifier_target(text) == expected
+
+
+# --- renames -------------------------------------------------------------------------------------
+
+
+def test_rename_parsing_follows_chains_and_moved_directories() -> None:
+    raw = b"R100\0a.py\0b.py\0R090\0lib/x.py\0pkg/x.py\0M\0c.py\0"
+    pairs = parse_name_status(raw)
+    assert pairs == [("a.py", "b.py"), ("lib/x.py", "pkg/x.py")]
+    files = frozenset({"c.py", "pkg/x.py", "pkg/y.py"})
+    renames = resolve_renames([("a.py", "b.py"), ("b.py", "c.py"), *pairs[1:]], files)
+    assert renames == {"a.py": "c.py", "b.py": "c.py", "lib/x.py": "pkg/x.py", "lib": "pkg"}
+
+
+def test_committed_rename_says_where_the_file_went(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {"retry.md": "Retries live in `src/app/old.py`; see also [cards](src/app/cards.py)."},
+    )
+    assert findings(directory, root) == []
+    git(root, "mv", "src/app/old.py", "src/app/new.py")
+    git(root, "commit", "-q", "-m", "rename")
+    assert findings(directory, root) == [
+        (
+            "retry.md",
+            "MEM117",
+            "`src/app/old.py` no longer exists in the project; git shows it was renamed to "
+            "`src/app/new.py`: update the memory, or the agent will look for the old path",
+        )
+    ]
+
+
+def test_staged_rename_is_seen_before_the_commit(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(tmp_path, {"retry.md": "Retries: src/app/old.py."})
+    git(root, "mv", "src/app/old.py", "src/app/retry.py")
+    [(_, code, message)] = findings(directory, root)
+    assert code == "MEM117" and "renamed to `src/app/retry.py`" in message
+
+
+def test_deleted_file_and_ignored_file(tmp_path: Path) -> None:
+    root = repo(tmp_path, {**CODE, ".gitignore": "build/\n"})
+    write(root, {"build/out.js": "x", "notes/draft.py": "untracked = 1\n"})
+    directory = memory(
+        tmp_path,
+        {
+            "a.md": "The job is in `jobs/retention.yaml`; the bundle is `build/out.js`; "
+            "draft in `notes/draft.py`.",
+        },
+    )
+    assert findings(directory, root) == []
+    git(root, "rm", "-q", "jobs/retention.yaml")
+    git(root, "commit", "-q", "-m", "drop retention job")
+    [(_, code, message)] = findings(directory, root)
+    assert code == "MEM117"
+    assert message.startswith("`jobs/retention.yaml` does not exist in the project (any more)")
+
+
+def test_moved_directory(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(tmp_path, {"util.md": "Helpers are in `lib/`, limits in lib/util.py."})
+    assert findings(directory, root) == []
+    git(root, "mv", "lib", "pkg")
+    git(root, "commit", "-q", "-m", "move lib")
+    messages = [message for _, _, message in findings(directory, root)]
+    assert messages == [
+        "`lib/` no longer exists in the project; git shows it was renamed to `pkg`: update the "
+        "memory, or the agent will look for the old path",
+        "`lib/util.py` no longer exists in the project; git shows it was renamed to "
+        "`pkg/util.py`: update the memory, or the agent will look for the old path",
+    ]
+
+
+def test_removed_function_and_flag(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {
+            "pay.md": "Call `retry_payment()` before `charge_card()`; deploy with `make deploy` "
+            "and `--dry-run`.",
+        },
+    )
+    assert findings(directory, root) == []
+    write(root, {"src/app/old.py": "def retry_order(order):\n    pass\n", "Makefile": "ship:\n"})
+    git(root, "mv", "scripts/deploy.sh", "scripts/ship.sh")
+    git(root, "commit", "-q", "-am", "rename things")
+    found = findings(directory, root)
+    assert [(code, message.split("`")[1]) for _, code, message in found] == [
+        ("MEM118", "retry_payment()"),
+        ("MEM118", "deploy"),
+        ("MEM118", "--dry-run"),
+    ]
+    assert "appears nowhere in the project any more" in found[0][2]
+
+
+def test_chinese_memory(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {
+            "保留.md": "新建日志表时，同时在 `jobs/retention.yaml` 里加一条 90 天的清理任务；"
+            "重试逻辑见src/app/old.py的`retry_payment`。",
+        },
+    )
+    assert findings(directory, root) == []
+    git(root, "mv", "jobs/retention.yaml", "jobs/cleanup.yaml")
+    write(root, {"src/app/old.py": "def retry(order):\n    pass\n"})
+    git(root, "commit", "-q", "-am", "重命名")
+    found = findings(directory, root)
+    assert [code for _, code, _ in found] == ["MEM117", "MEM118"]
+    assert "renamed to `jobs/cleanup.yaml`" in found[0][2]
+
+
+def test_memory_dir_inside_the_project_does_not_vouch_for_itself(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = root / ".claude" / "memory"
+    write(
+        directory,
+        {
+            "MEMORY.md": "- [a](a.md) — x\n",
+            "a.md": "---\nname: a\ndescription: d\ntype: project\n---\n"
+            "Use `gone_helper()`; see [b](b.md) and `reference/x.md`.\n",
+            "b.md": "---\nname: b\ndescription: d\ntype: project\n---\nMentions gone_helper.\n",
+            "reference/x.md": "x\n",
+        },
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "memory")
+    assert [(rel, code) for rel, code, _ in findings(directory, root)] == [("a.md", "MEM118")]
+
+
+# --- no false findings ---------------------------------------------------------------------------
+
+
+def test_examples_against_the_project_they_describe(tmp_path: Path) -> None:
+    root = repo(
+        tmp_path,
+        {
+            "internal/store/orders.go": "type OrderRepository struct{}\n",
+            "jobs/retention.yaml": "days: 90\n",
+            "payments/intents.go": "// replaces stripe.Charge\n",
+            "web/index.ts": "export {}\n",
+        },
+    )
+    copy = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, copy)
+    assert findings(copy, root) == []
+
+
+def test_a_memory_citing_only_what_exists_in_this_repository(tmp_path: Path) -> None:
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    directory = memory(
+        tmp_path,
+        {
+            "lint.md": "The cache is `DirState` in `memory/memdir/lint/state.py` (also "
+            "lint/state.py); rule pages come from `memdir/lint/docs.py` via "
+            "`python -m memdir.lint.docs`. See [the CLI docs](docs/cli.md) and `--project`.",
+            "中文.md": "规则注册在`memory/memdir/lint/rules/__init__.py`的`check_topic`里。",
+        },
+    )
+    assert findings(directory, ROOT) == []
+
+
+def test_no_project_no_findings_and_nothing_loaded(tmp_path: Path) -> None:
+    directory = memory(tmp_path, {"a.md": "See `src/gone.py` and `gone_function()`."})
+    assert findings(directory, None) == []
+    script = (
+        "import sys\nfrom memdir.cli import main\n"
+        f"main(['lint', {str(directory)!r}, '--exit-zero'])\n"
+        "assert 'memdir.project' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)
+
+
+# --- outside git, and incremental updates --------------------------------------------------------
+
+
+def test_plain_directory_is_walked(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    write(root, {"src/a.py": "def keep_me():\n    pass\n", "node_modules/x/gone.js": "gone_js\n"})
+    listing = list_project(root)
+    assert not listing.git and listing.complete
+    assert listing.files == {"src/a.py"}
+    directory = memory(
+        tmp_path, {"a.md": "`src/a.py` has `keep_me()`; `node_modules/x/gone.js` too."}
+    )
+    # Skipped by the walk, but on disk: not reported.
+    assert findings(directory, root) == []
+    (root / "src" / "a.py").unlink()
+    assert [code for _, code, _ in findings(directory, root)] == ["MEM117", "MEM118"]
+
+
+def test_project_updates_one_file_at_a_time(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    project = Project.load(root)
+    assert project.has_word("retry_payment")
+    project.update_file("src/app/old.py", b"def other():\n    pass\n")
+    assert not project.has_word("retry_payment") and project.has_word("other")
+    project.update_file("src/new.py", b"retry_payment = None\n")
+    assert project.has_word("retry_payment") and project.exists("src/new.py")
+    project.remove_file("src/new.py")
+    assert not project.has_word("retry_payment") and not project.exists("src/new.py")
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+
+def test_cli_project_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(tmp_path, {"a.md": "See `src/app/gone.py`."})
+    assert main(["lint", str(directory), "--project", str(root)]) == 1
+    out, _ = capsys.readouterr()
+    assert "MEM117 `src/app/gone.py` does not exist in the project" in out
+    # No project: not checked, and said when the codes are asked for.
+    assert main(["lint", str(directory)]) == 0
+    assert main(["lint", str(directory), "--select", "MEM117"]) == 0
+    _, err = capsys.readouterr()
+    assert err.count("pass --project ROOT") == 1
+    assert main(["lint", str(directory), "--project", str(tmp_path / "nope")]) == 2
