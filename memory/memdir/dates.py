@@ -22,7 +22,9 @@ Unit = Literal["day", "week", "month", "year"]
 Language = Literal["en", "zh", "ja"]
 
 __all__ = [
+    "Deadline",
     "RelativeDate",
+    "find_deadlines",
     "find_relative_dates",
     "parse_day",
     "render",
@@ -252,3 +254,56 @@ def parse_day(value: object) -> dt.date | None:
         return dt.date(*map(int, match.groups()))
     except ValueError:
         return None
+
+
+# --- deadlines --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """An absolute date stated as a deadline ("due 2027-03-31", "截止 2027年3月31日")."""
+
+    #: String offsets of the date in the text searched (end exclusive).
+    start: int
+    end: int
+    text: str
+    day: dt.date
+
+
+_DATE = (
+    r"(?P<date>\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}"
+    r"|\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日)"
+)
+# The keyword, then the date close after it in the same clause. "by" and "until" only right
+# before the date: "decided by the CTO on 2026-01-02" states no deadline. Words that also date
+# the past ("before", 之前, まで) are not deadlines here.
+_DEADLINES = (
+    re.compile(
+        r"(?<![\w-])(?:due|deadline|expires?|expiry|sunset|cut-?off|shuts?\s+down|retires?|"
+        r"ends?|freeze\s+lifts)(?![\w-])[^.;!?\n。；]{0,60}?(?<![\w/-])" + _DATE + r"(?![\w/-])",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?<![\w-])(?:by|until|no\s+later\s+than)\s+(?:the\s+|on\s+)?" + _DATE + r"(?![\w/-])",
+        re.IGNORECASE,
+    ),
+    re.compile(r"(?:截止|期限|到期|締め?切り?|締切)(?:日期|日|时间)?[:：是为は]?\s*" + _DATE),
+    re.compile(_DATE + r"\s*(?:截止|到期|下线|停用|までに|締め?切り?|締切)"),
+)
+_DATE_PARTS = re.compile(r"\d+")
+
+
+def find_deadlines(text: str) -> list[Deadline]:
+    """Every date ``text`` states as a deadline, in order; code spans are skipped."""
+    masked = _CODE_SPAN.sub(lambda m: " " * len(m.group()), text)
+    found: dict[int, Deadline] = {}
+    for pattern in _DEADLINES:
+        for m in pattern.finditer(masked):
+            year, month, day = map(int, _DATE_PARTS.findall(m.group("date")))
+            try:
+                date = dt.date(year, month, day)
+            except ValueError:
+                continue
+            start, end = m.span("date")
+            found.setdefault(start, Deadline(start, end, text[start:end], date))
+    return [found[start] for start in sorted(found)]

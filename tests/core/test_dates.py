@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from memdir.config import Settings, settings_from_mapping
-from memdir.dates import find_relative_dates, parse_day, render, resolve
+from memdir.dates import find_deadlines, find_relative_dates, parse_day, render, resolve
 from memdir.fixes.apply import apply_text_edits
 from memdir.lint import DirState
 from memdir.lint.diagnostic import Diagnostic
@@ -115,7 +115,8 @@ def context(today: dt.date = TODAY, verify_after_days: int = 180) -> LintContext
 
 def lint_text(text: str, ctx: LintContext | None = None, mtime: float = 0.0) -> list[Diagnostic]:
     topic = parse_topic_text(text, Path("/m/t.md"), "t.md", mtime, len(text))
-    return [d for d in check_topic(topic, ctx or context()) if d.code in ("MEM119", "MEM120")]
+    codes = ("MEM119", "MEM120", "MEM121")
+    return [d for d in check_topic(topic, ctx or context()) if d.code in codes]
 
 
 def project(body: str, extra: str = "", type_: str = "project") -> str:
@@ -226,4 +227,45 @@ def test_example_directory_has_no_date_findings() -> None:
     state.context = dataclasses.replace(state.context, today=dt.date(2026, 12, 3))
     state.refresh()
     codes = {d.code for d in state.lint().diagnostics}
-    assert not codes & {"MEM119", "MEM120"}
+    assert not codes & {"MEM119", "MEM120", "MEM121"}
+
+
+# --- deadlines (MEM121) ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Payments migration due 2026-11-30", ["2026-11-30"]),
+        ("/v1/ shuts down on 2027-01-15.", ["2027-01-15"]),
+        ("Stripe retires the Charges API for our account on 2027-03-31.", ["2027-03-31"]),
+        ("finish by 2026-11-01", ["2026-11-01"]),
+        ("截止日期：2026年11月30日", ["2026年11月30日"]),
+        ("接口 2026-11-30 下线", ["2026-11-30"]),
+        ("2026/11/30までに提出する", ["2026/11/30"]),
+        ("締め切りは2026-11-30", ["2026-11-30"]),
+        # Not deadlines: a date that only dates something, "by" far from its date, code.
+        ("decided by the CTO on 2026-01-02", []),
+        ("released 2026-01-01", []),
+        ("法务在 2026 年 9 月的合规审查后要求", []),
+        ("2026-09-01 之前的数据", []),
+        ("see `due 2020-01-01`", []),
+        ("due 2026-02-30", []),
+    ],
+)
+def test_find_deadlines(text: str, expected: list[str]) -> None:
+    assert [d.text for d in find_deadlines(text)] == expected
+
+
+def test_mem121_only_past_deadlines_in_project_memories() -> None:
+    text = project("# Freeze\n\nPartners must move off /v1/ by 2026-11-30; /v2/ ends 2027-06-01.\n")
+    (found,) = lint_text(text, context(today=THURSDAY))
+    assert found.code == "MEM121" and found.severity == "info" and found.fix is None
+    assert "2026-11-30 passed 3 days ago" in found.message
+    assert text.split("\n")[found.span.start_line][found.span.start_col : found.span.end_col] == (
+        "2026-11-30"
+    )
+    assert lint_text(text, context(today=dt.date(2026, 11, 30))) == []
+    assert lint_text(project("due 2026-11-30\n", type_="reference"), context(today=THURSDAY)) == []
+    zh = project("新接口上线，旧接口截止 2026年11月1日。\n")
+    assert [d.code for d in lint_text(zh, context(today=THURSDAY))] == ["MEM121"]

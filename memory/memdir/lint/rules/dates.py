@@ -1,5 +1,5 @@
-"""Rules about time (MEM119, MEM120): a relative date in a project memory, a memory nobody has
-checked for a long time.
+"""Rules about time (MEM119-MEM121): a relative date in a project memory, a memory nobody has
+checked for a long time, a deadline that has passed.
 
 Both judge against ``ctx.today`` (an input of the run, never the clock here) and read the
 memory's own dates: ``last_verified`` and ``modified`` where the agent reads them (``metadata``
@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from memdir.dates import find_relative_dates, parse_day, render, resolve
+from memdir.dates import find_deadlines, find_relative_dates, parse_day, render, resolve
 from memdir.fixes import dates as date_fixes
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, head_span
@@ -181,4 +181,48 @@ MEM120 = Rule(
     topic=_not_verified,
 )
 
-RULES = (MEM119, MEM120)
+# --- MEM121 --------------------------------------------------------------------------------------
+
+
+def _past_deadline(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
+    topic = view.topic
+    if topic.type != "project" or not view.usable:
+        return []
+    found: list[Diagnostic] = []
+    for number, line in _searched_lines(topic):
+        for deadline in find_deadlines(line):
+            days = (ctx.today - deadline.day).days
+            if days <= 0:
+                continue
+            found.append(
+                ctx.diag(
+                    "MEM121",
+                    topic.path,
+                    topic.rel_path,
+                    Span.on_line(number, deadline.start, deadline.end),
+                    f"the deadline {deadline.text} passed {days} days ago: the agent still reads "
+                    "this memory as a plan; say what happened (done, moved, dropped) or delete "
+                    "what no longer holds",
+                )
+            )
+    return found
+
+
+MEM121 = Rule(
+    "MEM121",
+    "past-deadline",
+    "info",
+    "topic",
+    "A `project` memory states a deadline that has passed: a date after *due*, *deadline*, "
+    "*expires*, *shuts down*, *retires*, *ends*, or right after *by* or *until*; *截止*, "
+    "*期限*, *到期*, *下线*; *締め切り*, *期限*, *までに* (dates as `2027-03-31`, `2027/03/31` "
+    "or `2027年3月31日`).",
+    "Project memories record plans; once the date is behind, the agent still reads the plan as "
+    "ahead of it and acts on it (a freeze that ended, an API already shut down).",
+    "`Partners must move off /v1/ by 2026-11-30.` read on 2026-12-03",
+    "Say what happened (done, moved to a new date, dropped), or delete what no longer holds. "
+    "Dates after words that also date the past (*before*, *之前*, *まで*) are not reported.",
+    topic=_past_deadline,
+)
+
+RULES = (MEM119, MEM120, MEM121)
