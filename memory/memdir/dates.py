@@ -180,14 +180,22 @@ def _cjk(text: str) -> list[RelativeDate]:
     return found
 
 
+_EN_HINTS = ("day", "week", "month", "year", "tomorrow")
+_CJK_HINT = re.compile("[明昨周期拜月年週]")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 
 
 def find_relative_dates(text: str) -> list[RelativeDate]:
     """Every relative date in ``text`` (one line or more), in order; code spans are skipped."""
+    # Every expression holds one of these: most lines are passed over without the patterns.
+    lower = text.lower()
+    english = any(word in lower for word in _EN_HINTS)
+    cjk = not text.isascii() and _CJK_HINT.search(text) is not None
+    if not (english or cjk):
+        return []
     masked = _CODE_SPAN.sub(lambda m: " " * len(m.group()), text)
-    found = _english(masked)
-    if not masked.isascii():
+    found = _english(masked) if english else []
+    if cjk:
         found.extend(_cjk(masked))
     return sorted(found, key=lambda r: r.start)
 
@@ -290,11 +298,14 @@ _DEADLINES = (
     re.compile(r"(?:截止|期限|到期|締め?切り?|締切)(?:日期|日|时间)?[:：是为は]?\s*" + _DATE),
     re.compile(_DATE + r"\s*(?:截止|到期|下线|停用|までに|締め?切り?|締切)"),
 )
+_YEAR = re.compile(r"\d{4}")
 _DATE_PARTS = re.compile(r"\d+")
 
 
 def find_deadlines(text: str) -> list[Deadline]:
     """Every date ``text`` states as a deadline, in order; code spans are skipped."""
+    if _YEAR.search(text) is None:
+        return []  # nearly every line
     masked = _CODE_SPAN.sub(lambda m: " " * len(m.group()), text)
     found: dict[int, Deadline] = {}
     for pattern in _DEADLINES:
