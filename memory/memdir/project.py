@@ -45,6 +45,9 @@ class ProjectFiles:
     files: frozenset[str]
     #: Old path -> the path it is now, for renamed files and directories (chains followed).
     renames: Mapping[str, str] = field(default_factory=dict)
+    #: Paths git shows were deleted (committed, staged or in the work tree) and that are not
+    #: back: evidence that a cited path is gone rather than never in this project.
+    deleted: frozenset[str] = frozenset()
     #: Whether the file list came from git.
     git: bool = False
     #: False when a walk stopped at :data:`MAX_WALK_FILES`: a path missing from a partial list
@@ -79,12 +82,20 @@ def _zsplit(data: bytes) -> list[str]:
     return [part.decode("utf-8", "surrogateescape") for part in data.split(b"\0") if part]
 
 
-def _git_files(root: Path) -> frozenset[str] | None:
+def _git_files(root: Path) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(files, deleted in the work tree) of the repository at ``root``."""
     listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     if listed is None:
         return None
-    deleted = _git(root, "ls-files", "-z", "--deleted") or b""
-    return frozenset(_zsplit(listed)) - frozenset(_zsplit(deleted))
+    deleted = frozenset(_zsplit(_git(root, "ls-files", "-z", "--deleted") or b""))
+    return frozenset(_zsplit(listed)) - deleted, deleted
+
+
+def _git_deleted(root: Path) -> frozenset[str]:
+    """Paths deleted in the history or in the staged changes."""
+    history = _git(root, "log", "-z", "--format=", "--name-only", "--diff-filter=D", "--no-merges")
+    staged = _git(root, "diff", "-z", "--cached", "--name-only", "--diff-filter=D")
+    return frozenset(_zsplit(history or b"")) | frozenset(_zsplit(staged or b""))
 
 
 def parse_name_status(data: bytes) -> list[tuple[str, str]]:
@@ -178,9 +189,12 @@ def list_project(root: Path) -> ProjectFiles:
     """The project's files: git's list and renames in a git repository's root, else a walk."""
     root = Path(os.path.abspath(root))
     if _is_git_root(root):
-        files = _git_files(root)
-        if files is not None:
-            return ProjectFiles(root, files, resolve_renames(_git_renames(root), files), git=True)
+        listed = _git_files(root)
+        if listed is not None:
+            files, gone = listed
+            renames = resolve_renames(_git_renames(root), files)
+            deleted = (gone | _git_deleted(root)) - files
+            return ProjectFiles(root, files, renames, deleted, git=True)
     files, complete = _walk(root)
     return ProjectFiles(root, files, {}, git=False, complete=complete)
 
@@ -222,6 +236,8 @@ class Project:
         self.git = listing.git
         self.complete = listing.complete
         self.renames: dict[str, str] = dict(listing.renames)
+        self.deleted = listing.deleted
+        self._deleted_tails: frozenset[str] | None = None
         self._exclude = exclude.rstrip("/") + "/" if exclude else None
         self.files: set[str] = {f for f in listing.files if not self._excluded(f)}
         self._dirs: frozenset[str] | None = None
@@ -281,6 +297,20 @@ class Project:
                     cut = path.find("/", cut + 1)
             self._suffixes = frozenset(tails)
         return rel.rstrip("/") in self._suffixes
+
+    def was_deleted(self, rel: str) -> bool:
+        """Whether git shows ``rel`` (a file, a directory of files, or the tail of either) was
+        deleted."""
+        if self._deleted_tails is None:
+            tails: set[str] = set()
+            for path in itertools.chain(self.deleted, _directories(self.deleted)):
+                tails.add(path)
+                cut = path.find("/")
+                while cut >= 0:
+                    tails.add(path[cut + 1 :])
+                    cut = path.find("/", cut + 1)
+            self._deleted_tails = frozenset(tails)
+        return rel.rstrip("/") in self._deleted_tails
 
     def renamed_suffix(self, rel: str) -> str | None:
         """Where git shows a renamed path went, for a path cited by its tail (one answer only)."""

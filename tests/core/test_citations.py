@@ -215,7 +215,25 @@ def test_deleted_file_and_ignored_file(tmp_path: Path) -> None:
     git(root, "commit", "-q", "-m", "drop retention job")
     [(_, code, message)] = findings(directory, root)
     assert code == "MEM117"
-    assert message.startswith("`jobs/retention.yaml` does not exist in the project (any more)")
+    assert message.startswith(
+        "`jobs/retention.yaml` no longer exists in the project; git shows it was deleted"
+    )
+
+
+def test_paths_that_may_live_elsewhere_are_left_alone(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {
+            "a.md": "CI is `fleet-backend/.github/workflows/ci.yml`; branch `release/app-x.y`; "
+            "`read/write`; see `src/app/missing.py` and `src/gone/`.",
+        },
+    )
+    # Only paths inside the project's own top-level directories are reported without git's word.
+    assert [m.split("`")[1] for _, _, m in findings(directory, root)] == [
+        "src/app/missing.py",
+        "src/gone/",
+    ]
 
 
 def test_moved_directory(tmp_path: Path) -> None:
@@ -281,7 +299,7 @@ def test_memory_dir_inside_the_project_does_not_vouch_for_itself(tmp_path: Path)
         {
             "MEMORY.md": "- [a](a.md) — x\n",
             "a.md": "---\nname: a\ndescription: d\ntype: project\n---\n"
-            "Use `gone_helper()`; see [b](b.md) and `reference/x.md`.\n",
+            "Use `gone_helper()`; see [b](b.md), `reference/x.md`, [gone](notes/gone.md).\n",
             "b.md": "---\nname: b\ndescription: d\ntype: project\n---\nMentions gone_helper.\n",
             "reference/x.md": "x\n",
         },
@@ -340,10 +358,17 @@ def test_no_project_no_findings_and_nothing_loaded(tmp_path: Path) -> None:
 
 def test_plain_directory_is_walked(tmp_path: Path) -> None:
     root = tmp_path / "plain"
-    write(root, {"src/a.py": "def keep_me():\n    pass\n", "node_modules/x/gone.js": "gone_js\n"})
+    write(
+        root,
+        {
+            "src/a.py": "def keep_me():\n    pass\n",
+            "src/b.py": "",
+            "node_modules/x/gone.js": "gone_js\n",
+        },
+    )
     listing = list_project(root)
     assert not listing.git and listing.complete
-    assert listing.files == {"src/a.py"}
+    assert listing.files == {"src/a.py", "src/b.py"}
     directory = memory(
         tmp_path, {"a.md": "`src/a.py` has `keep_me()`; `node_modules/x/gone.js` too."}
     )

@@ -248,25 +248,29 @@ def _in_memory_dir(memory_root: Path, base: Path, path: str) -> bool:
     return False
 
 
-def _anchored(project: Project, citation: Citation) -> bool:
-    """Whether a path is plainly meant inside this project: a link, a file name with an
-    extension, a directory written with a trailing ``/``, or a path starting at one of its
-    top-level entries (or at a renamed one)."""
+def _inside(project: Project, citation: Citation) -> bool:
+    """Whether a path that git never saw go is plainly meant inside this project: it starts at
+    one of the project's top-level entries and is a file name with a known extension, a
+    directory written with a trailing ``/``, or a link (not to a ``.md`` file, which is more
+    likely a memory link). Anything else may live in another repository or on a server."""
     path = citation.target
-    if citation.link or path.endswith("/") or _extension(path):
-        return True
     first = path.split("/", 1)[0]
-    return project.exists(first) or project.renamed_to(first) is not None
+    if "/" not in path.rstrip("/") or not project.exists(first):
+        return False
+    if citation.link:
+        return _extension(path) != "md"
+    return path.endswith("/") or _extension(path) in PATH_EXTENSIONS or "." not in path
 
 
-def missing_path(project: Project, path: str) -> tuple[bool, str | None]:
-    """(missing, renamed to) for a cited path: a file or directory of the project, or the tail
-    of one (``lint/state.py`` for ``memory/memdir/lint/state.py``)."""
+def missing_path(project: Project, path: str) -> tuple[bool, str | None, bool]:
+    """(missing, renamed to, deleted) for a cited path: a file or directory of the project, or
+    the tail of one (``lint/state.py`` for ``memory/memdir/lint/state.py``); a path that exists
+    on disk though git ignores it is not missing."""
     bare = path.rstrip("/")
     if project.exists(bare) or project.in_memory_dir(bare) or project.has_suffix(bare):
-        return False, None
+        return False, None, False
     if project.on_disk(bare):
-        return False, None
+        return False, None, False
     renamed = project.renamed_to(bare)
     if renamed is None and "/" in bare:
         # A renamed parent: old/dir/file.py where old/dir moved as a whole.
@@ -276,7 +280,7 @@ def missing_path(project: Project, path: str) -> tuple[bool, str | None]:
             renamed = f"{moved}/{rest}"
     if renamed is None:
         renamed = project.renamed_suffix(bare)
-    return True, renamed
+    return True, renamed, renamed is None and project.was_deleted(bare)
 
 
 def _check_text(
@@ -294,10 +298,8 @@ def _check_text(
         if citation.kind == "path":
             if not paths_on or _in_memory_dir(ctx.root, base, citation.target):
                 continue
-            if not _anchored(project, citation):
-                continue
-            missing, renamed = missing_path(project, citation.target)
-            if not missing:
+            missing, renamed, deleted = missing_path(project, citation.target)
+            if not missing or not (renamed or deleted or _inside(project, citation)):
                 continue
             if renamed is not None:
                 message = (
@@ -305,11 +307,17 @@ def _check_text(
                     f"renamed to `{renamed}`: update the memory, or the agent will look for "
                     "the old path"
                 )
+            elif deleted:
+                message = (
+                    f"`{citation.text}` no longer exists in the project; git shows it was "
+                    "deleted: the agent trusts a memory's paths, so it would look for it or "
+                    "recommend it; update the memory or remove the claim"
+                )
             else:
                 message = (
-                    f"`{citation.text}` does not exist in the project (any more): the agent "
-                    "trusts a memory's paths, so it would look for it or recommend it; update "
-                    "the path or remove the claim"
+                    f"`{citation.text}` does not exist in the project: the agent trusts a "
+                    "memory's paths, so it would look for it or recommend it; update the path "
+                    "or remove the claim"
                 )
             yield ctx.diag("MEM117", path, rel, span, message)
         elif names_on and not project.has_word(citation.target):
@@ -357,10 +365,13 @@ MEM117 = Rule(
     "warning",
     "topic",
     "A memory cites a path (in backticks, as a Markdown link, or a bare `src/…`-like path) "
-    "that does not exist in the project; when git shows the file or directory was renamed, "
-    "the message says to what. Paths are looked up in git's file list (tracked and untracked, "
-    "`.gitignore` respected) or, outside git, a bounded walk; a path may also be the tail of a "
-    "project path (`lint/state.py`). URLs, absolute and home paths, `../`, globs, placeholders "
+    "that does not exist in the project, and either git shows it was renamed (the message says "
+    "to what: committed or staged renames, a moved directory) or deleted, or it starts at one "
+    "of the project's top-level directories. A path under a top-level name the project does "
+    "not have (`other-repo/ci.yml`) may live elsewhere and is not reported. Paths are looked "
+    "up in git's file list (tracked and untracked, `.gitignore` respected; an ignored file on "
+    "disk counts) or, outside git, a bounded walk; a path may also be the tail of a project "
+    "path (`lint/state.py`). URLs, absolute and home paths, `../`, globs, placeholders "
     "(`path/to/x`), fenced code blocks and the memory dir's own files are not checked."
     + _NEEDS_PROJECT,
     "The agent trusts what a memory says: a stale path sends it looking for a file that is "
