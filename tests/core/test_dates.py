@@ -131,6 +131,9 @@ def test_mem119_fix_writes_the_date_it_meant() -> None:
     (found,) = lint_text(text)
     assert found.code == "MEM119" and found.severity == "warning"
     assert "“next Friday”" in found.message and "2026-12-11" in found.message
+    assert not found.message.endswith("— a day already past")
+    (later,) = lint_text(text, context(today=dt.date(2026, 12, 12)))
+    assert later.message.endswith("— a day already past")
     assert found.fix is not None and not found.fix.safe
     assert apply_text_edits(text, list(found.fix.edits)) == text.replace(
         "next Friday", "2026-12-11"

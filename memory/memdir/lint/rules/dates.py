@@ -76,7 +76,11 @@ def _relative_date(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
             absolute = render(relative, anchor)
             span = Span.on_line(number, relative.start, relative.end)
             fix = date_fixes.replace_relative_date(topic, span, relative.text, absolute, anchor)
-            meant = resolve(relative, anchor)
+            # A plan ("next Friday") whose day is behind us: the agent may still act on it.
+            ahead = relative.offset > 0 or (relative.offset == 0 and relative.weekday is not None)
+            passed = (
+                " — a day already past" if ahead and resolve(relative, anchor) < ctx.today else ""
+            )
             found.append(
                 ctx.diag(
                     "MEM119",
@@ -86,7 +90,7 @@ def _relative_date(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
                     f"relative date “{relative.text}”: the agent reads this memory in later "
                     f"sessions, when it no longer means what it did; write the date itself "
                     f"({absolute} if it was written on {anchor.isoformat()}, the file's last "
-                    f"change){' — already past' if meant < ctx.today else ''}",
+                    f"change){passed}",
                     fix,
                 )
             )
