@@ -72,7 +72,8 @@ _EN = re.compile(
     r"(?P<dat>the\s+day\s+after\s+tomorrow)"
     r"|(?P<tomorrow>tomorrow)|(?P<yesterday>yesterday)"
     r"|(?:the\s+)?(?P<shift>next|this|last|coming)\s+"
-    r"(?:(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?P<unit>week|month|year))"
+    r"(?:(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?!\s+of\b)"
+    r"|(?P<unit>week|month|year))"
     r"|in\s+(?P<n>\d{1,2}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
     r"(?P<nunit>day|week|month)s?(?!\s+(?:of|after|before|from\s+(?!now|today)))"
     r"|(?P<ago_n>\d{1,2}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
@@ -84,7 +85,7 @@ _EN = re.compile(
 # 后天/前天, which are also parts of other words, and "N天后", which is as often after an event.)
 _ZH = re.compile(
     r"(?P<tomorrow>明天|明日)|(?P<yesterday>昨天|昨日)"
-    r"|(?P<shift>下|这|本|上)(?:个)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])?"
+    r"|(?P<shift>下|这|本|上)(?:个)?(?:周(?![期年刊])|星期|礼拜)(?P<wd>[一二三四五六日天])?"
     r"|(?P<month>下个月|下月|上个月)"
     r"|(?P<year>明年|去年)"
 )

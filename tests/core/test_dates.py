@@ -80,6 +80,9 @@ def test_relative_dates_resolve_from_their_anchor(
         "this week we use the new pipeline",
         "/v1/ shuts down on 2027-01-15",
         "毎週金曜に定例",
+        "payroll runs on the last Friday of each month",
+        "以上周期内的告警都要处理",
+        "下周期的预算",
     ],
 )
 def test_not_relative_dates(text: str) -> None:
