@@ -405,3 +405,20 @@ def test_cli_project_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     _, err = capsys.readouterr()
     assert err.count("pass --project ROOT") == 1
     assert main(["lint", str(directory), "--project", str(tmp_path / "nope")]) == 2
+
+
+def test_names_of_other_systems_are_left_alone(tmp_path: Path) -> None:
+    root = repo(tmp_path, {**CODE, "src/app/redact.py": "def phone(x):\n    return x\n"})
+    directory = memory(
+        tmp_path,
+        {"a.md": "Query `tracks.gps_points_all`; call `redact.address()`, not `redact.phone()`."},
+    )
+    write(
+        directory,
+        {
+            "grafana.md": "---\nname: grafana\ndescription: dashboards\ntype: reference\n---\n"
+            "Panel `dispatch_is_leader` on the fleet board.\n"
+        },
+    )
+    # The table's schema is not in this project; `redact` is, and has no `address` any more.
+    assert [m.split("`")[1] for _, _, m in findings(directory, root)] == ["redact.address()"]

@@ -80,6 +80,9 @@ class Citation:
     target: str
     #: A path given as a Markdown link (an explicit reference, checked without other evidence).
     link: bool = False
+    #: For a dotted identifier (``stripe.Charge``): its first part, which must be a project word
+    #: for the name to be checked (else it likely names another system: a table, a dashboard).
+    qualifier: str | None = None
 
 
 # --- extraction ----------------------------------------------------------------------------------
@@ -201,7 +204,11 @@ def extract_citations(text: str, start: int = 0) -> list[Citation]:
                 continue
             word = identifier_target(content)
             if word is not None:
-                found.append(Citation("identifier", at, at + len(content), content, word))
+                parts = re.split(r"[.:]", content.lstrip("-@"))
+                qualifier = parts[0] if len(parts) > 1 else None
+                found.append(
+                    Citation("identifier", at, at + len(content), content, word, False, qualifier)
+                )
         for match in _LINK.finditer(plain):
             plain = _blank(plain, match.start(), match.end())
             raw = match.group(1)
@@ -284,7 +291,13 @@ def missing_path(project: Project, path: str) -> tuple[bool, str | None, bool]:
 
 
 def _check_text(
-    text: str, start: int, base: Path, ctx: LintContext, path: Path, rel: str
+    text: str,
+    start: int,
+    base: Path,
+    ctx: LintContext,
+    path: Path,
+    rel: str,
+    names: bool = True,
 ) -> Iterator[Diagnostic]:
     project = ctx.project
     if project is None:
@@ -292,7 +305,7 @@ def _check_text(
     if not project.complete:
         return  # a partial file list: anything may be in the part not listed
     paths_on = "MEM117" in ctx.enabled
-    names_on = "MEM118" in ctx.enabled
+    names_on = names and "MEM118" in ctx.enabled
     for citation in extract_citations(text, start):
         span = offset_span(text, citation.start, citation.end)
         if citation.kind == "path":
@@ -320,7 +333,11 @@ def _check_text(
                     "or remove the claim"
                 )
             yield ctx.diag("MEM117", path, rel, span, message)
-        elif names_on and not project.has_word(citation.target):
+        elif (
+            names_on
+            and (citation.qualifier is None or project.has_word(citation.qualifier))
+            and not project.has_word(citation.target)
+        ):
             yield ctx.diag(
                 "MEM118",
                 path,
@@ -337,7 +354,11 @@ def _topic_citations(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
         return []
     topic = view.topic
     start = _body_offset(topic.text, topic.body_line) if topic.frontmatter is not None else 0
-    return list(_check_text(topic.text, start, topic.path.parent, ctx, topic.path, topic.rel_path))
+    # A reference memory points at other systems (dashboards, trackers): its names live there.
+    names = topic.type != "reference"
+    return list(
+        _check_text(topic.text, start, topic.path.parent, ctx, topic.path, topic.rel_path, names)
+    )
 
 
 def _index_citations(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
@@ -389,10 +410,12 @@ MEM118 = Rule(
     "topic",
     "A memory cites, in backticks, an identifier that appears nowhere in the project: a "
     "function (`charge_card()`), a `snake_case`, `camelCase` or `PascalCase` name, a flag "
-    "(`--dry-run`), a dotted name (`stripe.Charge`: its last part is looked up), a make "
+    "(`--dry-run`), a dotted name (`stripe.Charge`: its last part is looked up, when its first "
+    "part is in the project), a make "
     "target or script (`make deploy`, `npm run lint`). Plain words, values (`true`), version "
-    "numbers and other shell commands are not checked; files under the memory dir do not "
-    "count as the project." + _NEEDS_PROJECT,
+    "numbers, other shell commands and the names in `reference` memories (which point at other "
+    "systems) are not checked; files under the memory dir do not count as the project."
+    + _NEEDS_PROJECT,
     "The agent would recommend a function, flag or key that was removed or renamed, and the "
     "user would find out only when it fails.",
     "`Call retry_payment() before refunding` after `retry_payment` was deleted",
