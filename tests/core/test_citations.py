@@ -422,3 +422,27 @@ def test_names_of_other_systems_are_left_alone(tmp_path: Path) -> None:
     )
     # The table's schema is not in this project; `redact` is, and has no `address` any more.
     assert [m.split("`")[1] for _, _, m in findings(directory, root)] == ["redact.address()"]
+
+
+def test_cli_default_is_the_project_of_the_agents_memory_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = repo(tmp_path, CODE)
+    config = tmp_path / "claude"
+    slug = "".join(c if c.isalnum() and c.isascii() else "-" for c in str(root.resolve()))
+    agent_memory = config / "projects" / slug / "memory"
+    write(
+        agent_memory,
+        {
+            "MEMORY.md": "- [a](a.md) — where retries live\n",
+            "a.md": "---\nname: a\ndescription: where retries live\ntype: project\n---\n"
+            "Retries: `src/app/gone.py`, `retry_payment()`.\n",
+        },
+    )
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(root)
+    assert main(["lint", "--select", "MEM117,MEM118"]) == 1
+    out, err = capsys.readouterr()
+    assert [line.split(" ")[2] for line in out.splitlines()] == ["MEM117"]
+    assert "pass --project" not in err

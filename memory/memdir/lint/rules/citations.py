@@ -349,9 +349,23 @@ def _check_text(
             )
 
 
+#: The last file's findings: MEM117's and MEM118's checks run one after the other on the same
+#: file, and each would otherwise extract and look up its citations again.
+_LAST: list[tuple[TopicView, LintContext, list[Diagnostic]]] = []
+
+
 def _topic_citations(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     if ctx.project is None or not view.usable:
         return []
+    last = _LAST[0] if _LAST else None  # one read: another thread may replace it
+    if last is not None and last[0] is view and last[1] is ctx:
+        return last[2]
+    found = _topic_findings(view, ctx)
+    _LAST[:] = [(view, ctx, found)]
+    return found
+
+
+def _topic_findings(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
     start = _body_offset(topic.text, topic.body_line) if topic.frontmatter is not None else 0
     # A reference memory points at other systems (dashboards, trackers): its names live there.
