@@ -6,6 +6,7 @@ actually offered for each finding, by title and by effect, against the rule regi
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -29,6 +30,11 @@ FILES = {
     "bare.md": "# Grafana\nThe checkout board is the first stop when p95 alerts fire.\n",
     "orphan.md": topic("orphan", "oncall escalation goes through PagerDuty core-platform"),
     "retention.md": topic("数据保留策略", "行为日志只保留 90 天，新表要配清理任务"),
+    "freeze.md": (
+        "---\nname: freeze\ndescription: the payments freeze window and who lifts it\n"
+        "type: project\nmodified: 2026-12-03T10:00:00.000Z\nlast_verified: 2020-01-02\n---\n"
+        "The freeze starts next Friday.\n"
+    ),
 }
 #: Code -> (the file its planted finding is in, the titles of every action offered for it).
 PLANTED: dict[str, tuple[str, set[str]]] = {
@@ -39,6 +45,9 @@ PLANTED: dict[str, tuple[str, set[str]]] = {
     "MEM104": ("role.md", {f"Change the type to `{t}`" for t in C.MEMORY_TYPES}),
     "MEM107": ("orphan.md", {"Add orphan.md to MEMORY.md"}),
     "MEM115": ("retention.md", {"Use the file name: rename to `retention`"}),
+    "MEM119": ("freeze.md", {"Replace “next Friday” with 2026-12-11 (as written on 2026-12-03)"}),
+    # The server judges against the real date (the one input of a run not frozen here).
+    "MEM120": ("freeze.md", {f"Mark verified today ({dt.date.today().isoformat()})"}),
 }
 
 
