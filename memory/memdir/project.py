@@ -55,10 +55,13 @@ class ProjectFiles:
     complete: bool = True
 
 
-def _git(root: Path, *args: str) -> bytes | None:
+def _git(
+    root: Path, *args: str, stdin: bytes | None = None, ok: tuple[int, ...] = (0,)
+) -> bytes | None:
     try:
         done = subprocess.run(
             ["git", "-C", os.fspath(root), *args],
+            input=stdin,
             capture_output=True,
             timeout=_GIT_TIMEOUT,
             check=False,
@@ -66,7 +69,7 @@ def _git(root: Path, *args: str) -> bytes | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout if done.returncode == 0 else None
+    return done.stdout if done.returncode in ok else None
 
 
 def _is_git_root(root: Path) -> bool:
@@ -244,6 +247,8 @@ class Project:
         self._suffixes: frozenset[str] | None = None
         self._file_words: dict[str, frozenset[str]] | None = None
         self._counts: Counter[str] = Counter()
+        #: Words looked up in one batch (:meth:`find_words`) before any index was built.
+        self._known: dict[str, bool] = {}
 
     @classmethod
     def load(cls, root: Path, memory_dir: Path | None = None) -> Project:
@@ -331,13 +336,41 @@ class Project:
 
     def has_word(self, word: str) -> bool:
         """Whether ``word`` appears in any project file (as a whole identifier-like word)."""
+        if self._file_words is None and word in self._known:
+            return self._known[word]
         self._index()
         return self._counts[word] > 0
+
+    def find_words(self, words: Iterable[str]) -> None:
+        """Look ``words`` up in one pass, so that :meth:`has_word` answers them without building
+        the word index: in a git repository one ``git grep`` (git's own threads, binary files
+        and ignored files skipped) instead of reading every file here. A one-off run (the CLI)
+        that knows its words up front calls this; an incremental caller builds the index."""
+        wanted = sorted({w for w in words if w not in self._known})
+        if not wanted or self._file_words is not None:
+            return
+        if not self.git:
+            self._index()
+            return
+        args = ["grep", "-z", "-I", "-h", "-o", "-w", "-F", "--untracked", "-f", "-"]
+        args += ["--", "."]
+        if self._exclude is not None:
+            args.append(f":(exclude){self._exclude.rstrip('/')}")
+        # git grep exits 1 when nothing matches.
+        found = _git(self.root, *args, stdin="\n".join(wanted).encode(), ok=(0, 1))
+        if found is None:
+            self._index()
+            return
+        hits = set(found.decode("utf-8", "surrogateescape").replace("\0", "\n").splitlines())
+        path_words = words_of("\n".join(self.files).encode("utf-8", "surrogateescape"))
+        for word in wanted:
+            self._known[word] = word in hits or word in path_words
 
     def update_file(self, rel: str, data: bytes | None = None) -> None:
         """One project file was created or changed: re-read it (or take ``data``)."""
         if self._excluded(rel):
             return
+        self._known.clear()
         index = self._index()
         self.remove_file(rel)
         data = data[:MAX_FILE_BYTES] if data is not None else _read_capped(self.root, rel)
@@ -350,6 +383,7 @@ class Project:
 
     def remove_file(self, rel: str) -> None:
         """One project file was deleted."""
+        self._known.clear()
         if self._file_words is not None:
             old = self._file_words.pop(rel, frozenset())
             self._counts.subtract(old)

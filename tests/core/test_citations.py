@@ -446,3 +446,26 @@ def test_cli_default_is_the_project_of_the_agents_memory_dir(
     out, err = capsys.readouterr()
     assert [line.split(" ")[2] for line in out.splitlines()] == ["MEM117"]
     assert "pass --project" not in err
+
+
+def test_one_pass_lookup_agrees_with_the_word_index(tmp_path: Path) -> None:
+    root = repo(tmp_path, {**CODE, ".gitignore": "ignored/\n"})
+    write(root, {".claude/memory/a.md": "only_in_memory\n", "ignored/x.py": "only_ignored = 1\n"})
+    write(root, {"untracked.py": "only_untracked = 1\n"})
+    words = ["retry_payment", "deploy", "dry-run", "only_in_memory", "only_ignored"]
+    words += ["only_untracked", "nothing_here"]
+    batch = Project.load(root, root / ".claude" / "memory")
+    batch.find_words(words)
+    assert batch._file_words is None  # answered without reading the files here
+    index = Project.load(root, root / ".claude" / "memory")
+    verdicts = {word: batch.has_word(word) for word in words}
+    assert verdicts == {word: index.has_word(word) for word in words}
+    assert verdicts == {
+        "retry_payment": True,
+        "deploy": True,
+        "dry-run": True,
+        "only_in_memory": False,
+        "only_ignored": False,
+        "only_untracked": True,
+        "nothing_here": False,
+    }

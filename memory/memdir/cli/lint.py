@@ -160,9 +160,12 @@ def _run(args: argparse.Namespace) -> int:
         project = None
         if any(settings.code_enabled(code) for code in _CITATION_CODES):
             if cited_root is not None:
+                from memdir.lint.rules.citations import cited_words
                 from memdir.project import Project  # only with a project: keep lint light
 
                 project = Project.load(cited_root, directory)
+                if settings.code_enabled("MEM118"):
+                    project.find_words(cited_words(directory))  # one pass, not a word index
             else:
                 unchecked = True
         state = DirState(directory, settings, project)

@@ -234,6 +234,28 @@ def extract_citations(text: str, start: int = 0) -> list[Citation]:
     return found
 
 
+def cited_words(directory: Path) -> set[str]:
+    """Every identifier the memories of ``directory`` cite (and the qualifiers of dotted
+    ones): what a one-off run looks up in one pass (:meth:`memdir.project.Project.find_words`)."""
+    from memdir.scan import iter_topic_entries
+    from memdir.textio import MAX_PARSE_BYTES, read_text
+
+    words: set[str] = set()
+    paths = [path for path, _ in iter_topic_entries(directory, [])]
+    paths.append(os.path.join(directory, C.INDEX_FILENAME))
+    for path in paths:
+        try:
+            text = read_text(Path(path), MAX_PARSE_BYTES).text
+        except OSError:
+            continue
+        for citation in extract_citations(text):
+            if citation.kind == "identifier":
+                words.add(citation.target)
+                if citation.qualifier is not None:
+                    words.add(citation.qualifier)
+    return words
+
+
 # --- checking ------------------------------------------------------------------------------------
 
 
