@@ -74,14 +74,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _codes(value: str | None, option: str) -> list[str]:
-    from memdir.lint.rules import unknown_codes
+    from memdir.lint.rules import ALL_CODES, unknown_codes
 
     if value is None:
         return []
     codes = [c.strip().upper() for c in value.split(",") if c.strip()]
     unknown = unknown_codes(codes)
     if unknown:
-        raise CliError(f"unknown code {unknown[0]} in {option} (codes are MEM001 ... MEM120)")
+        raise CliError(
+            f"unknown code {unknown[0]} in {option} (codes are {ALL_CODES[0]} ... {ALL_CODES[-1]})"
+        )
     return codes
 
 
