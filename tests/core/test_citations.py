@@ -469,3 +469,14 @@ def test_one_pass_lookup_agrees_with_the_word_index(tmp_path: Path) -> None:
         "only_untracked": True,
         "nothing_here": False,
     }
+
+
+def test_the_index_is_checked_too(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(tmp_path, {"a.md": "Nothing cited."})
+    with (directory / "MEMORY.md").open("a", encoding="utf-8") as index:
+        index.write("- [Retries](a.md) — retries live in `src/app/old.py`\n")
+    assert findings(directory, root) == []
+    git(root, "mv", "src/app/old.py", "src/app/retry.py")
+    [(rel, code, message)] = findings(directory, root)
+    assert (rel, code) == ("MEMORY.md", "MEM117") and "`src/app/retry.py`" in message
