@@ -4,7 +4,7 @@ One rule engine for the CLI (``memdir lint``) and the language server. The piece
 
 * :mod:`~memdir.lint.diagnostic`: :class:`Diagnostic` and :class:`Fix` as plain data;
 * :mod:`~memdir.lint.rules`: the rules by area, each code's metadata beside its check, and the
-  registry ``RULES`` of the stable codes MEM001-MEM116;
+  registry ``RULES`` of the stable codes (MEM001-MEM007, MEM101-MEM121);
 * :mod:`~memdir.lint.engine`: settings resolved to the codes and severities that apply;
 * :mod:`~memdir.lint.state`: :class:`DirState`, the incremental per-directory cache;
 * :mod:`~memdir.lint.fix`: applying fixes atomically; :mod:`~memdir.lint.formats`: output.
