@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from memdir.model import MemoryHeader
+
 #: The repository checkout the tests run in.
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "memory"
@@ -44,3 +46,27 @@ def generate_memdir(root: Path, files: int, seed: int = 1, invalid_files: bool =
         sys.path.remove(str(ROOT / "benchmarks"))
     gen_memdir.generate(root, files, seed=seed, invalid_files=invalid_files)
     return root
+
+
+def memory_header(
+    rel: str, description: str, type_: str | None = "project", age: int = 0
+) -> MemoryHeader:
+    """A selector candidate without a file: ``age`` minutes older than the newest."""
+    return MemoryHeader(
+        path=Path("/memory") / rel,
+        rel_path=rel,
+        mtime=1_800_000_000.0 - age * 60,
+        size=200,
+        name=rel.removesuffix(".md"),
+        description=description,
+        type=type_,
+    )
+
+
+def selector_env_vars() -> tuple[str, ...]:
+    """Every variable that makes `auto` choose a model selector or points one somewhere."""
+    from memdir.config import OPENAI_BASE_URL_ENV
+    from memdir.select import CREDENTIAL_ENV_VARS
+    from memdir.select_openai import API_KEY_ENV
+
+    return (*CREDENTIAL_ENV_VARS, API_KEY_ENV, OPENAI_BASE_URL_ENV)

@@ -15,7 +15,7 @@ import pytest
 from memdir import constants as C
 from memdir.cli import main
 from memdir.surface import Session
-from memhelpers import EXAMPLES
+from memhelpers import EXAMPLES, selector_env_vars
 
 #: Defined here rather than imported from conftest: another conftest.py in a subdirectory would
 #: shadow the module name ``conftest`` and break the import.
@@ -27,14 +27,6 @@ def topic(name: str, description: str, type_: str = "project", body: str = "Body
 
 SENTINEL = "sk-ant-api03-SENTINEL-0cc175b9c0f1b6a831c399e269772661"
 FREEZE_QUERY = "can I merge while the trunk is frozen for the app-store release?"
-CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE")
-
-
-@pytest.fixture(autouse=True)
-def no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests choose their credentials; the developer's own key must never be used here."""
-    for name in CREDENTIAL_VARS:
-        monkeypatch.delenv(name, raising=False)
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -46,7 +38,7 @@ def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
 def subprocess_run(
     *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if k not in CREDENTIAL_VARS}
+    base = {k: v for k, v in os.environ.items() if k not in selector_env_vars()}
     return subprocess.run(
         [sys.executable, "-m", "memdir", "recall", *args],
         capture_output=True,

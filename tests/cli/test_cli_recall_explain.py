@@ -13,13 +13,6 @@ from memdir.scan import scan
 from memhelpers import EXAMPLES
 
 FREEZE_QUERY = "can I merge while the trunk is frozen for the app-store release?"
-CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE")
-
-
-@pytest.fixture(autouse=True)
-def no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in CREDENTIAL_VARS:
-        monkeypatch.delenv(name, raising=False)
 
 
 def recall(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str, str]:

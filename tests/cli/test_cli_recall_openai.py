@@ -14,23 +14,11 @@ import pytest
 from fake_openai import CHAT_PATH, FakeOpenAI, answer
 from memdir import constants as C
 from memdir.cli import main
-from memdir.config import OPENAI_BASE_URL_ENV
-from memdir.select_openai import API_KEY_ENV
-from memhelpers import EXAMPLES
+from memhelpers import EXAMPLES, selector_env_vars
 
 MODEL = "llama3.2"
 FREEZE_QUERY = "can I merge while the trunk is frozen for the app-store release?"
 FREEZE = "project-release-freeze.md"
-CLEARED_VARS = (
-    *("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE"),
-    *(API_KEY_ENV, OPENAI_BASE_URL_ENV),
-)
-
-
-@pytest.fixture(autouse=True)
-def no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in CLEARED_VARS:
-        monkeypatch.delenv(name, raising=False)
 
 
 def recall(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str, str]:
@@ -123,7 +111,7 @@ def test_a_bad_base_url_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
 def test_a_hung_server_does_not_hold_the_process(tmp_path: Path) -> None:
     # From a shell: the selector gives up after its timeout and the process exits, printing the
     # lexical selection, while the server still holds its answer.
-    env = {k: v for k, v in os.environ.items() if k not in CLEARED_VARS}
+    env = {k: v for k, v in os.environ.items() if k not in selector_env_vars()}
     with FakeOpenAI(answer(FREEZE), hold=True) as fake:
         proc = subprocess.run(
             [

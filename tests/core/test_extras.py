@@ -15,8 +15,8 @@ import pytest
 from memdir import extras
 from memdir.extract import run_extraction
 from memdir.extras import MissingExtraError, install_command, require
-from memdir.model import MemoryHeader
 from memdir.select import AnthropicSelector, LexicalSelector, choose_selector
+from memhelpers import memory_header as header
 
 
 @pytest.fixture
@@ -25,18 +25,6 @@ def no_anthropic(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in [n for n in sys.modules if n == "anthropic" or n.startswith("anthropic.")]:
         monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, "anthropic", None)
-
-
-def header(rel: str, description: str) -> MemoryHeader:
-    return MemoryHeader(
-        path=Path("/memory") / rel,
-        rel_path=rel,
-        mtime=1_800_000_000.0,
-        size=200,
-        name=rel.removesuffix(".md"),
-        description=description,
-        type="project",
-    )
 
 
 def test_require_names_the_extra_the_feature_and_the_command(no_anthropic: None) -> None:

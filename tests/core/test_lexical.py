@@ -7,6 +7,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from memdir import lexical, lexical_vocab
@@ -630,9 +631,8 @@ def test_benchmark_quality_does_not_regress() -> None:
     assert lex["zh"]["recall"] > baseline["systems"]["bm25-whitespace+skip"]["zh"]["recall"] + 0.5
 
 
-def test_benchmark_quality_on_every_development_set() -> None:
-    """Floors a little under the figures measured on all the default sets of both directories
-    together (issue 16's calibration; docs/performance.md#recall)."""
+def _lexical_on(sets: str) -> dict[str, Any]:
+    """The lexical selector's figures on ``recall_eval.CORPORA`` or ``.SEALED``, combined."""
     recall_eval = load_recall_eval()
     reports = [
         recall_eval.evaluate(
@@ -641,9 +641,24 @@ def test_benchmark_quality_on_every_development_set() -> None:
             candidates=recall_eval.load_candidates(directory),
             timing=False,
         )
-        for directory, files in recall_eval.CORPORA
+        for directory, files in getattr(recall_eval, sets)
     ]
-    lex = recall_eval.combine(reports)["systems"]["lexical"]
+    lexical: dict[str, Any] = recall_eval.combine(reports)["systems"]["lexical"]
+    return lexical
+
+
+def _assert_floors(lex: dict[str, Any], floors: dict[str, tuple[float, float, float]]) -> None:
+    """Each slice's (recall, precision, unrelated questions selecting nothing) at its floor."""
+    for key, (recall, precision, rejected) in floors.items():
+        assert lex[key]["recall"] >= recall, (key, lex[key])
+        assert lex[key]["precision"] >= precision, (key, lex[key])
+        assert (lex[key]["unrelated_empty"] or 0.0) >= rejected, (key, lex[key])
+
+
+def test_benchmark_quality_on_every_development_set() -> None:
+    """Floors a little under the figures measured on all the default sets of both directories
+    together (issue 16's calibration; docs/performance.md#recall)."""
+    lex = _lexical_on("CORPORA")
     floors = {  # slice: (recall, precision, unrelated questions selecting nothing)
         "all": (0.70, 0.76, 0.86),
         "en": (0.68, 0.745, 0.82),
@@ -651,37 +666,21 @@ def test_benchmark_quality_on_every_development_set() -> None:
         "kind:tools": (0.83, 0.76, 0.0),
         "kind:paraphrase": (0.50, 0.75, 0.0),
     }
-    for key, (recall, precision, rejected) in floors.items():
-        assert lex[key]["recall"] >= recall, (key, lex[key])
-        assert lex[key]["precision"] >= precision, (key, lex[key])
-        assert (lex[key]["unrelated_empty"] or 0.0) >= rejected, (key, lex[key])
+    _assert_floors(lex, floors)
 
 
 def test_benchmark_quality_on_the_sealed_sets() -> None:
     """Floors a little under what the four sealed sets of issue 16 measure together
     (docs/performance.md#recall): each measured once after a tuning round; a guard against
     regressions, not a target."""
-    recall_eval = load_recall_eval()
-    reports = [
-        recall_eval.evaluate(
-            systems=["lexical"],
-            queries=[q for path in files for q in recall_eval.load_queries(path)],
-            candidates=recall_eval.load_candidates(directory),
-            timing=False,
-        )
-        for directory, files in recall_eval.SEALED
-    ]
-    lex = recall_eval.combine(reports)["systems"]["lexical"]
+    lex = _lexical_on("SEALED")
     floors = {  # slice: (recall, precision, unrelated questions selecting nothing)
         "all": (0.69, 0.66, 0.78),
         "en": (0.67, 0.61, 0.80),
         "zh": (0.71, 0.75, 0.77),
         "kind:tools": (0.65, 0.59, 0.0),
     }
-    for key, (recall, precision, rejected) in floors.items():
-        assert lex[key]["recall"] >= recall, (key, lex[key])
-        assert lex[key]["precision"] >= precision, (key, lex[key])
-        assert (lex[key]["unrelated_empty"] or 0.0) >= rejected, (key, lex[key])
+    _assert_floors(lex, floors)
 
 
 def test_benchmark_sets_are_sound() -> None:

@@ -12,7 +12,6 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Coroutine, Sequence
-from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -33,6 +32,7 @@ from memdir.select import (
     parse_answer,
 )
 from memdir.target import CLAUDE_CODE_2_1_328, SEED, Target
+from memhelpers import memory_header as header
 
 #: A fake credential: it must never show up in reprs, reasons, logs or output.
 SENTINEL = "sk-ant-api03-SENTINEL-d41d8cd98f00b204e9800998ecf8427e"
@@ -40,18 +40,6 @@ BASE_URL = "http://anthropic.memdir.test"
 MODEL = "claude-test-model"
 
 Handler = Callable[[httpx2.Request], Coroutine[None, None, httpx2.Response]]
-
-
-def header(rel: str, description: str, type_: str | None = "project", age: int = 0) -> MemoryHeader:
-    return MemoryHeader(
-        path=Path("/memory") / rel,
-        rel_path=rel,
-        mtime=1_800_000_000.0 - age * 60,
-        size=200,
-        name=rel.removesuffix(".md"),
-        description=description,
-        type=type_,
-    )
 
 
 HEADERS = (

@@ -23,7 +23,6 @@ from memdir.config import (
 )
 from memdir.hook import user_prompt_submit
 from memdir.manifest import format_manifest
-from memdir.model import MemoryHeader
 from memdir.paths import locate_memory_dir
 from memdir.select import (
     SELECT_MEMORIES_SYSTEM_PROMPT,
@@ -40,23 +39,12 @@ from memdir.select_openai import (
     SCHEMA_NAME,
     OpenAICompatibleSelector,
 )
+from memhelpers import memory_header as header
 from memhelpers import topic
 
 MODEL = "qwen2.5:7b-instruct"
 KEY = "sk-local-SENTINEL-7215ee9c7d9dc229d2921a40e899ec5f"
 QUERY = "can I merge while the trunk is frozen for the release?"
-
-
-def header(rel: str, description: str, type_: str = "project") -> MemoryHeader:
-    return MemoryHeader(
-        path=Path("/memory") / rel,
-        rel_path=rel,
-        mtime=1_800_000_000.0,
-        size=200,
-        name=rel.removesuffix(".md"),
-        description=description,
-        type=type_,
-    )
 
 
 HEADERS = (

@@ -23,7 +23,7 @@ import attrs
 import pytest
 import pytest_lsp
 from fake_anthropic import FakeAnthropic
-from lsp_helpers import FILES, Workspace, build
+from lsp_helpers import FILES, Workspace, build, pull_like_vscode
 from lsprotocol import types
 from pygls.client import JsonRPCClient
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -104,23 +104,6 @@ def _fix_code_action_structuring(client: LanguageClient) -> None:
 
     converter.register_structure_hook(types.Command | types.CodeAction, structure)
     converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # noqa: UP007
-
-
-def pull_like_vscode(capabilities: types.ClientCapabilities) -> None:
-    """pytest-lsp's VS Code is 1.65; the extension needs 1.101, which pulls and takes refreshes.
-
-    With the "neovim" preset (push: it takes no refresh) both ways of delivering findings run.
-    """
-    if capabilities.text_document is None:
-        capabilities.text_document = types.TextDocumentClientCapabilities()
-    capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities(
-        dynamic_registration=True, related_document_support=False
-    )
-    if capabilities.workspace is None:
-        capabilities.workspace = types.WorkspaceClientCapabilities()
-    capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(
-        refresh_support=True
-    )
 
 
 def _marker_value(request: pytest.FixtureRequest, name: str) -> Any:

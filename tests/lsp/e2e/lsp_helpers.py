@@ -252,3 +252,20 @@ async def request(client: LanguageClient, method: str, params: Any) -> Any:
     result = plain(await client.protocol.send_request_async(method, params))
     check_schema(method, result)
     return result
+
+
+def pull_like_vscode(capabilities: types.ClientCapabilities) -> None:
+    """pytest-lsp's VS Code is 1.65; the extension needs 1.101, which pulls and takes refreshes.
+
+    With the "neovim" preset (push: it takes no refresh) both ways of delivering findings run.
+    """
+    if capabilities.text_document is None:
+        capabilities.text_document = types.TextDocumentClientCapabilities()
+    capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities(
+        dynamic_registration=True, related_document_support=False
+    )
+    if capabilities.workspace is None:
+        capabilities.workspace = types.WorkspaceClientCapabilities()
+    capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(
+        refresh_support=True
+    )

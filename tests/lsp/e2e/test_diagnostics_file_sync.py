@@ -20,8 +20,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import pull_like_vscode
-from lsp_helpers import Workspace, apply_text_edits, encoding_of, open_doc, pos
+from lsp_helpers import Workspace, apply_text_edits, encoding_of, open_doc, pos, pull_like_vscode
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 

@@ -13,8 +13,16 @@ import contextlib
 from collections.abc import Callable
 
 import pytest
-from conftest import pull_like_vscode
-from lsp_helpers import TIMEOUT, Workspace, codes, diagnostics_for, is_pull, open_doc, topic
+from lsp_helpers import (
+    TIMEOUT,
+    Workspace,
+    codes,
+    diagnostics_for,
+    is_pull,
+    open_doc,
+    pull_like_vscode,
+    topic,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
