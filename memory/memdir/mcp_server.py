@@ -359,20 +359,27 @@ class _Server(MCPServer):
                 command = arguments.get("command")
                 if command in _WRITE_COMMANDS:
                     return read_only_refusal(str(command))
-            problems = []
-            try:
-                tool.fn_metadata.validate_arguments(arguments)
-            except ValidationError as exc:
-                problems += argument_problems(exc)
+            # Unknown names are refused before the tool runs (the SDK would drop them);
+            # otherwise the SDK validates once and its report is reworded below.
             known = set(tool.parameters.get("properties", {}))
             unknown = sorted(set(arguments) - known)
             if unknown:
+                problems = []
+                try:
+                    tool.fn_metadata.validate_arguments(arguments)
+                except ValidationError as exc:
+                    problems += argument_problems(exc)
                 names = ", ".join(f"`{n}`" for n in unknown)
                 takes = ", ".join(f"`{n}`" for n in sorted(known)) or "none"
                 problems.append(f"unknown {names} (it takes {takes})")
-            if problems:
                 raise ToolError(f"Invalid arguments for {name}: " + "; ".join(problems))
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                said = "; ".join(argument_problems(exc.__cause__))
+                raise ToolError(f"Invalid arguments for {name}: {said}") from None
+            raise
 
 
 _PathArg = Annotated[
