@@ -1,8 +1,8 @@
 """Completion where memory files have a closed vocabulary.
 
 * After ``](`` in MEMORY.md: topic files, those not yet in the index first.
-* In frontmatter: the keys the agent reads, and the four ``type`` values (the set is closed:
-  anything else counts as no type).
+* In frontmatter: the keys the agent reads (and ``last_verified``, with today's date), and the
+  four ``type`` values (the set is closed: anything else counts as no type).
 * After ``[[``: the names of existing memories (a link to a name that does not exist yet is
   allowed, so nothing is forced).
 """
@@ -15,6 +15,7 @@ from pathlib import Path
 
 from lsprotocol import types
 from memdir import constants as C
+from memdir.fixes.dates import VERIFIED_FIELD
 from memdir.fixes.plan import entries_linking
 from memdir.index import encode_target
 from memdir.model import Span, TopicFile
@@ -35,6 +36,8 @@ KEY_DOCS = {
     "type": "One of user, feedback, project, reference.",
     "modified": "ISO 8601 time of the last write (set by the agent).",
     "metadata": "Nested fields; `metadata.type` is read before a top-level `type`.",
+    VERIFIED_FIELD: "The day someone last checked this memory against the project (MEM120); "
+    "for people and memdir only: the agent ignores it.",
 }
 TRIGGER_CHARACTERS = ["(", "[", ":", " "]
 
@@ -118,7 +121,7 @@ def _wiki_items(
 
 
 def _frontmatter_items(
-    ls: MemoryServer, lines: list[str], line: int, col: int
+    ls: MemoryServer, lines: list[str], line: int, col: int, today: str
 ) -> list[types.CompletionItem] | None:
     """Keys and type values, when the cursor is inside the frontmatter block."""
     fm, _ = parse_frontmatter(lines)
@@ -150,8 +153,10 @@ def _frontmatter_items(
                 label=name,
                 kind=types.CompletionItemKind.Property,
                 documentation=doc,
+                detail=today if name == VERIFIED_FIELD else None,
                 text_edit=types.TextEdit(
-                    range=_item_range(ls, lines, line, start, col), new_text=f"{name}: "
+                    range=_item_range(ls, lines, line, start, col),
+                    new_text=f"{name}: {today}" if name == VERIFIED_FIELD else f"{name}: ",
                 ),
             )
             for name, doc in KEY_DOCS.items()
@@ -185,7 +190,7 @@ async def completion(
                 _file_items, ls, directory, lines, line, col - len(link.group(1)), col
             )
     else:
-        items = _frontmatter_items(ls, lines, line, col)
+        items = _frontmatter_items(ls, lines, line, col, ls.today().isoformat())
     if items is None:
         return None
     return types.CompletionList(is_incomplete=False, items=items)

@@ -15,6 +15,11 @@ deliver the results:
   directory-level rules (orphans, dangling links, duplicates, the prefetch window) are
   refreshed for *every* file of the directory.
 * Changes outside the editor (watched files, file operations) re-read the files concerned.
+* Changes to a memory dir's project (its files, watched too) update the project and re-check
+  only the memories that cite something (MEM117, MEM118); a commit or checkout (``.git/index``,
+  ``.git/HEAD``) lists the project again, after a short debounce.
+* At local midnight (and on any run that finds the date changed) every date rule is re-judged
+  (MEM119-MEM121), with no edit needed.
 
 Quick fixes for these findings are :mod:`memdir_lsp.code_actions`'.
 """
@@ -22,6 +27,7 @@ Quick fixes for these findings are :mod:`memdir_lsp.code_actions`'.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import hashlib
 import logging
 import uuid
@@ -39,6 +45,12 @@ logger = logging.getLogger(__name__)
 
 #: Seconds to wait after a keystroke before re-linting (reset by the next keystroke).
 DEBOUNCE_SECONDS = 0.2
+#: Seconds to wait after git's index or HEAD changed before listing the project again (a
+#: commit or checkout writes them several times).
+PROJECT_RELOAD_SECONDS = 0.5
+#: The longest the midnight timer sleeps before looking at the clock again: a suspended
+#: machine's timers run late, the clock does not.
+MIDNIGHT_RECHECK_SECONDS = 3600.0
 
 SEVERITIES = {
     "error": types.DiagnosticSeverity.Error,
@@ -67,6 +79,8 @@ class DiagnosticsState:
         #: memory dir, workspace reports must keep naming it with no items: a client drops
         #: findings only when told to, never because a file is missing from a report.
         self.reported_uris: set[str] = set()
+        #: The date the last midnight check saw.
+        self.today: dt.date | None = None
 
 
 def state_of(ls: MemoryServer) -> DiagnosticsState:
@@ -81,7 +95,12 @@ def state_of(ls: MemoryServer) -> DiagnosticsState:
 
 
 def lint_directory(
-    ls: MemoryServer, directory: MemoryDirectory, changed: Iterable[Path], rescan: bool
+    ls: MemoryServer,
+    directory: MemoryDirectory,
+    changed: Iterable[Path],
+    rescan: bool,
+    project_events: Sequence[tuple[str, str]] = (),
+    reload_project: bool = False,
 ) -> dict[Path, list[Any]]:
     """Lint the whole directory (incrementally: only ``changed`` files are re-read)."""
     from memdir_lsp import linting
@@ -90,7 +109,15 @@ def lint_directory(
         paths = [ls.uri_to_path(uri) for uri in list(ls.workspace.text_documents)]
         return [p for p in paths if p is not None and directory.contains(p)]
 
-    return linting.run(directory, changed, open_paths, rescan)
+    return linting.run(
+        directory,
+        changed,
+        open_paths,
+        rescan,
+        today=ls.today(),
+        project_events=project_events,
+        reload_project=reload_project,
+    )
 
 
 async def relint(
@@ -99,12 +126,16 @@ async def relint(
     changed: Iterable[Path] = (),
     *,
     rescan: bool = False,
+    project_events: Sequence[tuple[str, str]] = (),
+    reload_project: bool = False,
 ) -> None:
     """Re-lint one directory and deliver what changed, for every file of it."""
     state = state_of(ls)
     changed = list(changed)
     async with state.lock:
-        results = await asyncio.to_thread(lint_directory, ls, directory, changed, rescan)
+        results = await asyncio.to_thread(
+            lint_directory, ls, directory, changed, rescan, project_events, reload_project
+        )
         previous = state.results.get(directory.root, {})
         state.results[directory.root] = results
     if state.pull:
@@ -223,8 +254,40 @@ async def on_initialize(ls: MemoryServer, params: types.InitializeParams) -> Non
 
 
 async def on_initialized(ls: MemoryServer) -> None:
-    state_of(ls).started = True
+    state = state_of(ls)
+    state.started = True
+    state.today = ls.today()
+    arm_midnight(ls)
     ls.spawn(lint_all(ls), "initial lint")
+
+
+def arm_midnight(ls: MemoryServer) -> None:
+    """(Re)arm the timer for the next local midnight by :attr:`MemoryServer.clock`.
+
+    Called again after the clock is moved (a test does), and by the timer itself.
+    """
+    previous = ls.timers.pop("midnight", None)
+    if previous is not None:
+        previous.cancel()
+    now = ls.clock()
+    midnight = dt.datetime.combine(now.date() + dt.timedelta(days=1), dt.time(), now.tzinfo)
+    delay = min(max((midnight - now).total_seconds(), 0.0), MIDNIGHT_RECHECK_SECONDS)
+    loop = asyncio.get_running_loop()
+    ls.timers["midnight"] = loop.call_later(
+        delay, lambda: ls.spawn(at_midnight(ls), "midnight re-check")
+    )
+
+
+async def at_midnight(ls: MemoryServer) -> None:
+    """The date may have changed: if so, re-judge every directory's dates and republish."""
+    arm_midnight(ls)
+    state = state_of(ls)
+    today = ls.today()
+    if today == state.today:
+        return
+    state.today = today
+    for directory in list(ls.directories.values()):
+        await relint(ls, directory)
 
 
 async def on_directories_changed(ls: MemoryServer) -> None:
@@ -234,7 +297,9 @@ async def on_directories_changed(ls: MemoryServer) -> None:
     for root in [r for r in state.results if r not in ls.directories]:
         clear_directory(ls, root)
     for root, directory in ls.directories.items():
-        if root not in state.results:
+        loaded = directory.project
+        moved = directory.project_root != (loaded.root if loaded is not None else None)
+        if root not in state.results or moved:
             ls.spawn(relint(ls, directory), f"lint {root}")
 
 
@@ -274,14 +339,43 @@ async def on_document(ls: MemoryServer, uri: str, event: str) -> None:
 
 async def on_files(ls: MemoryServer, events: Sequence[FileEvent]) -> None:
     touched: dict[Path, list[Path]] = {}
-    for path, _kind in events:
+    project_events: dict[Path, list[tuple[str, str]]] = {}
+    for path, kind in events:
         directory = ls.directory_for(path)
         if directory is not None:
             touched.setdefault(directory.root, []).append(path)
-    for root, paths in touched.items():
+        for other in ls.directories.values():
+            rel = other.project_path(path)
+            if rel is not None:
+                project_events.setdefault(other.root, []).append((rel, kind))
+            elif other.is_git_state(path):
+                _schedule_reload(ls, other)
+    for root in set(touched) | set(project_events):
         directory = ls.directories.get(root)
         if directory is not None:
-            await relint(ls, directory, paths, rescan=True)
+            await relint(
+                ls,
+                directory,
+                touched.get(root, []),
+                rescan=root in touched,
+                project_events=project_events.get(root, ()),
+            )
+
+
+def _schedule_reload(ls: MemoryServer, directory: MemoryDirectory) -> None:
+    """List the project again once git has settled (a commit writes the index several times)."""
+    state = state_of(ls)
+    key = f"project:{directory.root}"
+    previous = state.pending.pop(key, None)
+    if previous is not None:
+        previous.cancel()
+
+    async def later() -> None:
+        await asyncio.sleep(PROJECT_RELOAD_SECONDS)
+        state.pending.pop(key, None)
+        await relint(ls, directory, reload_project=True)
+
+    state.pending[key] = ls.spawn(later(), f"reload project {directory.project_root}")
 
 
 # --- pull ------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdir import constants as C
 from memdir.config import Settings
@@ -22,6 +22,12 @@ from memdir.paths import rel_path, relative_inside
 from memdir.scan import ScanResult, iter_topic_paths, scan
 from memdir.surface import Session
 from memdir.topic import load_topic, parse_topic_text
+
+if TYPE_CHECKING:
+    from memdir.project import Project
+
+#: Git's files whose change means a commit, checkout or staging: the project is listed again.
+GIT_STATE = (".git/index", ".git/HEAD")
 
 
 class MemoryDirectory:
@@ -43,9 +49,45 @@ class MemoryDirectory:
         self._lock = threading.Lock()
         #: The lint engine's incremental state, owned by the diagnostics feature.
         self.lint_state: Any = None
+        #: The project whose memory this is (what MEM117/MEM118 check citations against), set
+        #: by discovery; None: no project known, the citation rules stay silent.
+        self.project_root: Path | None = None
+        #: That project's :class:`memdir.project.Project`, loaded (running git) in the lint
+        #: worker thread and updated there as project files change; None until then.
+        self.project: Project | None = None
+        #: Held while the project is loaded, updated or read (lint runs and hovers run in
+        #: worker threads; a Project is not safe to read while it changes).
+        self.project_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"MemoryDirectory({str(self.root)!r}, origins={sorted(self.origins)})"
+
+    def is_git_state(self, path: Path) -> bool:
+        """``path`` is git's index or HEAD in the project root (see :data:`GIT_STATE`)."""
+        if self.project_root is None:
+            return False
+        try:
+            return rel_path(self.project_root, path) in GIT_STATE
+        except ValueError:
+            return False
+
+    def project_path(self, path: Path) -> str | None:
+        """``path`` relative to the project root when it is a project file the citation rules
+        read: inside the root, outside this memory dir, in no directory a walk skips (``.git``,
+        ``node_modules`` ...). None otherwise."""
+        from memdir.project import WALK_SKIP
+
+        root = self.project_root
+        if root is None or self.contains(path):
+            return None
+        try:
+            rel = rel_path(root, path)
+        except ValueError:
+            return None
+        parts = rel.split("/")
+        if rel in ("", ".") or any(part in WALK_SKIP for part in parts):
+            return None
+        return rel
 
     # --- paths ------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from memdir import constants as C
 from memdir.config import settings_from_mapping
 from memdir.paths import locate_memory_dir
 
+from memdir_lsp.directory import GIT_STATE
 from memdir_lsp.lifecycle import folder_paths
 from memdir_lsp.server import FileEvent, MemoryServer
 from memdir_lsp.settings import EditorSettings
@@ -61,7 +62,25 @@ def find_directories(
     env: Mapping[str, str] | None = None,
 ) -> dict[Path, set[str]]:
     """Every memory directory of the workspace, with why each was found."""
+    return discover(folders, settings, env)[0]
+
+
+def discover(
+    folders: Sequence[Path],
+    settings: EditorSettings,
+    env: Mapping[str, str] | None = None,
+) -> tuple[dict[Path, set[str]], dict[Path, Path]]:
+    """Every memory directory of the workspace, with why each was found; and the project
+    root of each memory dir that is a workspace folder's agent memory dir.
+
+    The project is the one whose memory the dir is: for the agent's dir of a folder, the
+    project root the agent derives it from (the canonical git root); a dir found otherwise
+    (opened, a setting) that is still some folder's agent memory dir (memory switched off, say)
+    belongs to that folder. Any other dir has no project: the citation rules stay silent.
+    """
     found: dict[Path, set[str]] = {}
+    projects: dict[Path, Path] = {}
+    fallback: dict[Path, Path] = {}
     # The editor's `target`: a memdir.toml would live in the memory dir being looked for.
     target = settings_from_mapping(settings.overrides).agent_target
 
@@ -77,18 +96,26 @@ def find_directories(
         except OSError as exc:
             logger.warning("cannot locate the agent's memory dir of %s: %s", folder, exc)
         else:
-            if location.enabled and location.memory_dir is not None:
-                add(location.memory_dir, "agent")
+            if location.memory_dir is not None:
+                memory_dir = Path(os.path.abspath(location.memory_dir))
+                if location.enabled:
+                    add(location.memory_dir, "agent")
+                    projects.setdefault(memory_dir, location.project_root)
+                else:
+                    fallback.setdefault(memory_dir, folder)
         for value in settings.directories:
             add(_setting_paths(value, folder), "setting")
     if not folders:
         for value in settings.directories:
             add(_setting_paths(value, None), "setting")
-    return found
+    for memory_dir, folder in fallback.items():
+        projects.setdefault(memory_dir, folder)
+    return found, projects
 
 
 async def rediscover(server: MemoryServer) -> None:
-    found = find_directories(folder_paths(server), server.editor_settings)
+    found, projects = discover(folder_paths(server), server.editor_settings)
+    server.project_roots = projects
     # Directories added because a document was opened from them stay while known.
     for root, directory in server.directories.items():
         if "opened" in directory.origins and root.is_dir():
@@ -100,27 +127,33 @@ async def rediscover(server: MemoryServer) -> None:
 
 
 async def register_watchers(server: MemoryServer) -> None:
-    """Watch every memory dir (dynamic registration, when the client can do it).
+    """Watch every memory dir and every memory dir's project (dynamic registration, when the
+    client can do it).
 
     Memory dirs outside the workspace (the agent's) need relative patterns with their own base;
-    without relative-pattern support only the workspace-wide ``**/*.md`` is watched.
+    without relative-pattern support only the workspace-wide ``**/*.md`` is watched, and a
+    project only when its root is a workspace folder. A project's ``.git/index`` and
+    ``.git/HEAD`` are watched by name: a commit or checkout changes git's renames, and clients
+    often leave ``.git`` out of their ``**/*``.
     """
     if not server.client_supports("workspace.did_change_watched_files.dynamic_registration"):
         return
     relative = server.client_supports("workspace.did_change_watched_files.relative_pattern_support")
     watchers: list[types.FileSystemWatcher] = []
+    projects = sorted({d.project_root for d in server.directories.values() if d.project_root})
     if relative:
         for root in server.directories:
             for glob in ("**/*.md", C.INDEX_FILENAME, "memdir.toml"):
-                watchers.append(
-                    types.FileSystemWatcher(
-                        glob_pattern=types.RelativePattern(
-                            base_uri=server.path_to_uri(root), pattern=glob
-                        )
-                    )
-                )
+                watchers.append(_relative_watcher(server, root, glob))
+        for project in projects:
+            for glob in ("**/*", *GIT_STATE):
+                watchers.append(_relative_watcher(server, project, glob))
     watchers.append(types.FileSystemWatcher(glob_pattern="**/*.md"))
     watchers.append(types.FileSystemWatcher(glob_pattern="**/memdir.toml"))
+    folders = set(folder_paths(server))
+    if not relative and any(project in folders for project in projects):
+        watchers.append(types.FileSystemWatcher(glob_pattern="**/*"))
+        watchers.extend(types.FileSystemWatcher(glob_pattern=f"**/{g}") for g in GIT_STATE)
     key = repr(sorted(repr(w) for w in watchers))
     if key == server.watcher_key:
         return
@@ -159,6 +192,12 @@ async def register_watchers(server: MemoryServer) -> None:
         except Exception as exc:
             logger.warning("could not unregister file watchers: %s", exc)
     del server.watcher_ids[:-1]
+
+
+def _relative_watcher(server: MemoryServer, base: Path, glob: str) -> types.FileSystemWatcher:
+    return types.FileSystemWatcher(
+        glob_pattern=types.RelativePattern(base_uri=server.path_to_uri(base), pattern=glob)
+    )
 
 
 async def on_initialized(server: MemoryServer) -> None:

@@ -30,6 +30,9 @@ async def shutdown(ls: MemoryServer, params: None) -> None:
     # Pending lints and prefetches have no one left to deliver to.
     for task in list(ls.tasks):
         task.cancel()
+    for timer in ls.timers.values():
+        timer.cancel()
+    ls.timers.clear()
 
 
 async def did_open(ls: MemoryServer, params: types.DidOpenTextDocumentParams) -> None:

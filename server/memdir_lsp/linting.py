@@ -5,18 +5,32 @@ directory; after that a change re-reads only the files named, an editor's open b
 the file's disk text (``update(path, text)``), and closing the buffer goes back to the disk.
 Watcher events also ``refresh()`` (a stat of every file) so files created or deleted in new
 folders are noticed. Runs in a worker thread; callers serialise runs per server.
+
+The directory's project (what MEM117/MEM118 check citations against) is loaded here too, in the
+same thread, since listing it runs git; project file changes are applied to it here, between
+runs, and only the files that cite something are checked again. "Today" is compared with the
+state's on every run, so a run after midnight re-judges every date.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.state import DirState
 
 from memdir_lsp.directory import MemoryDirectory
+
+if TYPE_CHECKING:
+    from memdir.project import Project
+
+#: A project file event: the path relative to the project root and what happened to it.
+ProjectEvent = tuple[str, str]
 
 #: Each directory's findings of its latest run, by file: what code actions fix.
 _latest: weakref.WeakKeyDictionary[MemoryDirectory, dict[Path, list[Diagnostic]]] = (
@@ -24,11 +38,29 @@ _latest: weakref.WeakKeyDictionary[MemoryDirectory, dict[Path, list[Diagnostic]]
 )
 
 
-def _state(directory: MemoryDirectory, open_paths: Iterable[Path]) -> DirState:
+def _project(directory: MemoryDirectory, reload: bool = False) -> Project | None:
+    """The directory's project, loaded (git runs here) when first needed or on ``reload``."""
+    root = directory.project_root
+    if root is None:
+        directory.project = None
+        return None
+    current = directory.project
+    if reload or current is None or os.path.realpath(current.root) != os.path.realpath(root):
+        from memdir.project import Project  # only with a project: keep start-up light
+
+        directory.project = Project.load(root, directory.root)
+    return directory.project
+
+
+def _state(
+    directory: MemoryDirectory, open_paths: Iterable[Path], today: dt.date | None
+) -> DirState:
     state = directory.lint_state
     if isinstance(state, DirState) and state.settings == directory.settings:
         return state
-    state = DirState(directory.root, directory.settings)
+    state = DirState(directory.root, directory.settings, _project(directory))
+    if today is not None:
+        state.set_today(today)
     state.refresh()
     for path in open_paths:
         text = directory.text_of(path)
@@ -38,18 +70,83 @@ def _state(directory: MemoryDirectory, open_paths: Iterable[Path]) -> DirState:
     return state
 
 
+def _rechecks(result: object) -> bool:
+    """A Project update's answer: False only when it is sure no citation finding changed
+    (older cores answer None: re-check)."""
+    return result is None or bool(result)
+
+
+def apply_project_events(project: Project, events: Sequence[ProjectEvent]) -> bool:
+    """Bring ``project`` up to date with one batch of watcher events; whether citation
+    findings may have changed. The disk decides, not the event kind: a path that exists is
+    (re)read, a created directory is listed file by file, a path that is gone is removed
+    (with every file under it, for a directory)."""
+    from memdir.project import WALK_SKIP
+
+    # Typed loosely: the core's update methods may answer a bool (or nothing).
+    update = cast(Callable[[str], object], project.update_file)
+    remove = cast(Callable[[str], object], project.remove_file)
+    recheck = False
+    for rel, kind in dict.fromkeys(events):
+        path = os.path.join(project.root, rel)
+        if os.path.isdir(path) and not os.path.islink(path):
+            if kind != "created":
+                continue  # a directory's own "changed": its files send their own events
+            for folder, subdirs, names in os.walk(path, followlinks=False):
+                subdirs[:] = [d for d in subdirs if d not in WALK_SKIP]
+                prefix = os.path.relpath(folder, project.root).replace(os.sep, "/")
+                for name in names:
+                    recheck |= _rechecks(update(f"{prefix}/{name}"))
+        elif os.path.lexists(path):
+            recheck |= _rechecks(update(rel))
+        elif rel in project.files:
+            recheck |= _rechecks(remove(rel))
+        else:
+            under = rel + "/"
+            for gone in [f for f in project.files if f.startswith(under)]:
+                recheck |= _rechecks(remove(gone))
+    return recheck
+
+
 def run(
     directory: MemoryDirectory,
     changed: Iterable[Path],
     open_paths: Callable[[], list[Path]],
     rescan: bool = False,
+    *,
+    today: dt.date | None = None,
+    project_events: Sequence[ProjectEvent] = (),
+    reload_project: bool = False,
 ) -> dict[Path, list[Diagnostic]]:
-    """Bring the state up to date with ``changed`` files and lint; diagnostics by file."""
+    """Bring the state up to date with ``changed`` files (and the project with
+    ``project_events``, or reloaded) and lint; diagnostics by file."""
+    with directory.project_lock:
+        return _run(directory, changed, open_paths, rescan, today, project_events, reload_project)
+
+
+def _run(
+    directory: MemoryDirectory,
+    changed: Iterable[Path],
+    open_paths: Callable[[], list[Path]],
+    rescan: bool,
+    today: dt.date | None,
+    project_events: Sequence[ProjectEvent],
+    reload_project: bool,
+) -> dict[Path, list[Diagnostic]]:
     fresh = not isinstance(directory.lint_state, DirState) or (
         directory.lint_state.settings != directory.settings
     )
-    state = _state(directory, open_paths())
+    state = _state(directory, open_paths(), today)
     if not fresh:
+        project = _project(directory, reload_project)
+        if project is not state.project:
+            state.set_project(project)
+        elif (
+            project is not None and project_events and apply_project_events(project, project_events)
+        ):
+            state.recheck_citations()
+        if today is not None:
+            state.set_today(today)
         if rescan:
             state.refresh()
         for path in changed:

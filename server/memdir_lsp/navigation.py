@@ -5,12 +5,15 @@ index lines and links that reach it. Hover answers the question a memory's autho
 from the file: will the agent ever see this memory? In the index and loaded by path A, or cut
 off by the 200-line / 25,000-character cap; among the 200 newest files path B may select from;
 injected whole or cut at 200 lines / 4096 bytes. The code lens on MEMORY.md's first line shows how
-much of the load cap is used.
+much of the load cap is used. Hover also tells how fresh a memory is: on its frontmatter, when it
+was last verified and when it is due again; on a path or identifier its body cites, what the
+project says of it (when the memory dir's project is known).
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import posixpath
 import re
 from dataclasses import dataclass
@@ -19,7 +22,9 @@ from pathlib import Path
 from lsprotocol import types
 from memdir import constants as C
 from memdir.fixes.plan import entries_linking, rename_edits
+from memdir.freshness import citation_at, citation_text, verification_text
 from memdir.index import Index
+from memdir.lint.rules.base import offset_span
 from memdir.manifest import iso_mtime
 from memdir.model import IndexEntry, Span, TopicFile, WikiLink
 from memdir.visibility import Visibility, prefetch_ranks, visibility
@@ -216,19 +221,60 @@ async def hover(ls: MemoryServer, params: types.HoverParams) -> types.Hover | No
         return None
     directory, path, line, target = cursor
     lines = ls.lines_of(path)
+    col = ls.from_position(params.position, lines)[1]
     full_line = Span.on_line(line, 0, len(lines[line]))
+    today = ls.today()
     if target is not None:
         subject, span = target.path, full_line if target.entry is not None else target.span
     elif _on_frontmatter_open(directory, path, line):
-        # The frontmatter's first line answers "does the agent see this file?".
+        # The frontmatter's first line answers "does the agent see this file?" and "is it
+        # still true?".
         subject, span = path, full_line
     else:
-        return None
+        found = await asyncio.to_thread(freshness_hover, directory, path, line, col, today)
+        if found is None:
+            return None
+        text, span = found
+        return _hover(ls, text, span, lines)
     text = await asyncio.to_thread(describe, directory, directory.rel(subject))
+    if subject == path:
+        topic = directory.topic(path)
+        if topic is not None:
+            verify_after = directory.settings.verify_after_days
+            text += "\n\n" + verification_text(topic, today, verify_after)
+    return _hover(ls, text, span, lines)
+
+
+def _hover(ls: MemoryServer, text: str, span: Span, lines: list[str]) -> types.Hover:
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
         range=ls.to_range(span, lines),
     )
+
+
+def freshness_hover(
+    directory: MemoryDirectory, path: Path, line: int, col: int, today: dt.date
+) -> tuple[str, Span] | None:
+    """On a frontmatter line: when the memory was verified; on a cited path or identifier in
+    its body: what the project says of it (nothing when no project is known yet)."""
+    if directory.is_index(path):
+        return None
+    topic = directory.topic(path)
+    if topic is None:
+        return None
+    fm = topic.frontmatter
+    if fm is not None and fm.close_line is not None and fm.open_line <= line <= fm.close_line:
+        text = verification_text(topic, today, directory.settings.verify_after_days)
+        return text, Span.on_line(line, 0, len(topic.text.split("\n")[line]))
+    citation = citation_at(topic, line, col)
+    if citation is None:
+        return None
+    with directory.project_lock:
+        project = directory.project
+        if project is None:
+            return None
+        text = citation_text(project, topic, citation)
+    return text, offset_span(topic.text, citation.start, citation.end)
 
 
 def _on_frontmatter_open(directory: MemoryDirectory, path: Path, line: int) -> bool:

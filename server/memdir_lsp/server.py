@@ -10,6 +10,7 @@ others still run. No rule logic lives in the server; it translates LSP to ``memd
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import functools
 import importlib
 import logging
@@ -183,6 +184,10 @@ class RoutineRpcLog(logging.Filter):
 ROUTINE_RPC_LOG: Final = RoutineRpcLog()
 
 
+def local_now() -> dt.datetime:
+    return dt.datetime.now().astimezone()
+
+
 class MemoryServer(LanguageServer):
     """The memdir language server: memory directories and what the editor has open in them."""
 
@@ -201,6 +206,8 @@ class MemoryServer(LanguageServer):
         self.editor_settings = EditorSettings()
         #: Memory directories by their absolute path (not resolved: paths stay as the user sees).
         self.directories: dict[Path, MemoryDirectory] = {}
+        #: The project root of each memory dir that has one (found by discovery).
+        self.project_roots: dict[Path, Path] = {}
         self.sessions = SessionStore()
         self.hooks = Hooks()
         #: Background tasks kept alive until done (asyncio keeps only weak references).
@@ -214,6 +221,15 @@ class MemoryServer(LanguageServer):
         #: Dynamic registrations of workspace/didChangeWatchedFiles (the last one is live).
         self.watcher_ids: list[str] = []
         self.watcher_key: str | None = None
+        #: The wall clock (local time, aware): what "today" is for the date rules (MEM119-
+        #: MEM121) and completion. A test replaces it to move past midnight without waiting.
+        self.clock: Callable[[], dt.datetime] = local_now
+        #: Timers (the midnight re-check) by name, cancelled at shutdown.
+        self.timers: dict[str, asyncio.TimerHandle] = {}
+
+    def today(self) -> dt.date:
+        """The local date by :attr:`clock`."""
+        return self.clock().date()
 
     # --- robustness ---------------------------------------------------------------------------
 
@@ -372,23 +388,27 @@ class MemoryServer(LanguageServer):
         return (directory, path) if directory is not None else None
 
     def new_directory(self, root: Path, origins: set[str]) -> MemoryDirectory:
-        return MemoryDirectory(
+        directory = MemoryDirectory(
             root, origins, self.editor_settings.for_directory(root), text_of=self.open_text
         )
+        directory.project_root = self.project_roots.get(root)
+        return directory
 
     def set_directories(self, found: dict[Path, set[str]]) -> bool:
         """Replace the known directories, keeping the state of those that stay. True if changed."""
-        before = {root: set(d.origins) for root, d in self.directories.items()}
+        before = {root: (set(d.origins), d.project_root) for root, d in self.directories.items()}
         updated: dict[Path, MemoryDirectory] = {}
         for root, origins in found.items():
             existing = self.directories.get(root)
             if existing is not None:
                 existing.origins = set(origins)
+                # A new project root is loaded by the next lint run.
+                existing.project_root = self.project_roots.get(root)
                 updated[root] = existing
             else:
                 updated[root] = self.new_directory(root, set(origins))
         self.directories = updated
-        return before != {root: set(d.origins) for root, d in updated.items()}
+        return before != {root: (set(d.origins), d.project_root) for root, d in updated.items()}
 
     def reload_settings(self) -> None:
         for directory in self.directories.values():

@@ -15,6 +15,7 @@ would (tests/test_lint_state.py compares them), cheaper.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import time
@@ -37,6 +38,7 @@ from memdir.lint.rules import (
     check_topic,
     summarize,
 )
+from memdir.lint.rules.citations import extract_citations
 from memdir.model import Frontmatter, Problem, Span, TopicFile
 from memdir.scan import Skipped, iter_topic_entries
 from memdir.textio import MAX_PARSE_BYTES, decode_bytes, read_text
@@ -200,6 +202,8 @@ class DirState:
         self.settings = settings if settings is not None else Settings()
         #: The project the memories cite (MEM117, MEM118 check against it); None: not checked.
         self.project = project
+        #: The day the date rules judge against; None: the real date when the context is made.
+        self._today: dt.date | None = None
         self.context = self._context()
         #: How often each file was read from disk: lets tests (and curious users) check that an
         #: incremental update read only what changed.
@@ -211,6 +215,9 @@ class DirState:
         self._skipped: tuple[Skipped, ...] = ()
         self._previous: dict[str, tuple[Diagnostic, ...]] = {}
         self._memo = DirectoryMemo()
+        #: Files that cite a path or an identifier (known only with a project): the ones whose
+        #: results a change of the project's files can change.
+        self._citing: set[str] = set()
 
     @classmethod
     def load(cls, root: Path, project_root: Path | None = None) -> DirState:
@@ -248,6 +255,8 @@ class DirState:
 
     def _context(self) -> LintContext:
         context = LintContext.from_settings(self.root, self.settings)
+        if self._today is not None:
+            context = replace(context, today=self._today)
         return context if self.project is None else replace(context, project=self.project)
 
     def set_settings(self, settings: Settings) -> None:
@@ -258,10 +267,40 @@ class DirState:
         self._index = None
 
     def set_project(self, project: Project | None) -> None:
-        """A new project (or its files changed): every result is recomputed at the next
-        refresh."""
+        """A new project: the rules run again at once, on every file when there was none
+        before (or is none now), else on the files that cite something."""
+        previous = self.project
         self.project = project
-        self.set_settings(self.settings)
+        self.context = self._context()
+        self._recheck(self._citing if previous is not None and project is not None else None)
+
+    def recheck_citations(self) -> None:
+        """The project's files changed (the same :class:`Project`, updated): only the files
+        that cite something, and MEMORY.md, can have different results."""
+        self._recheck(self._citing)
+
+    def set_today(self, today: dt.date) -> None:
+        """The date changed (midnight passed): every file is checked again, since any may
+        have a date that just became stale."""
+        if today == self.context.today:
+            return
+        self._today = today
+        self.context = replace(self.context, today=today)
+        self._recheck(None)
+
+    def _recheck(self, rels: Iterable[str] | None) -> None:
+        """Run the rules again on ``rels`` (None: every file) from their editor text or disk."""
+        for rel in list(self._files if rels is None else rels):
+            path = self._paths.get(rel)
+            if path is None or rel not in self._files:
+                continue
+            overlay = self._overlays.get(rel)
+            if overlay is not None:
+                self._files[rel] = self._load_text(path, rel, overlay)
+            else:
+                self._files[rel] = self._load_disk(path, rel)
+        if self._index is not None:
+            self._refresh_index(force=True)
 
     def refresh(self) -> set[str]:
         """Bring the state up to date with the disk; returns the relative paths (re)read.
@@ -360,6 +399,10 @@ class DirState:
 
     def _check(self, key: tuple[int, int] | None, topic: TopicFile) -> FileResult:
         """The one way a topic file is checked, whether it came from the disk or an editor."""
+        if self.project is not None and extract_citations(topic.text):
+            self._citing.add(topic.rel_path)
+        else:
+            self._citing.discard(topic.rel_path)
         return FileResult(key, summarize(topic, self.root), tuple(check_topic(topic, self.context)))
 
     def _check_index(self, index: Index) -> tuple[Diagnostic, ...]:
