@@ -34,7 +34,9 @@ _ENTRY = re.compile(
     r"(?P<rest>(?P<lead>[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*)?.*)$"
 )
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+#: A fenced code block's opening or closing line; the group is the fence (a closing one is at
+#: least as long, of the same character). Citations skip fenced blocks by this too.
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 #: A list item marker (``-``, ``*``, ``+``, ``1.``, ``1)``) with its indent and spacing.
 BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _FM_BOUNDARY = re.compile(r"^-{3,}\s*$")
@@ -468,7 +470,7 @@ def classify_lines(lines: list[str]) -> tuple[list[IndexEntry], list[IndexLine]]
             in_comment = "-->" not in line[line.find("<!--") + 4 if not in_comment else 0 :]
             other.append(IndexLine(number, line, "comment"))
             continue
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
             other.append(IndexLine(number, line, "code"))
             continue

@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 from memdir.cli import main
+from memdir.fixes.citations import Form, renamed_text
+from memdir.fixes.plan import quick_fixes, safe_fixes
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.fix import apply_fixes
 from memdir.lint.rules.citations import extract_citations, identifier_target, path_target
 from memdir.lint.state import DirState
 from memdir.project import Project, list_project, parse_name_status, resolve_renames
@@ -480,3 +484,198 @@ def test_the_index_is_checked_too(tmp_path: Path) -> None:
     git(root, "mv", "src/app/old.py", "src/app/retry.py")
     [(rel, code, message)] = findings(directory, root)
     assert (rel, code) == ("MEMORY.md", "MEM117") and "`src/app/retry.py`" in message
+
+
+# --- the fix: replace a renamed path with its new one -----------------------------------------
+
+
+def diagnostics(directory: Path, project_root: Path) -> list[Diagnostic]:
+    state = DirState(directory, project=Project.load(project_root, directory))
+    state.refresh()
+    return [d for d in state.lint().diagnostics if d.code in ("MEM117", "MEM118")]
+
+
+def fix_all(directory: Path, project_root: Path) -> None:
+    """Every MEM117 fix applied through the one write path (what a person accepts in the
+    editor); then the rule is clean."""
+    found = diagnostics(directory, project_root)
+    assert found and all(d.fix is not None and not d.fix.safe for d in found)
+    # `memdir lint --fix` leaves them alone: git's rename detection is a guess.
+    assert apply_fixes(found).applied == ()
+    report = apply_fixes(found, safe_only=False)
+    assert len(report.applied) == len(found) and not report.skipped
+    assert diagnostics(directory, project_root) == []
+
+
+def body(directory: Path, name: str) -> str:
+    return (directory / name).read_text(encoding="utf-8").split("---\n", 2)[2]
+
+
+@pytest.mark.parametrize(
+    ("cited", "form", "tail", "expected"),
+    [
+        ("src/app/old.py", "code", False, "src/app/new.py"),
+        ("./src/app/old.py:12", "code", False, "./src/app/new.py:12"),
+        ("src/app/old.py:12:3", "bare", False, "src/app/new.py:12:3"),
+        ("src/app/old.py#L10-L20", "code", False, "src/app/new.py#L10-L20"),
+        ("lib/", "code", False, "pkg/"),
+        ("app/old.py", "code", True, "app/new.py"),
+        ("src/app/old.py", "link", False, "src/app/new%20name.py"),
+    ],
+)
+def test_renamed_text_keeps_the_form(cited: str, form: Form, tail: bool, expected: str) -> None:
+    new = "src/app/new name.py" if form == "link" else "src/app/new.py"
+    if cited == "lib/":
+        new = "pkg"
+    assert renamed_text(cited, new, form, tail=tail, unique_tail=lambda _: True) == expected
+
+
+def test_renamed_text_falls_back_to_the_full_path_or_nothing() -> None:
+    # A tail that names more than one project path, or a new path shorter than the tail.
+    assert renamed_text("lint/state.py", "pkg/check/state.py", "code", tail=True,
+                        unique_tail=lambda _: False) == "pkg/check/state.py"  # fmt: skip
+    assert renamed_text("a/b/c.py", "c.py", "code", tail=True, unique_tail=lambda _: True) == (
+        "c.py"
+    )
+    # What the form cannot hold: a backtick in a code span, a space in a bare path.
+    assert renamed_text("src/a.py", "src/a`b.py", "code") is None
+    assert renamed_text("src/a.py", "src/a b.py", "bare") is None
+    assert renamed_text("src/a.py", "src/a b.py", "code") == "src/a b.py"
+
+
+def test_fix_for_a_renamed_file_in_every_form(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {
+            "retry.md": "Retries: `src/app/old.py:12`, [the loop](src/app/old.py#L3), "
+            "see ./src/app/old.py and `src/app/old.py#L10`.",
+        },
+    )
+    git(root, "mv", "src/app/old.py", "src/app/retry.py")
+    git(root, "commit", "-q", "-m", "rename")
+    [first, *_] = diagnostics(directory, root)
+    assert first.fix is not None
+    assert first.fix.title == (
+        "Replace `src/app/old.py:12` with `src/app/retry.py:12` (git shows it was renamed)"
+    )
+    fix_all(directory, root)
+    assert body(directory, "retry.md") == (
+        "Retries: `src/app/retry.py:12`, [the loop](src/app/retry.py#L3), "
+        "see ./src/app/retry.py and `src/app/retry.py#L10`.\n"
+    )
+
+
+def test_fix_for_a_file_cited_by_its_tail(tmp_path: Path) -> None:
+    files = {**CODE, "pkg/lint/state.py": "class DirState: ...\n", "tools/check/state.py": ""}
+    root = repo(tmp_path, files)
+    directory = memory(tmp_path, {"a.md": "The cache is in `lint/state.py`."})
+    assert diagnostics(directory, root) == []
+    git(root, "mv", "pkg/lint", "pkg/cache")
+    git(root, "commit", "-q", "-m", "move")
+    fix_all(directory, root)
+    assert body(directory, "a.md") == "The cache is in `cache/state.py`.\n"
+    # The same tail would name two files: the full new path instead.
+    git(root, "mv", "pkg/cache", "pkg/check")
+    git(root, "commit", "-q", "-m", "move again")
+    (directory / "a.md").write_text(
+        (directory / "a.md").read_text(encoding="utf-8").replace("cache/state.py", "lint/state.py"),
+        encoding="utf-8",
+    )
+    fix_all(directory, root)
+    assert body(directory, "a.md") == "The cache is in `pkg/check/state.py`.\n"
+
+
+def test_fix_for_a_moved_directory(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {"util.md": "Helpers are in `lib/`, limits in lib/util.py:1 and [text](lib/text.py)."},
+    )
+    git(root, "mv", "lib", "pkg")
+    git(root, "commit", "-q", "-m", "move lib")
+    fix_all(directory, root)
+    assert body(directory, "util.md") == (
+        "Helpers are in `pkg/`, limits in pkg/util.py:1 and [text](pkg/text.py).\n"
+    )
+
+
+def test_fix_in_a_chinese_memory_and_in_the_index(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {"保留.md": "新建日志表时，同时在`jobs/retention.yaml:2`里加一条；代码见src/app/old.py。"},
+    )
+    with (directory / "MEMORY.md").open("a", encoding="utf-8") as index:
+        index.write("- [重试](保留.md) — 见 `src/app/old.py`\n")
+    git(root, "mv", "jobs/retention.yaml", "jobs/cleanup.yaml")
+    git(root, "mv", "src/app/old.py", "src/app/retry.py")
+    git(root, "commit", "-q", "-m", "重命名")
+    fix_all(directory, root)
+    assert body(directory, "保留.md") == (
+        "新建日志表时，同时在`jobs/cleanup.yaml:2`里加一条；代码见src/app/retry.py。\n"
+    )
+    assert "— 见 `src/app/retry.py`\n" in (directory / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_no_fix_without_a_rename(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(
+        tmp_path, {"a.md": "The job is `jobs/retention.yaml`; see `src/app/gone.py`."}
+    )
+    git(root, "rm", "-q", "jobs/retention.yaml")
+    git(root, "commit", "-q", "-m", "drop")
+    found = diagnostics(directory, root)
+    assert [d.code for d in found] == ["MEM117", "MEM117"]
+    assert all(d.fix is None for d in found)
+
+
+def test_the_editor_offers_the_fix(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(tmp_path, {"a.md": "See `src/app/old.py`."})
+    git(root, "mv", "src/app/old.py", "src/app/new.py")
+    [found] = diagnostics(directory, root)
+    assert quick_fixes(found) == [found.fix]
+    assert safe_fixes([found]) == []
+
+
+# --- flags of other programs ---------------------------------------------------------------------
+
+
+def test_flags_of_other_programs_are_not_checked(tmp_path: Path) -> None:
+    root = repo(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {
+            "tools.md": "Hooks hang: `git commit --no-verify`. Run `npm install "
+            "--legacy-peer-deps`, `pytest -x --lf` and `docker run --rm`.\n"
+            "Commit with `git commit` and `--no-verify`. Or git commit `--no-verify-hooks`.\n"
+            "`npm install` needs `--legacy-peer-deps`; run pytest with `--last-failed`.\n"
+            "`FOO=1 ./vendor/bin/tool --x` takes `--other-flag`.\n"
+            "用 git 提交时别加`--no-verify`。",
+        },
+    )
+    assert findings(directory, root) == []
+
+
+def test_flags_of_the_projects_own_programs_are_checked(tmp_path: Path) -> None:
+    root = repo(tmp_path, {**CODE, "src/app/cli.py": "prog = 'shipit'\n"})
+    directory = memory(
+        tmp_path,
+        {
+            "deploy.md": "Run `./scripts/deploy.sh` with `--dry-run-all`. "
+            "Run `shipit now` with `--gone-flag`. Always pass `--removed-flag`.\n"
+            "`make deploy` takes `--dry-run`; git is not named in this sentence, but is here: "
+            "git `--amend`.",
+        },
+    )
+    found = [message.split("`")[1] for _, _, message in findings(directory, root)]
+    assert found == ["--dry-run-all", "--gone-flag", "--removed-flag"]
+
+
+def test_examples_and_this_repository_as_the_project(tmp_path: Path) -> None:
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    copy = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, copy)
+    assert findings(copy, ROOT) == []

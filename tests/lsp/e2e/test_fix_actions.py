@@ -51,9 +51,13 @@ PLANTED: dict[str, tuple[str, set[str]]] = {
 }
 
 
+#: Codes whose fix is planted in a test of their own (it needs a project's git history).
+ELSEWHERE = {"MEM117": "test_citation_fix.py"}
+
+
 def test_every_code_with_a_fix_is_planted() -> None:
     fixable = {rule.code for rule in _rules() if rule.fixable != "none"}
-    assert fixable == set(PLANTED)
+    assert fixable == set(PLANTED) | set(ELSEWHERE)
 
 
 def _rules() -> list[Any]:

@@ -11,16 +11,22 @@ plain words are left alone, and nothing in the frontmatter is read.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from memdir import constants as C
-from memdir.lint.diagnostic import Diagnostic
+from memdir.fixes import citations as citation_fixes
+from memdir.fixes.citations import LOCATION, Form
+from memdir.index import FENCE
+from memdir.lint.diagnostic import Diagnostic, Fix
 from memdir.lint.rules.base import IndexView, Rule, TopicView, offset_span
+from memdir.model import Span
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
@@ -57,11 +63,36 @@ _BARE_PATH = re.compile(
     r"(?![A-Za-z0-9_/\\-])"
 )
 _PATH_TEXT = re.compile(r"[A-Za-z0-9_.@+-][A-Za-z0-9_.@+/-]*")
-_LOCATION = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)$")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.:-][A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _RUNNERS = (("make",), ("npm", "run"), ("pnpm", "run"), ("yarn", "run"), ("just",))
+#: Programs that are never the project's own: a flag in a sentence naming one is theirs
+#: (`git commit` with `--no-verify`), not the project's.
+OTHER_PROGRAMS = frozenset(
+    {"git", "gh", "hub", "npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "deno", "node",
+     "pip", "pip3", "pipx", "uv", "uvx", "poetry", "pdm", "conda", "python", "python3", "pytest",
+     "tox", "nox", "ruff", "mypy", "black", "flake8", "pylint", "isort", "pre-commit", "docker",
+     "docker-compose", "podman", "kubectl", "helm", "terraform", "ansible", "cargo", "rustc",
+     "rustup", "go", "gcc", "clang", "cmake", "gradle", "mvn", "java", "javac", "dotnet", "ruby",
+     "gem", "bundle", "rake", "php", "composer", "tsc", "eslint", "prettier", "jest", "vitest",
+     "mocha", "playwright", "webpack", "vite", "curl", "wget", "ssh", "scp", "rsync", "tar",
+     "grep", "rg", "find", "sed", "awk", "ls", "cp", "mv", "rm", "cat", "jq", "psql", "mysql",
+     "sqlite3", "redis-cli", "aws", "gcloud", "az", "brew", "apt", "apt-get", "systemctl", "sudo",
+     "claude", "code", "bash", "sh", "zsh", "chmod", "openssl", "ffmpeg"}
+)  # fmt: skip
+#: Of those, the ones that name the program in prose too ("commit with git, `--no-verify`"):
+#: not the ones that are also plain words (go, find, code).
+_PROGRAM_WORDS = re.compile(
+    r"(?<![A-Za-z0-9_./-])(?:git|gh|npm|npx|pnpm|yarn|node|pip|pip3|pipx|uv|poetry|python3?"
+    r"|pytest|tox|ruff|mypy|flake8|pylint|pre-commit|docker|docker-compose|podman|kubectl|helm"
+    r"|terraform|cargo|rustc|gcc|clang|cmake|gradle|mvn|java|dotnet|tsc|eslint|prettier|jest"
+    r"|vitest|webpack|vite|curl|wget|ssh|rsync|grep|rg|psql|mysql|aws|gcloud|brew|apt-get"
+    r"|claude|bash|zsh|openssl|ffmpeg)(?![A-Za-z0-9_/-])",
+    re.IGNORECASE,
+)
+#: Where a sentence ends, in English and CJK prose.
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？；;]")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 Kind = Literal["path", "identifier"]
 
@@ -78,11 +109,20 @@ class Citation:
     #: For a path: the normalised ``/``-separated path (a trailing ``/`` for a directory); for an
     #: identifier: the word to look up.
     target: str
-    #: A path given as a Markdown link (an explicit reference, checked without other evidence).
-    link: bool = False
+    #: How a path is cited: in a code span, as a Markdown link's target, or bare in the prose.
+    form: Form = "code"
     #: For a dotted identifier (``stripe.Charge``): its first part, which must be a project word
     #: for the name to be checked (else it likely names another system: a table, a dashboard).
     qualifier: str | None = None
+    #: For a flag: the programs its sentence names in commands (``./scripts/deploy.sh``,
+    #: ``memdir``); the flag is checked only when each is the project's own.
+    programs: tuple[str, ...] = ()
+
+    @property
+    def link(self) -> bool:
+        """A path given as a Markdown link: an explicit reference, checked without other
+        evidence."""
+        return self.form == "link"
 
 
 # --- extraction ----------------------------------------------------------------------------------
@@ -100,7 +140,7 @@ def path_target(text: str) -> str | None:
     templates, placeholders."""
     if "://" in text or text.startswith(("/", "~", "../", "-", "@")) or text == "./":
         return None
-    path = _LOCATION.sub("", text)
+    path = LOCATION.sub("", text)
     if path.startswith("./"):
         path = path[2:]
     if not path or _PATH_TEXT.fullmatch(path) is None:
@@ -163,8 +203,99 @@ def _runner_target(text: str) -> str | None:
     return None
 
 
+def _program(command: str) -> str | None:
+    """The program a backticked command runs (``FOO=1 sudo ./deploy.sh --x``: ``./deploy.sh``),
+    or None for the project's own runners (``make deploy``, ``npm run lint``, ``just x``)."""
+    words = command.split()
+    while words and (words[0] in ("sudo", "env") or _ASSIGNMENT.match(words[0])):
+        words.pop(0)
+    if not words or words[0] in ("make", "just") or _runner_target(command) is not None:
+        return None
+    return words[0]
+
+
 def _blank(line: str, start: int, end: int) -> str:
     return line[:start] + " " * (end - start) + line[end:]
+
+
+def _sentences(plain: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a line whose code spans are blanked."""
+    bounds: list[tuple[int, int]] = []
+    begin = 0
+    for match in _SENTENCE_END.finditer(plain):
+        bounds.append((begin, match.end()))
+        begin = match.end()
+    bounds.append((begin, len(plain)))
+    return bounds
+
+
+def _line_citations(line: str, here: int) -> list[Citation]:
+    """The citations of one line outside fenced blocks, ``here`` its offset in the text."""
+    found: list[Citation] = []
+    plain = line
+    #: Programs named in the line's commands, by position: a flag is theirs when they share a
+    #: sentence.
+    programs: list[tuple[int, str]] = []
+    flags: list[Citation] = []
+    for match in _CODE_SPAN.finditer(line):
+        plain = _blank(plain, match.start(), match.end())
+        content = match.group(2).strip()
+        at = here + match.start(2) + match.group(2).index(content[:1] or " ")
+        if not content:
+            continue
+        if any(c.isspace() for c in content):
+            target = _runner_target(content)
+            if target is not None:
+                begin = at + content.rindex(target)
+                found.append(Citation("identifier", begin, begin + len(target), target, target))
+            program = _program(content)
+            if program is not None:
+                programs.append((match.start(), program))
+            continue  # other words of a command (its flags, its arguments) are the program's
+        if content in OTHER_PROGRAMS:
+            programs.append((match.start(), content))
+            continue
+        path = path_target(content)
+        if path is not None:
+            found.append(Citation("path", at, at + len(content), content, path))
+            continue
+        word = identifier_target(content)
+        if word is not None:
+            parts = re.split(r"[.:]", content.lstrip("-@"))
+            qualifier = parts[0] if len(parts) > 1 else None
+            cited = Citation("identifier", at, at + len(content), content, word, "code", qualifier)
+            (flags if content.startswith("-") else found).append(cited)
+    if flags:
+        programs += [(m.start(), m.group().lower()) for m in _PROGRAM_WORDS.finditer(plain)]
+        for begin, end in _sentences(plain):
+            named = tuple(p for at, p in programs if begin <= at < end)
+            if any(p in OTHER_PROGRAMS for p in named):
+                continue  # `git commit` ... `--no-verify`: git's flag, not the project's
+            for flag in flags:
+                if begin <= flag.start - here < end:
+                    found.append(replace(flag, programs=named))
+    for match in _LINK.finditer(plain):
+        plain = _blank(plain, match.start(), match.end())
+        raw = match.group(1)
+        if raw.startswith(("#", "mailto:")) or "%" in raw or "?" in raw:
+            continue
+        target = raw.split("#", 1)[0]
+        path = path_target(target) if target else None
+        if path is not None:
+            begin = here + match.start(1)
+            found.append(Citation("path", begin, begin + len(target), target, path, "link"))
+    for match in _BARE_PATH.finditer(plain):
+        raw = match.group(1).rstrip(".")
+        after = plain[match.end(1) : match.end(1) + 1]
+        if raw.endswith("/") and after.isalnum():
+            continue  # src/app/新.py: the path goes on in letters the pattern stops at
+        if not raw.endswith("/") and _extension(raw) not in PATH_EXTENSIONS:
+            continue  # read/write, and/or: words, not paths
+        path = path_target(raw)
+        if path is not None and "/" in path:
+            begin = here + match.start(1)
+            found.append(Citation("path", begin, begin + len(raw), raw, path, "bare"))
+    return found
 
 
 def extract_citations(text: str, start: int = 0) -> list[Citation]:
@@ -176,7 +307,7 @@ def extract_citations(text: str, start: int = 0) -> list[Citation]:
     for line in text[start:].split("\n"):
         here = offset
         offset += len(line) + 1
-        opening = _FENCE.match(line)
+        opening = FENCE.match(line)
         if fence is not None:
             closing = opening.group(1) if opening is not None else ""
             if closing[:1] == fence[0] and len(closing) >= len(fence):
@@ -185,51 +316,7 @@ def extract_citations(text: str, start: int = 0) -> list[Citation]:
         if opening is not None:
             fence = opening.group(1)
             continue
-        plain = line
-        for match in _CODE_SPAN.finditer(line):
-            plain = _blank(plain, match.start(), match.end())
-            content = match.group(2).strip()
-            at = here + match.start(2) + match.group(2).index(content[:1] or " ")
-            if not content:
-                continue
-            if any(c.isspace() for c in content):
-                target = _runner_target(content)
-                if target is not None:
-                    begin = at + content.rindex(target)
-                    found.append(Citation("identifier", begin, begin + len(target), target, target))
-                continue
-            path = path_target(content)
-            if path is not None:
-                found.append(Citation("path", at, at + len(content), content, path))
-                continue
-            word = identifier_target(content)
-            if word is not None:
-                parts = re.split(r"[.:]", content.lstrip("-@"))
-                qualifier = parts[0] if len(parts) > 1 else None
-                found.append(
-                    Citation("identifier", at, at + len(content), content, word, False, qualifier)
-                )
-        for match in _LINK.finditer(plain):
-            plain = _blank(plain, match.start(), match.end())
-            raw = match.group(1)
-            if raw.startswith(("#", "mailto:")) or "%" in raw or "?" in raw:
-                continue
-            target = raw.split("#", 1)[0]
-            path = path_target(target) if target else None
-            if path is not None:
-                begin = here + match.start(1)
-                found.append(Citation("path", begin, begin + len(target), target, path, True))
-        for match in _BARE_PATH.finditer(plain):
-            raw = match.group(1).rstrip(".")
-            after = plain[match.end(1) : match.end(1) + 1]
-            if raw.endswith("/") and after.isalnum():
-                continue  # src/app/新.py: the path goes on in letters the pattern stops at
-            if not raw.endswith("/") and _extension(raw) not in PATH_EXTENSIONS:
-                continue  # read/write, and/or: words, not paths
-            path = path_target(raw)
-            if path is not None and "/" in path:
-                begin = here + match.start(1)
-                found.append(Citation("path", begin, begin + len(raw), raw, path))
+        found += _line_citations(line, here)
     found.sort(key=lambda c: c.start)
     return found
 
@@ -253,6 +340,7 @@ def cited_words(directory: Path) -> set[str]:
                 words.add(citation.target)
                 if citation.qualifier is not None:
                     words.add(citation.qualifier)
+                words.update(p for p in citation.programs if not _path_like(p))
     return words
 
 
@@ -291,15 +379,28 @@ def _inside(project: Project, citation: Citation) -> bool:
     return path.endswith("/") or _extension(path) in PATH_EXTENSIONS or "." not in path
 
 
-def missing_path(project: Project, path: str) -> tuple[bool, str | None, bool]:
-    """(missing, renamed to, deleted) for a cited path: a file or directory of the project, or
-    the tail of one (``lint/state.py`` for ``memory/memdir/lint/state.py``); a path that exists
-    on disk though git ignores it is not missing."""
+class Missing(NamedTuple):
+    """What the project says of a cited path."""
+
+    missing: bool
+    #: Where git shows it went (a project path), when it did.
+    renamed: str | None = None
+    #: Whether git shows it was deleted (and not renamed).
+    deleted: bool = False
+    #: Whether it was found by its tail (``lint/state.py`` of ``memory/memdir/lint/state.py``).
+    tail: bool = False
+
+
+def missing_path(project: Project, path: str) -> Missing:
+    """Whether a cited path is missing, and where git shows it went or that it was deleted. A
+    file or directory of the project, or the tail of one (``lint/state.py`` for
+    ``memory/memdir/lint/state.py``), is not missing, nor is a path that exists on disk though
+    git ignores it."""
     bare = path.rstrip("/")
     if project.exists(bare) or project.in_memory_dir(bare) or project.has_suffix(bare):
-        return False, None, False
+        return Missing(False)
     if project.on_disk(bare):
-        return False, None, False
+        return Missing(False)
     renamed = project.renamed_to(bare)
     if renamed is None and "/" in bare:
         # A renamed parent: old/dir/file.py where old/dir moved as a whole.
@@ -307,9 +408,53 @@ def missing_path(project: Project, path: str) -> tuple[bool, str | None, bool]:
         moved = project.renamed_to(parent)
         if moved is not None and project.exists(f"{moved}/{rest}"):
             renamed = f"{moved}/{rest}"
-    if renamed is None:
-        renamed = project.renamed_suffix(bare)
-    return True, renamed, renamed is None and project.was_deleted(bare)
+    if renamed is not None:
+        return Missing(True, renamed)
+    renamed = project.renamed_suffix(bare)
+    if renamed is not None:
+        return Missing(True, renamed, tail=True)
+    return Missing(True, deleted=project.was_deleted(bare))
+
+
+def _path_like(program: str) -> bool:
+    return "/" in program or _extension(program) in SOURCE_EXTENSIONS
+
+
+def _own_program(project: Project, program: str) -> bool:
+    """Whether a program a command runs is the project's: a file of it (``./scripts/deploy.sh``)
+    or, for a bare name (``memdir``), a word in it."""
+    if _path_like(program):
+        path = path_target(program)
+        return path is not None and not missing_path(project, path).missing
+    return project.has_word(program)
+
+
+def _unique_tail(project: Project, tail: str) -> bool:
+    """Whether ``tail`` is the end of exactly one project file or directory."""
+    end = "/" + tail
+    found = 0
+    for path in itertools.chain(project.files, project.dirs):
+        if path == tail or path.endswith(end):
+            found += 1
+            if found > 1:
+                return False
+    return found == 1
+
+
+def _rename_fix(
+    project: Project, citation: Citation, found: Missing, path: Path, rel: str, span: Span
+) -> Fix | None:
+    assert found.renamed is not None
+    new_text = citation_fixes.renamed_text(
+        citation.text,
+        found.renamed,
+        citation.form,
+        tail=found.tail,
+        unique_tail=functools.partial(_unique_tail, project),
+    )
+    if new_text is None:
+        return None
+    return citation_fixes.replace_renamed_path(path, rel, span, citation.text, new_text)
 
 
 def _check_text(
@@ -333,16 +478,20 @@ def _check_text(
         if citation.kind == "path":
             if not paths_on or _in_memory_dir(ctx.root, base, citation.target):
                 continue
-            missing, renamed, deleted = missing_path(project, citation.target)
-            if not missing or not (renamed or deleted or _inside(project, citation)):
+            found = missing_path(project, citation.target)
+            if not found.missing or not (
+                found.renamed or found.deleted or _inside(project, citation)
+            ):
                 continue
-            if renamed is not None:
+            fix = None
+            if found.renamed is not None:
                 message = (
                     f"`{citation.text}` no longer exists in the project; git shows it was "
-                    f"renamed to `{renamed}`: update the memory, or the agent will look for "
-                    "the old path"
+                    f"renamed to `{found.renamed}`: update the memory, or the agent will look "
+                    "for the old path"
                 )
-            elif deleted:
+                fix = _rename_fix(project, citation, found, path, rel, span)
+            elif found.deleted:
                 message = (
                     f"`{citation.text}` no longer exists in the project; git shows it was "
                     "deleted: the agent trusts a memory's paths, so it would look for it or "
@@ -354,10 +503,11 @@ def _check_text(
                     "memory's paths, so it would look for it or recommend it; update the path "
                     "or remove the claim"
                 )
-            yield ctx.diag("MEM117", path, rel, span, message)
+            yield ctx.diag("MEM117", path, rel, span, message, fix)
         elif (
             names_on
             and (citation.qualifier is None or project.has_word(citation.qualifier))
+            and all(_own_program(project, program) for program in citation.programs)
             and not project.has_word(citation.target)
         ):
             yield ctx.diag(
@@ -434,7 +584,13 @@ MEM117 = Rule(
     "The agent trusts what a memory says: a stale path sends it looking for a file that is "
     "gone, or recommending it to the user.",
     "`See src/app/old.py for the retry logic` after `git mv src/app/old.py src/app/new.py`",
-    "Update the path (to the new one the message names), or remove the claim.",
+    "Update the path, or remove the claim. When git shows the path was renamed, the editor "
+    "offers to replace it with the new one, written in the form the old one was cited (in "
+    "its backticks or link, with its `./`, `:12` or `#L10` and a directory's trailing `/`; a "
+    "path cited by its tail, such as `lint/state.py`, by the same tail of the new path when "
+    "that names one project path). `memdir lint --fix` does not apply it: git's rename "
+    "detection is a similarity guess, so a person checks the new path is the same thing.",
+    "editor",
     topic=_paths_rule,
     index=lambda view, ctx: [d for d in _index_citations(view, ctx) if d.code == "MEM117"],
 )
@@ -450,7 +606,12 @@ MEM118 = Rule(
     "part is in the project), a make "
     "target or script (`make deploy`, `npm run lint`). Plain words, values (`true`), version "
     "numbers, other shell commands and the names in `reference` memories (which point at other "
-    "systems) are not checked; files under the memory dir do not count as the project."
+    "systems) are not checked; files under the memory dir do not count as the project. Flags "
+    "belong to the program they are passed to: a command's own words (`git commit "
+    "--no-verify`, `docker run --rm`) are never checked, and a lone flag (`--no-verify`) is "
+    "not checked when its sentence names another tool (git, npm, pytest, docker..., in a "
+    "command, in backticks or in the prose) or a command whose program is not the project's "
+    "own (a project file such as `./scripts/deploy.sh`, or a name that is a project word)."
     + _NEEDS_PROJECT,
     "The agent would recommend a function, flag or key that was removed or renamed, and the "
     "user would find out only when it fails.",
