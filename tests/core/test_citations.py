@@ -512,21 +512,20 @@ def body(directory: Path, name: str) -> str:
 
 
 @pytest.mark.parametrize(
-    ("cited", "form", "tail", "expected"),
+    ("cited", "new", "form", "tail", "expected"),
     [
-        ("src/app/old.py", "code", False, "src/app/new.py"),
-        ("./src/app/old.py:12", "code", False, "./src/app/new.py:12"),
-        ("src/app/old.py:12:3", "bare", False, "src/app/new.py:12:3"),
-        ("src/app/old.py#L10-L20", "code", False, "src/app/new.py#L10-L20"),
-        ("lib/", "code", False, "pkg/"),
-        ("app/old.py", "code", True, "app/new.py"),
-        ("src/app/old.py", "link", False, "src/app/new%20name.py"),
+        ("src/app/old.py", "src/app/new.py", "code", False, "src/app/new.py"),
+        ("./src/app/old.py:12", "src/app/new.py", "code", False, "./src/app/new.py:12"),
+        ("src/app/old.py:12:3", "src/app/new.py", "bare", False, "src/app/new.py:12:3"),
+        ("src/app/old.py#L10-L20", "src/app/new.py", "code", False, "src/app/new.py#L10-L20"),
+        ("lib/", "pkg", "code", False, "pkg/"),
+        ("app/old.py", "src/app/new.py", "code", True, "app/new.py"),
+        ("src/app/old.py", "src/app/new name.py", "link", False, "src/app/new%20name.py"),
     ],
 )
-def test_renamed_text_keeps_the_form(cited: str, form: Form, tail: bool, expected: str) -> None:
-    new = "src/app/new name.py" if form == "link" else "src/app/new.py"
-    if cited == "lib/":
-        new = "pkg"
+def test_renamed_text_keeps_the_form(
+    cited: str, new: str, form: Form, tail: bool, expected: str
+) -> None:
     assert renamed_text(cited, new, form, tail=tail, unique_tail=lambda _: True) == expected
 
 
