@@ -35,8 +35,9 @@ _ENTRY = re.compile(
 )
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 #: A fenced code block's opening or closing line; the group is the fence (a closing one is at
-#: least as long, of the same character). Citations skip fenced blocks by this too.
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+#: least as long, of the same character). :class:`Fences` tracks it. Any indent: a fence nested
+#: in a list item is indented as deep as the item's text.
+FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 #: A list item marker (``-``, ``*``, ``+``, ``1.``, ``1)``) with its indent and spacing.
 BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _FM_BOUNDARY = re.compile(r"^-{3,}\s*$")
@@ -454,10 +455,38 @@ def load_cap(
     )
 
 
+class Fences:
+    """Which lines of a Markdown text are fenced code, fed one line at a time in order.
+
+    CommonMark's rule: a fence closes only on the same character, at least as long, so a
+    `````` block can quote a ``` one. Every reader that skips code blocks (the index, the
+    citation and date rules) asks this one.
+    """
+
+    __slots__ = ("open",)
+
+    def __init__(self) -> None:
+        #: The fence of the block the last line was in, or None outside code.
+        self.open: str | None = None
+
+    def is_code(self, line: str) -> bool:
+        """Whether ``line`` is a fence line or inside a fenced block."""
+        match = FENCE.match(line)
+        if self.open is not None:
+            fence = match.group(1) if match is not None else ""
+            if fence[:1] == self.open[0] and len(fence) >= len(self.open):
+                self.open = None
+            return True
+        if match is not None:
+            self.open = match.group(1)
+            return True
+        return False
+
+
 def classify_lines(lines: list[str]) -> tuple[list[IndexEntry], list[IndexLine]]:
     entries: list[IndexEntry] = []
     other: list[IndexLine] = []
-    in_fence = False
+    fences = Fences()
     in_comment = False
     fm_close: int | None = None
     if lines and _FM_BOUNDARY.match(lines[0]):
@@ -466,15 +495,11 @@ def classify_lines(lines: list[str]) -> tuple[list[IndexEntry], list[IndexLine]]
         if fm_close is not None and number <= fm_close:
             other.append(IndexLine(number, line, "frontmatter"))
             continue
-        if in_comment or (not in_fence and _COMMENT_OPEN.match(line)):
+        if in_comment or (fences.open is None and _COMMENT_OPEN.match(line)):
             in_comment = "-->" not in line[line.find("<!--") + 4 if not in_comment else 0 :]
             other.append(IndexLine(number, line, "comment"))
             continue
-        if FENCE.match(line):
-            in_fence = not in_fence
-            other.append(IndexLine(number, line, "code"))
-            continue
-        if in_fence:
+        if fences.is_code(line):
             other.append(IndexLine(number, line, "code"))
             continue
         kind = _line_kind(line)

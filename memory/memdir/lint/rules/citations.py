@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 from memdir import constants as C
 from memdir.fixes import citations as citation_fixes
 from memdir.fixes.citations import LOCATION, Form
-from memdir.index import FENCE
+from memdir.index import Fences
 from memdir.lint.diagnostic import Diagnostic, Fix
 from memdir.lint.rules.base import IndexView, Rule, TopicView, offset_span
 from memdir.model import Span
@@ -302,21 +302,13 @@ def extract_citations(text: str, start: int = 0) -> list[Citation]:
     """Every path and identifier ``text`` cites from offset ``start`` on (fenced blocks
     skipped), in order."""
     found: list[Citation] = []
-    fence: str | None = None
+    fences = Fences()
     offset = start
     for line in text[start:].split("\n"):
         here = offset
         offset += len(line) + 1
-        opening = FENCE.match(line)
-        if fence is not None:
-            closing = opening.group(1) if opening is not None else ""
-            if closing[:1] == fence[0] and len(closing) >= len(fence):
-                fence = None
-            continue
-        if opening is not None:
-            fence = opening.group(1)
-            continue
-        found += _line_citations(line, here)
+        if not fences.is_code(line):
+            found += _line_citations(line, here)
     found.sort(key=lambda c: c.start)
     return found
 

@@ -9,20 +9,18 @@ over the top level), else the file's modification time.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from memdir.dates import find_deadlines, find_relative_dates, parse_day, render, resolve
 from memdir.fixes import dates as date_fixes
+from memdir.index import Fences
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, head_span
 from memdir.model import Span, TopicFile
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
-
-_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def written_on(topic: TopicFile) -> dt.date:
@@ -52,12 +50,9 @@ def _searched_lines(topic: TopicFile) -> Iterator[tuple[int, str]]:
     if fm is not None and "description" in fm.value_spans and topic.description:
         line = fm.value_spans["description"].start_line
         yield line, lines[line]
-    fenced = False
+    fences = Fences()
     for number in range(topic.body_line, len(lines)):
-        if _FENCE.match(lines[number]):
-            fenced = not fenced
-            continue
-        if not fenced:
+        if not fences.is_code(lines[number]):
             yield number, lines[number]
 
 
