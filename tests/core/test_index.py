@@ -299,3 +299,26 @@ def test_load_index_missing_file(tmp_path: Path) -> None:
     assert not index.exists
     assert index.entries == ()
     assert index.load.text == ""
+
+
+def test_fences_close_only_on_the_same_character_at_least_as_long() -> None:
+    from memdir.index import Fences
+
+    lines = [
+        "text",
+        "````md",
+        "```",
+        "still code",
+        "```",
+        "````",
+        "text again",
+        "  - item:",
+        "    ~~~",
+        "    code",
+        "    ~~~",
+        "after",
+    ]
+    fences = Fences()
+    assert [fences.is_code(line) for line in lines] == [
+        False, True, True, True, True, True, False, False, True, True, True, False
+    ]  # fmt: skip
