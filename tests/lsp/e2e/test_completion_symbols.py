@@ -41,7 +41,12 @@ async def test_frontmatter_type_values_and_keys(
         ["user", "feedback", "project", "reference"]
     )
     # On the blank line: the keys not present yet.
-    assert await _complete(client, uri, 2, 0) == ["description", "metadata", "modified"]
+    assert await _complete(client, uri, 2, 0) == [
+        "description",
+        "last_verified",
+        "metadata",
+        "modified",
+    ]
     # In the body: nothing.
     result = await client.text_document_completion_async(
         types.CompletionParams(text_document=_doc(uri), position=pos(5, 2))
