@@ -42,6 +42,8 @@ Retries live in `src/app.py`; call `retry_payment()` before refunding.
 The API freeze ends {TODAY.isoformat()}.
 """
 INDEX = "# Memory index\n\n- [Payments](payments.md) — where payment retries live\n"
+#: Not in the index: its finding (MEM107) shows that the first check, project included, is done.
+ORPHAN = "---\nname: orphan\ndescription: not in the index\ntype: user\n---\nBody.\n"
 APP = "def charge(card):\n    return card\n"
 UTIL = "def retry_payment(charge):\n    return charge\n"
 
@@ -73,7 +75,7 @@ def workspace(tmp_path: Path) -> Workspace:
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "start")
     memory = CONFIG_DIR / "projects" / slugify(Path(os.path.realpath(root))) / "memory"
-    build(memory, {"MEMORY.md": INDEX, "payments.md": MEMORY})
+    build(memory, {"MEMORY.md": INDEX, "payments.md": MEMORY, "orphan.md": ORPHAN})
     return Workspace(root)
 
 
@@ -91,6 +93,12 @@ async def client(
     await asyncio.wait_for(lsp_client.shutdown_session(), 5.0)
 
 
+async def settled(client: LanguageClient, memory_dir: Path) -> str:
+    """Wait for the first check (the project loaded in it); the memory's URI."""
+    await wait_until(client, (memory_dir / "orphan.md").as_uri(), lambda f: "MEM107" in codes(f))
+    return (memory_dir / "payments.md").as_uri()
+
+
 def _changed(client: LanguageClient, *events: tuple[Path, types.FileChangeType]) -> None:
     client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
@@ -102,8 +110,8 @@ def _changed(client: LanguageClient, *events: tuple[Path, types.FileChangeType])
 async def test_citations_follow_the_project(
     client: LanguageClient, workspace: Workspace, memory_dir: Path
 ) -> None:
-    uri = (memory_dir / "payments.md").as_uri()
-    found = await wait_until(client, uri, lambda f: "MEM117" not in codes(f))
+    uri = await settled(client, memory_dir)
+    found = await wait_until(client, uri, lambda f: True)
     assert not {"MEM117", "MEM118", "MEM120", "MEM121"} & set(codes(found))
 
     # The cited file is deleted.
@@ -141,6 +149,23 @@ async def test_citations_follow_the_project(
     await wait_until(client, uri, lambda f: "MEM118" in codes(f))
 
 
+async def test_a_commit_lists_the_project_again(
+    client: LanguageClient, workspace: Workspace, memory_dir: Path
+) -> None:
+    uri = await settled(client, memory_dir)
+    _git(workspace.root, "mv", "src/app.py", "src/payments.py")
+    _git(workspace.root, "commit", "-q", "-m", "rename")
+    # Only git's own files are reported changed: the rename is read from git again.
+    _changed(
+        client,
+        (workspace.path(".git/index"), types.FileChangeType.Changed),
+        (workspace.path(".git/HEAD"), types.FileChangeType.Changed),
+    )
+    found = await wait_until(client, uri, lambda f: "MEM117" in codes(f))
+    [renamed] = [d for d in found if d.code == "MEM117"]
+    assert "renamed to `src/payments.py`" in renamed.message
+
+
 async def test_project_watched(client: LanguageClient, workspace: Workspace) -> None:
     await client.protocol.send_request_async("memdir/status", {})  # startup done
     caps = client.capabilities
@@ -165,8 +190,8 @@ async def test_project_watched(client: LanguageClient, workspace: Workspace) -> 
 async def test_midnight_rejudges_dates(
     client: LanguageClient, workspace: Workspace, memory_dir: Path
 ) -> None:
-    uri = (memory_dir / "payments.md").as_uri()
-    found = await wait_until(client, uri, lambda f: "MEM107" not in codes(f))
+    uri = await settled(client, memory_dir)
+    found = await wait_until(client, uri, lambda f: True)
     assert not {"MEM120", "MEM121"} & set(codes(found))
     # Just before midnight: the server's own timer fires; no file changes.
     before = dt.datetime.combine(TODAY, dt.time(23, 59, 59, 800_000), NOW.tzinfo)
@@ -180,8 +205,7 @@ async def test_midnight_rejudges_dates(
 async def test_hover_and_completion(
     client: LanguageClient, workspace: Workspace, memory_dir: Path
 ) -> None:
-    rel_uri = (memory_dir / "payments.md").as_uri()
-    await wait_until(client, rel_uri, lambda f: "MEM107" not in codes(f))
+    await settled(client, memory_dir)
     doc = Workspace(memory_dir)
     uri = open_doc(client, doc, "payments.md")
 
