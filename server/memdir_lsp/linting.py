@@ -46,9 +46,14 @@ def _project(directory: MemoryDirectory, reload: bool = False) -> Project | None
         return None
     current = directory.project
     if reload or current is None or os.path.realpath(current.root) != os.path.realpath(root):
+        from memdir.lint.rules.citations import cited_words
         from memdir.project import Project  # only with a project: keep start-up light
 
-        directory.project = Project.load(root, directory.root)
+        project = Project.load(root, directory.root)
+        # The names the memories cite, looked up in one pass (as the CLI does), not one by one
+        # as the rules ask; names typed later are looked up as they come.
+        project.find_words(cited_words(directory.root))
+        directory.project = project
     return directory.project
 
 
