@@ -1,13 +1,20 @@
-"""The project a memory dir belongs to: its files, their renames, and the words in them.
+"""The project a memory dir belongs to: its files, their renames, and the words the memories cite.
 
 The citation rules (MEM117, MEM118) check a memory's paths and identifiers against this. Where the
 project is a git repository the file list is git's own (``git ls-files``: tracked and untracked
-files, the project's ``.gitignore`` respected by git itself) and renames come from git's rename
-detection; elsewhere a bounded walk lists the files. Nothing outside the project root is read:
-symlinks are never followed and file reads are capped.
+files, the project's ``.gitignore`` respected by git itself) and renames and deletions come from
+git's rename detection over the last :data:`MAX_HISTORY_COMMITS` commits (older renames are not
+named; a path gone that long ago is still reported, as not existing); elsewhere a bounded walk
+lists the files. Nothing outside the project root is read: symlinks are never followed, and a
+file read here is capped at :data:`MAX_FILE_BYTES`.
 
-:class:`Project` holds the file set and a word index that can be updated one file at a time, so a
-language server can re-check after one project file changes without rebuilding everything.
+Words are looked up only for the words the memories cite: :class:`Project` keeps, for each word
+asked about, the set of files that contain it (its postings), filled for new words in one pass
+over the project's files by the system's ``grep -F -w`` (one automaton for all the words, run
+on git's file list in a few parallel chunks), or by reading the files here when there is no
+``grep``. One file changing (:meth:`Project.update_file`) re-reads that file alone and updates
+the postings; its answer says whether any finding can change, so a language server re-checks
+only then.
 """
 
 from __future__ import annotations
@@ -15,25 +22,36 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import shutil
 import subprocess
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: A project file is read for identifiers only up to this many bytes: big files are data.
+#: A project file is read here only up to this many bytes: big files are data. (``grep`` reads
+#: whole files; a file over this size that changes is searched by ``grep`` too, see
+#: :meth:`Project.update_file`, so both ways agree.)
 MAX_FILE_BYTES = 512 * 1024
 #: The walk of a project that is not a git repository stops after this many files; a project
 #: listed only in part has no "missing" paths (see :attr:`ProjectFiles.complete`).
 MAX_WALK_FILES = 100_000
+#: Renames and deletions are read from this many of the latest commits: rename detection costs
+#: time per commit, and a path renamed longer ago than this is rarely still cited.
+MAX_HISTORY_COMMITS = 5_000
 #: Directories a walk never enters: tools' caches and dependencies, not the project's own files.
 WALK_SKIP = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
      ".ruff_cache", ".pytest_cache", ".tox", "dist", "build", "target", ".idea", ".vscode"}
 )  # fmt: skip
 _GIT_TIMEOUT = 30.0
-#: Words of a project file: identifiers, with ``-`` inside (flags, make targets, script names).
-_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
+_GREP_TIMEOUT = 120.0
+#: File names per ``grep`` process: well under every system's argument limit.
+_GREP_CHUNK_BYTES = 512 * 1024
+#: Word characters as ``grep -w`` counts them in the C locale.
+_TOKEN = re.compile(rb"[A-Za-z0-9_]+")
+_ENV = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,23 +71,22 @@ class ProjectFiles:
     #: False when a walk stopped at :data:`MAX_WALK_FILES`: a path missing from a partial list
     #: may still exist, so no path is reported missing.
     complete: bool = True
+    #: Files that are symbolic links: listed, never read.
+    links: frozenset[str] = frozenset()
 
 
-def _git(
-    root: Path, *args: str, stdin: bytes | None = None, ok: tuple[int, ...] = (0,)
-) -> bytes | None:
+def _git(root: Path, *args: str) -> bytes | None:
     try:
         done = subprocess.run(
             ["git", "-C", os.fspath(root), *args],
-            input=stdin,
             capture_output=True,
             timeout=_GIT_TIMEOUT,
             check=False,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+            env=_ENV,
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout if done.returncode in ok else None
+    return done.stdout if done.returncode == 0 else None
 
 
 def _is_git_root(root: Path) -> bool:
@@ -85,26 +102,11 @@ def _zsplit(data: bytes) -> list[str]:
     return [part.decode("utf-8", "surrogateescape") for part in data.split(b"\0") if part]
 
 
-def _git_files(root: Path) -> tuple[frozenset[str], frozenset[str]] | None:
-    """(files, deleted in the work tree) of the repository at ``root``."""
-    listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-    if listed is None:
-        return None
-    deleted = frozenset(_zsplit(_git(root, "ls-files", "-z", "--deleted") or b""))
-    return frozenset(_zsplit(listed)) - deleted, deleted
-
-
-def _git_deleted(root: Path) -> frozenset[str]:
-    """Paths deleted in the history or in the staged changes."""
-    history = _git(root, "log", "-z", "--format=", "--name-only", "--diff-filter=D", "--no-merges")
-    staged = _git(root, "diff", "-z", "--cached", "--name-only", "--diff-filter=D")
-    return frozenset(_zsplit(history or b"")) | frozenset(_zsplit(staged or b""))
-
-
-def parse_name_status(data: bytes) -> list[tuple[str, str]]:
-    """(old, new) of each rename in ``git … --name-status -z`` output, in the order given."""
+def _parse_status(data: bytes) -> tuple[list[tuple[str, str]], list[str]]:
+    """(renames as (old, new), deleted paths) of ``git … --name-status -z`` output, in order."""
     parts = _zsplit(data)
     pairs: list[tuple[str, str]] = []
+    deleted: list[str] = []
     i = 0
     while i < len(parts):
         status = parts[i]
@@ -113,21 +115,78 @@ def parse_name_status(data: bytes) -> list[tuple[str, str]]:
                 pairs.append((parts[i + 1], parts[i + 2]))
             i += 3
         elif status[:1] in ("A", "D", "M", "T", "U", "X", "B") and i + 1 < len(parts):
+            if status[0] == "D":
+                deleted.append(parts[i + 1])
             i += 2
         else:
             i += 1  # a commit separator or something unexpected: resynchronise
-    return pairs
+    return pairs, deleted
 
 
-def _git_renames(root: Path) -> list[tuple[str, str]]:
-    """Renames oldest first: committed history, then staged, then unstaged ones."""
-    history = _git(
-        root, "log", "-z", "--format=", "--name-status", "--diff-filter=R", "-M", "--no-merges"
+def parse_name_status(data: bytes) -> list[tuple[str, str]]:
+    """(old, new) of each rename in ``git … --name-status -z`` output, in the order given."""
+    return _parse_status(data)[0]
+
+
+def _tracked(data: bytes) -> tuple[set[str], set[str]]:
+    """(files, links) of ``git ls-files -z --stage`` output (mode 120000: a symbolic link)."""
+    files: set[str] = set()
+    links: set[str] = set()
+    for entry in _zsplit(data):
+        mode, _, path = entry.partition("\t")
+        files.add(path)
+        if mode.startswith("120000"):
+            links.add(path)
+    return files, links
+
+
+def _git_listing(
+    root: Path, words: Collection[str] = (), skip: str | None = None
+) -> tuple[ProjectFiles, dict[str, set[str]]] | None:
+    """The repository at ``root``: its files, renames and deletions, and where ``words`` occur
+    in its files (outside ``skip``, a directory prefix). The git commands run side by side, and
+    the search of the tracked files starts as soon as git lists them (in milliseconds, from
+    its index) beside the slower listing of untracked and deleted files (a walk of the tree)."""
+    commands = (
+        # -t tags each entry: R removed from the work tree, ? untracked.
+        ("ls-files", "-z", "-t", "--deleted", "--others", "--exclude-standard"),
+        ("log", "-z", "--format=", "--name-status", "-M", "--diff-filter=DR", "--no-merges",
+         f"--max-count={MAX_HISTORY_COMMITS}"),
+        ("diff", "-z", "--cached", "--name-status", "-M", "--diff-filter=DR"),
+    )  # fmt: skip
+
+    def searchable(paths: Iterable[str]) -> list[str]:
+        return [path for path in paths if skip is None or not path.startswith(skip)]
+
+    with ThreadPoolExecutor(len(commands) + 1) as pool:
+        others, history, staged = (pool.submit(_git, root, *args) for args in commands)
+        listed = _git(root, "ls-files", "-z", "--stage", "--cached")
+        if listed is None:
+            return None
+        files, links = _tracked(listed)
+        early = pool.submit(search_files, root, words, searchable(files - links))
+        rest = others.result()
+        if rest is None:
+            return None
+        gone: set[str] = set()
+        untracked: set[str] = set()
+        for entry in _zsplit(rest):
+            (untracked if entry[:1] == "?" else gone).add(entry[2:])
+        links.update(u for u in untracked if os.path.islink(os.path.join(root, u)))
+        hits = early.result()
+        old_pairs, old_deleted = _parse_status(history.result() or b"")
+        new_pairs, new_deleted = _parse_status(staged.result() or b"")
+    for word, where in search_files(root, words, searchable(untracked - links)).items():
+        hits.setdefault(word, set()).update(where)
+    listed_files = frozenset(files | untracked) - gone
+    for where in hits.values():
+        where -= gone
+    renames = resolve_renames([*reversed(old_pairs), *new_pairs], listed_files)
+    deleted = (frozenset(gone) | frozenset(old_deleted) | frozenset(new_deleted)) - listed_files
+    listing = ProjectFiles(
+        root, listed_files, renames, deleted, git=True, links=frozenset(links) & listed_files
     )
-    pairs = list(reversed(parse_name_status(history or b"")))
-    staged = _git(root, "diff", "-z", "--cached", "--name-status", "-M", "--diff-filter=R")
-    pairs.extend(parse_name_status(staged or b""))
-    return pairs
+    return listing, hits
 
 
 def resolve_renames(pairs: Iterable[tuple[str, str]], files: frozenset[str]) -> dict[str, str]:
@@ -138,11 +197,13 @@ def resolve_renames(pairs: Iterable[tuple[str, str]], files: frozenset[str]) -> 
     moved to one place is mapped too, from the part of the paths that did not change.
     """
     moved: dict[str, str] = {}
+    sources: dict[str, set[str]] = {}  # current name -> the old names that lead to it
     for old, new in pairs:
-        for key, value in list(moved.items()):
-            if value == old:
-                moved[key] = new
-        moved[old] = new
+        chain = sources.pop(old, set())
+        chain.add(old)
+        for key in chain:
+            moved[key] = new
+        sources.setdefault(new, set()).update(chain)
     result = {old: new for old, new in moved.items() if new in files and old not in files}
     dirs = _directories(files)
     votes: dict[str, set[str]] = {}
@@ -175,43 +236,65 @@ def _directories(files: Iterable[str]) -> frozenset[str]:
     return frozenset(dirs)
 
 
-def _walk(root: Path) -> tuple[frozenset[str], bool]:
+def _walk(root: Path) -> tuple[frozenset[str], frozenset[str], bool]:
     found: list[str] = []
+    links: list[str] = []
     for directory, subdirs, names in os.walk(root, followlinks=False):
         subdirs[:] = sorted(d for d in subdirs if d not in WALK_SKIP)
         rel = os.path.relpath(directory, root)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         for name in names:
             found.append(prefix + name)
+            if os.path.islink(os.path.join(directory, name)):
+                links.append(prefix + name)
             if len(found) >= MAX_WALK_FILES:
-                return frozenset(found), False
-    return frozenset(found), True
+                return frozenset(found), frozenset(links), False
+    return frozenset(found), frozenset(links), True
 
 
 def list_project(root: Path) -> ProjectFiles:
     """The project's files: git's list and renames in a git repository's root, else a walk."""
     root = Path(os.path.abspath(root))
     if _is_git_root(root):
-        listed = _git_files(root)
-        if listed is not None:
-            files, gone = listed
-            renames = resolve_renames(_git_renames(root), files)
-            deleted = (gone | _git_deleted(root)) - files
-            return ProjectFiles(root, files, renames, deleted, git=True)
-    files, complete = _walk(root)
-    return ProjectFiles(root, files, {}, git=False, complete=complete)
+        loaded = _git_listing(root)
+        if loaded is not None:
+            return loaded[0]
+    return _walk_listing(root)
 
 
-def words_of(data: bytes) -> frozenset[str]:
-    """The identifier-like words of one file's bytes (empty for binary data)."""
-    if b"\0" in data[:8192]:
-        return frozenset()
-    return frozenset(word.decode("ascii") for word in _WORD.findall(data))
+def _walk_listing(root: Path) -> ProjectFiles:
+    files, links, complete = _walk(root)
+    return ProjectFiles(root, files, {}, git=False, complete=complete, links=links)
 
 
-def _file_words(rel: str, data: bytes) -> frozenset[str]:
-    """A file's words, and those of its path: a script ``deploy.sh`` names ``deploy``."""
-    return words_of(data) | words_of(rel.encode("utf-8", "surrogateescape"))
+# --- words ---------------------------------------------------------------------------------------
+
+
+def _is_binary(data: bytes) -> bool:
+    return b"\0" in data
+
+
+def words_in(data: bytes, words: Collection[str]) -> set[str]:
+    """Which of ``words`` occur in ``data`` as whole words, as ``grep -F -w`` finds them in the
+    C locale: not next to an ASCII letter, digit or ``_``. Binary data has no words."""
+    if not words or _is_binary(data):
+        return set()
+    tokens: set[bytes] | None = None
+    found: set[str] = set()
+    for word in words:
+        raw = word.encode("utf-8", "surrogateescape")
+        if _TOKEN.fullmatch(raw) is not None:
+            if tokens is None:
+                tokens = set(_TOKEN.findall(data))
+            if raw in tokens:
+                found.add(word)
+        elif raw and re.search(rb"(?<![A-Za-z0-9_])" + re.escape(raw) + rb"(?![A-Za-z0-9_])", data):
+            found.add(word)
+    return found
+
+
+def _path_bytes(rel: str) -> bytes:
+    return rel.encode("utf-8", "surrogateescape")
 
 
 def _read_capped(root: Path, rel: str) -> bytes:
@@ -225,13 +308,130 @@ def _read_capped(root: Path, rel: str) -> bytes:
         return b""
 
 
-class Project:
-    """The project the citation rules check against: its files, renames and words.
+@dataclass(slots=True)
+class _Group:
+    words: list[str] = field(default_factory=list)
+    tokens: set[bytes] = field(default_factory=set)
+    compound: list[bytes] = field(default_factory=list)
 
-    The word index is built on first use (only memories that cite identifiers need it) and can
-    be updated per file (:meth:`update_file`, :meth:`remove_file`). ``exclude``: a directory
-    inside the project (the memory dir itself) whose files neither count as the project's nor
-    feed the word index, so a memory never vouches for itself.
+    def holds(self, raw: bytes) -> bool:
+        """Whether ``raw`` occurs as a whole word in one of the group's words."""
+        if _TOKEN.fullmatch(raw) is not None:
+            return raw in self.tokens
+        return bool(self.compound) and bool(
+            words_in(b"\n".join(self.compound), [raw.decode("utf-8", "surrogateescape")])
+        )
+
+
+def _overlapping_groups(words: list[str]) -> list[list[str]]:
+    """``words`` split so that no word of a group occurs as a whole word inside another of the
+    same group (``run`` in ``dry-run``): ``grep -o`` reports one match where two overlap."""
+    groups: list[_Group] = []
+    for word in sorted(words, key=len, reverse=True):
+        raw = _path_bytes(word)
+        group = next((g for g in groups if not g.holds(raw)), None)
+        if group is None:
+            group = _Group()
+            groups.append(group)
+        group.words.append(word)
+        group.tokens.update(_TOKEN.findall(raw))
+        if _TOKEN.fullmatch(raw) is None:
+            group.compound.append(raw)
+    return [group.words for group in groups]
+
+
+def _grep(root: Path, words: list[str], files: list[str]) -> dict[str, set[str]] | None:
+    """word -> the files among ``files`` that hold it, by the system's ``grep`` (None: there is
+    none, or it failed): one Aho-Corasick pass per chunk of files for all the words, where
+    ``git grep`` runs one pass per word."""
+    grep = shutil.which("grep")
+    if grep is None or not files or not words:
+        return None if grep is None else {}
+    # As many chunks as processors (grep runs one thread), smaller when the names are many.
+    total = sum(len(rel) + 1 for rel in files)
+    workers = max(1, os.cpu_count() or 1)
+    count = max(workers, -(-total // _GREP_CHUNK_BYTES))
+    count = -(-count // workers) * workers
+    limit = -(-total // count)
+    chunks: list[list[str]] = [[]]
+    size = 0
+    for rel in files:
+        if size >= limit:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(rel)
+        size += len(rel) + 1
+    patterns = [arg for word in words for arg in ("-e", word)]
+    # -s: a file removed since it was listed is skipped; -d/-D skip: no directory, FIFO or
+    # device is read.
+    base = [grep, "-F", "-w", "-o", "-H", "-I", "-s", "--null", "-d", "skip", "-D", "skip"]
+
+    def run(chunk: list[str]) -> bytes | None:
+        try:
+            done = subprocess.run(
+                [*base, *patterns, "--", *chunk],
+                cwd=root,
+                capture_output=True,
+                timeout=_GREP_TIMEOUT,
+                check=False,
+                env=_ENV,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        # 1: nothing found; 2 with nothing said: a listed file is gone (-s), the rest was read.
+        if done.returncode in (0, 1) or (done.returncode == 2 and not done.stderr):
+            return done.stdout
+        return None
+
+    with ThreadPoolExecutor(min(len(chunks), workers)) as pool:
+        outputs = list(pool.map(run, chunks))
+    hits: dict[str, set[str]] = {}
+    for output in outputs:
+        if output is None:
+            return None
+        for path, match in re.findall(rb"([^\0]*)\0([^\n]*)\n", output):
+            hits.setdefault(match.decode("utf-8", "surrogateescape"), set()).add(
+                path.decode("utf-8", "surrogateescape")
+            )
+    return hits
+
+
+def search_files(root: Path, words: Collection[str], files: Iterable[str]) -> dict[str, set[str]]:
+    """word -> the files among ``files`` whose text holds it as a whole word (see
+    :func:`words_in`): ``grep`` when there is one, else each file read here, capped."""
+    listed = sorted(files)
+    wanted = sorted(words)
+    hits: dict[str, set[str]] = {}
+    for group in _overlapping_groups(wanted):
+        found = _grep(root, group, listed)
+        if found is None:
+            found = {}
+            for rel in listed:
+                for word in words_in(_read_capped(root, rel), group):
+                    found.setdefault(word, set()).add(rel)
+        for word, where in found.items():
+            hits.setdefault(word, set()).update(where)
+    return hits
+
+
+# --- the project ---------------------------------------------------------------------------------
+
+
+def _tails(path: str) -> Iterable[str]:
+    """``a/b/c`` -> ``b/c``, ``c``: the tails a memory may cite a path by."""
+    cut = path.find("/")
+    while cut >= 0:
+        yield path[cut + 1 :]
+        cut = path.find("/", cut + 1)
+
+
+class Project:
+    """The project the citation rules check against: its files, renames and cited words.
+
+    ``exclude``: a directory inside the project (the memory dir itself) whose files neither
+    count as the project's nor vouch for a word, so a memory never vouches for itself. The word
+    lookups (:meth:`find_words`, :meth:`has_word`) keep their answers per file, so that
+    :meth:`update_file` and :meth:`remove_file` keep them true one file at a time.
     """
 
     def __init__(self, listing: ProjectFiles, exclude: str | None = None) -> None:
@@ -239,39 +439,103 @@ class Project:
         self.git = listing.git
         self.complete = listing.complete
         self.renames: dict[str, str] = dict(listing.renames)
-        self.deleted = listing.deleted
-        self._deleted_tails: frozenset[str] | None = None
+        self.deleted: set[str] = set(listing.deleted)
         self._exclude = exclude.rstrip("/") + "/" if exclude else None
         self.files: set[str] = {f for f in listing.files if not self._excluded(f)}
-        self._dirs: frozenset[str] | None = None
-        self._suffixes: frozenset[str] | None = None
-        self._file_words: dict[str, frozenset[str]] | None = None
-        self._counts: Counter[str] = Counter()
-        #: Words looked up in one batch (:meth:`find_words`) before any index was built.
-        self._known: dict[str, bool] = {}
+        self._links: set[str] = set(listing.links)
+        #: Directory -> how many files are under it; built on first use, then kept up to date.
+        self._dir_counts: dict[str, int] | None = None
+        #: Last path component -> files and directories with that name (for cited tails).
+        self._by_name: dict[str, set[str]] | None = None
+        self._deleted_tails: frozenset[str] | None = None
+        self._renamed_by_name: dict[str, list[tuple[str, str]]] | None = None
+        #: Word -> the files whose text or path holds it, for every word asked about.
+        self._postings: dict[str, set[str]] = {}
+        #: Every word-character run of every file path: most words are in none, and then no
+        #: path needs a closer look.
+        self._path_tokens: set[bytes] | None = None
+        #: Texts given to :meth:`update_file` (an editor's unsaved buffer): what the file holds
+        #: for words looked up later, until it is updated from the disk.
+        self._texts: dict[str, bytes] = {}
 
     @classmethod
-    def load(cls, root: Path, memory_dir: Path | None = None) -> Project:
-        """List the project at ``root``, leaving out ``memory_dir`` when it lies inside."""
-        listing = list_project(root)
+    def load(cls, root: Path, memory_dir: Path | None = None, words: Iterable[str] = ()) -> Project:
+        """List the project at ``root``, leaving out ``memory_dir`` when it lies inside, and
+        look ``words`` up (as :meth:`find_words` would after, but sooner: in a git repository
+        the search of the tracked files runs while git lists the rest)."""
+        root = Path(os.path.abspath(root))
         exclude = None
         if memory_dir is not None:
-            real_root = os.path.realpath(listing.root)
+            real_root = os.path.realpath(root)
             real_memory = os.path.realpath(memory_dir)
             if real_memory.startswith(real_root.rstrip(os.sep) + os.sep):
                 exclude = os.path.relpath(real_memory, real_root).replace(os.sep, "/")
-        return cls(listing, exclude)
+        wanted = set(words)
+        loaded = None
+        if _is_git_root(root):
+            skip = exclude.rstrip("/") + "/" if exclude else None
+            loaded = _git_listing(root, wanted, skip)
+        if loaded is None:
+            project = cls(_walk_listing(root), exclude)
+            project.find_words(wanted)
+            return project
+        listing, hits = loaded
+        project = cls(listing, exclude)
+        project._record(wanted, hits)
+        return project
 
     def _excluded(self, rel: str) -> bool:
         return self._exclude is not None and rel.startswith(self._exclude)
 
     # --- paths ---------------------------------------------------------------------------------
 
+    def _counts(self) -> dict[str, int]:
+        if self._dir_counts is None:
+            # Files per parent directory first (one pass), then each directory's count is
+            # added to its ancestors: far fewer directories than files.
+            direct = Counter(path[: path.rfind("/")] for path in self.files if "/" in path)
+            counts: dict[str, int] = {}
+            for directory, count in direct.items():
+                counts[directory] = counts.get(directory, 0) + count
+                self._count_dirs(counts, directory, count)
+            self._dir_counts = counts
+        return self._dir_counts
+
+    @staticmethod
+    def _count_dirs(counts: dict[str, int], path: str, step: int) -> list[str]:
+        """Add ``step`` to the count of every directory above ``path``; returns the directories
+        that appeared (step 1) or emptied (step -1)."""
+        changed: list[str] = []
+        cut = path.rfind("/")
+        while cut > 0:
+            parent = path[:cut]
+            count = counts.get(parent, 0) + step
+            if count > 0:
+                counts[parent] = count
+                if count == step and step > 0:
+                    changed.append(parent)
+            else:
+                counts.pop(parent, None)
+                changed.append(parent)
+            cut = path.rfind("/", 0, cut)
+        return changed
+
     @property
     def dirs(self) -> frozenset[str]:
-        if self._dirs is None:
-            self._dirs = _directories(self.files)
-        return self._dirs
+        return frozenset(self._counts())
+
+    def _names(self) -> dict[str, set[str]]:
+        if self._by_name is None:
+            names: dict[str, set[str]] = {}
+            for path in itertools.chain(self.files, self._counts()):
+                name = path[path.rfind("/") + 1 :]
+                found = names.get(name)
+                if found is None:
+                    names[name] = {path}
+                else:
+                    found.add(path)
+            self._by_name = names
+        return self._by_name
 
     def in_memory_dir(self, rel: str) -> bool:
         return self._excluded(rel) or (self._exclude is not None and rel + "/" == self._exclude)
@@ -279,7 +543,7 @@ class Project:
     def exists(self, rel: str) -> bool:
         """Whether a file or directory ``rel`` is in the project."""
         rel = rel.rstrip("/")
-        return rel in self.files or rel in self.dirs or rel == ""
+        return rel in self.files or rel in self._counts() or rel == ""
 
     def on_disk(self, rel: str) -> bool:
         """Whether ``rel`` exists under the root though unlisted (a file git ignores): it is not
@@ -293,100 +557,188 @@ class Project:
     def has_suffix(self, rel: str) -> bool:
         """Whether ``rel`` is the tail of a project file or directory (``lint/state.py`` of
         ``memory/memdir/lint/state.py``): memories often cite paths from a sub-package."""
-        if self._suffixes is None:
-            tails: set[str] = set()
-            for path in itertools.chain(self.files, self.dirs):
-                cut = path.find("/")
-                while cut >= 0:
-                    tails.add(path[cut + 1 :])
-                    cut = path.find("/", cut + 1)
-            self._suffixes = frozenset(tails)
-        return rel.rstrip("/") in self._suffixes
+        rel = rel.rstrip("/")
+        tail = "/" + rel
+        return any(path.endswith(tail) for path in self._names().get(rel.rsplit("/", 1)[-1], ()))
 
     def was_deleted(self, rel: str) -> bool:
         """Whether git shows ``rel`` (a file, a directory of files, or the tail of either) was
         deleted."""
         if self._deleted_tails is None:
             tails: set[str] = set()
-            for path in itertools.chain(self.deleted, _directories(self.deleted)):
+            for path in (*self.deleted, *_directories(self.deleted)):
                 tails.add(path)
-                cut = path.find("/")
-                while cut >= 0:
-                    tails.add(path[cut + 1 :])
-                    cut = path.find("/", cut + 1)
+                tails.update(_tails(path))
             self._deleted_tails = frozenset(tails)
         return rel.rstrip("/") in self._deleted_tails
 
     def renamed_suffix(self, rel: str) -> str | None:
         """Where git shows a renamed path went, for a path cited by its tail (one answer only)."""
-        tail = "/" + rel.rstrip("/")
-        targets = {new for old, new in self.renames.items() if old.endswith(tail)}
+        if self._renamed_by_name is None:
+            by_name: dict[str, list[tuple[str, str]]] = {}
+            for old, new in self.renames.items():
+                by_name.setdefault(old.rsplit("/", 1)[-1], []).append((old, new))
+            self._renamed_by_name = by_name
+        rel = rel.rstrip("/")
+        tail = "/" + rel
+        candidates = self._renamed_by_name.get(rel.rsplit("/", 1)[-1], ())
+        targets = {new for old, new in candidates if old.endswith(tail)}
         return targets.pop() if len(targets) == 1 else None
 
     # --- words ---------------------------------------------------------------------------------
 
-    def _index(self) -> dict[str, frozenset[str]]:
-        if self._file_words is None:
-            self._file_words = {}
-            for rel in self.files:
-                words = _file_words(rel, _read_capped(self.root, rel))
-                self._file_words[rel] = words
-                self._counts.update(words)
-        return self._file_words
-
-    def has_word(self, word: str) -> bool:
-        """Whether ``word`` appears in any project file (as a whole identifier-like word)."""
-        if self._file_words is None and word in self._known:
-            return self._known[word]
-        self._index()
-        return self._counts[word] > 0
+    def _in_paths(self, words: Collection[str]) -> dict[str, set[str]]:
+        """word -> the files whose path names it (a script ``deploy.sh`` names ``deploy``)."""
+        if self._path_tokens is None:
+            joined = _path_bytes("\n".join(self.files))
+            self._path_tokens = set(_TOKEN.findall(joined))
+        tokens = self._path_tokens
+        # A word can be in a path only if its first word-character run is.
+        likely = [w for w in words if (_TOKEN.findall(_path_bytes(w)) or [b""])[0] in tokens]
+        found: dict[str, set[str]] = {}
+        if likely:
+            for path in self.files:
+                for word in words_in(_path_bytes(path), likely):
+                    found.setdefault(word, set()).add(path)
+        return found
 
     def find_words(self, words: Iterable[str]) -> None:
-        """Look ``words`` up in one pass, so that :meth:`has_word` answers them without building
-        the word index: in a git repository one ``git grep`` (git's own threads, binary files
-        and ignored files skipped) instead of reading every file here. A one-off run (the CLI)
-        that knows its words up front calls this; an incremental caller builds the index."""
-        wanted = sorted({w for w in words if w not in self._known})
-        if not wanted or self._file_words is not None:
+        """Look up every word not asked about before in one pass over the project's files (see
+        :func:`search_files`); :meth:`has_word` then answers from memory, and
+        :meth:`update_file` keeps the answers true. A caller that knows its words up front (the
+        CLI, the language server's first lint) asks for all of them at once."""
+        wanted = {w for w in words if w not in self._postings}
+        if not wanted:
             return
-        if not self.git:
-            self._index()
-            return
-        args = ["grep", "-z", "-I", "-h", "-o", "-w", "-F", "--untracked", "-f", "-"]
-        args += ["--", "."]
-        if self._exclude is not None:
-            args.append(f":(exclude){self._exclude.rstrip('/')}")
-        # git grep exits 1 when nothing matches.
-        found = _git(self.root, *args, stdin="\n".join(wanted).encode(), ok=(0, 1))
-        if found is None:
-            self._index()
-            return
-        hits = set(found.decode("utf-8", "surrogateescape").replace("\0", "\n").splitlines())
-        path_words = words_of("\n".join(self.files).encode("utf-8", "surrogateescape"))
+        on_disk = self.files - self._links - self._texts.keys()
+        hits = search_files(self.root, wanted, on_disk)
+        for rel, data in self._texts.items():
+            for word in words_in(data, wanted):
+                hits.setdefault(word, set()).add(rel)
+        self._record(wanted, hits)
+
+    def _record(self, wanted: Collection[str], hits: dict[str, set[str]]) -> None:
+        """The postings of ``wanted`` from the files whose text holds them (``hits``) and the
+        files whose path names them."""
+        for word, paths in self._in_paths(wanted).items():
+            hits.setdefault(word, set()).update(paths)
         for word in wanted:
-            self._known[word] = word in hits or word in path_words
+            self._postings[word] = hits.get(word, set())
 
-    def update_file(self, rel: str, data: bytes | None = None) -> None:
-        """One project file was created or changed: re-read it (or take ``data``)."""
-        if self._excluded(rel):
-            return
-        self._known.clear()
-        index = self._index()
-        self.remove_file(rel)
-        data = data[:MAX_FILE_BYTES] if data is not None else _read_capped(self.root, rel)
-        words = _file_words(rel, data)
-        index[rel] = words
-        self._counts.update(words)
+    def has_word(self, word: str) -> bool:
+        """Whether ``word`` appears in any project file or path (as a whole word)."""
+        if word not in self._postings:
+            self.find_words([word])
+        return bool(self._postings[word])
+
+    def _ignored(self, rel: str) -> bool:
+        """Whether a file a watcher reports is one the project's listing leaves out."""
+        parts = rel.split("/")
+        if self._excluded(rel) or ".." in parts or parts[0] == ".git":
+            return True
+        if not self.git:
+            return any(part in WALK_SKIP for part in parts[:-1])
+        # git check-ignore exits 0 for an ignored path, 1 for one that is not.
+        try:
+            done = subprocess.run(
+                ["git", "-C", os.fspath(self.root), "check-ignore", "-q", "--", rel],
+                capture_output=True,
+                timeout=_GIT_TIMEOUT,
+                check=False,
+                env=_ENV,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return done.returncode == 0
+
+    def _add_path(self, rel: str) -> None:
+        self.files.add(rel)
+        self.deleted.discard(rel)
+        self._deleted_tails = None
+        if self._dir_counts is not None:
+            new_dirs = self._count_dirs(self._dir_counts, rel, 1)
+            if self._by_name is not None:
+                for path in (rel, *new_dirs):
+                    self._by_name.setdefault(path.rsplit("/", 1)[-1], set()).add(path)
+        else:
+            self._by_name = None
+        if self._path_tokens is not None:
+            self._path_tokens.update(_TOKEN.findall(_path_bytes(rel)))
+
+    def _drop_path(self, rel: str) -> None:
+        self.files.discard(rel)
+        self._links.discard(rel)
+        if self.git:
+            self.deleted.add(rel)
+            self._deleted_tails = None
+        if self._dir_counts is not None:
+            gone_dirs = self._count_dirs(self._dir_counts, rel, -1)
+            if self._by_name is not None:
+                for path in (rel, *gone_dirs):
+                    self._by_name.get(path.rsplit("/", 1)[-1], set()).discard(path)
+        else:
+            self._by_name = None
+        # Path tokens only grow: a stale one costs a closer look at the paths, never an answer.
+
+    def _set_words(self, rel: str, present: set[str]) -> bool:
+        """Record which tracked words ``rel`` holds now; True when a word's presence in the
+        project changed."""
+        changed = False
+        for word, where in self._postings.items():
+            if word in present:
+                if rel not in where:
+                    where.add(rel)
+                    changed = changed or len(where) == 1
+            elif rel in where:
+                where.discard(rel)
+                changed = changed or not where
+        return changed
+
+    def update_file(self, rel: str, data: bytes | None = None) -> bool:
+        """One project file was created or changed: re-read it (or take ``data``, an editor's
+        unsaved text) and update the looked-up words. True when this can change a citation
+        finding: the file is new, or a looked-up word appeared in or vanished from the project.
+        A file the listing leaves out (ignored by git, the memory dir) changes nothing."""
+        new = rel not in self.files
+        if new and self._ignored(rel):
+            return False
+        path = os.path.join(self.root, rel)
+        link = data is None and os.path.islink(path)
+        if link:
+            self._links.add(rel)
+        else:
+            self._links.discard(rel)
+        if new:
+            self._add_path(rel)
+        tracked = list(self._postings)
+        if link or not tracked:
+            present: set[str] = set()
+        elif data is None and _file_size(path) > MAX_FILE_BYTES:
+            present = {w for w, where in search_files(self.root, tracked, [rel]).items() if where}
+        else:
+            text = data[:MAX_FILE_BYTES] if data is not None else _read_capped(self.root, rel)
+            present = words_in(text, tracked)
+        if data is not None:
+            self._texts[rel] = data[:MAX_FILE_BYTES]
+        else:
+            self._texts.pop(rel, None)
+        if tracked:
+            present |= words_in(_path_bytes(rel), tracked)
+        return self._set_words(rel, present) or new
+
+    def remove_file(self, rel: str) -> bool:
+        """One project file was deleted. True when this can change a citation finding (it was
+        a project file)."""
         if rel not in self.files:
-            self.files.add(rel)
-            self._dirs = self._suffixes = None
+            return False
+        self._drop_path(rel)
+        self._texts.pop(rel, None)
+        self._set_words(rel, set())
+        return True
 
-    def remove_file(self, rel: str) -> None:
-        """One project file was deleted."""
-        self._known.clear()
-        if self._file_words is not None:
-            old = self._file_words.pop(rel, frozenset())
-            self._counts.subtract(old)
-        if rel in self.files:
-            self.files.discard(rel)
-            self._dirs = self._suffixes = None
+
+def _file_size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0

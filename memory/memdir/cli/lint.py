@@ -165,9 +165,9 @@ def _run(args: argparse.Namespace) -> int:
                 from memdir.lint.rules.citations import cited_words
                 from memdir.project import Project  # only with a project: keep lint light
 
-                project = Project.load(cited_root, directory)
-                if settings.code_enabled("MEM118"):
-                    project.find_words(cited_words(directory))  # one pass, not a word index
+                # The cited names are looked up in one pass, while git lists the project.
+                words = cited_words(directory) if settings.code_enabled("MEM118") else ()
+                project = Project.load(cited_root, directory, words)
             else:
                 unchecked = True
         state = DirState(directory, settings, project)
