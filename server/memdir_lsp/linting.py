@@ -19,7 +19,7 @@ import os
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.state import DirState
@@ -49,11 +49,9 @@ def _project(directory: MemoryDirectory, reload: bool = False) -> Project | None
         from memdir.lint.rules.citations import cited_words
         from memdir.project import Project  # only with a project: keep start-up light
 
-        project = Project.load(root, directory.root)
-        # The names the memories cite, looked up in one pass (as the CLI does), not one by one
-        # as the rules ask; names typed later are looked up as they come.
-        project.find_words(cited_words(directory.root))
-        directory.project = project
+        # The names the memories cite, looked up in one pass while git lists the project (as
+        # the CLI does), not one by one as the rules ask; names typed later as they come.
+        directory.project = Project.load(root, directory.root, cited_words(directory.root))
     return directory.project
 
 
@@ -75,12 +73,6 @@ def _state(
     return state
 
 
-def _rechecks(result: object) -> bool:
-    """A Project update's answer: False only when it is sure no citation finding changed
-    (older cores answer None: re-check)."""
-    return result is None or bool(result)
-
-
 def apply_project_events(project: Project, events: Sequence[ProjectEvent]) -> bool:
     """Bring ``project`` up to date with one batch of watcher events; whether citation
     findings may have changed. The disk decides, not the event kind: a path that exists is
@@ -88,9 +80,6 @@ def apply_project_events(project: Project, events: Sequence[ProjectEvent]) -> bo
     (with every file under it, for a directory)."""
     from memdir.project import WALK_SKIP
 
-    # Typed loosely: the core's update methods may answer a bool (or nothing).
-    update = cast(Callable[[str], object], project.update_file)
-    remove = cast(Callable[[str], object], project.remove_file)
     recheck = False
     for rel, kind in dict.fromkeys(events):
         path = os.path.join(project.root, rel)
@@ -101,15 +90,15 @@ def apply_project_events(project: Project, events: Sequence[ProjectEvent]) -> bo
                 subdirs[:] = [d for d in subdirs if d not in WALK_SKIP]
                 prefix = os.path.relpath(folder, project.root).replace(os.sep, "/")
                 for name in names:
-                    recheck |= _rechecks(update(f"{prefix}/{name}"))
+                    recheck |= project.update_file(f"{prefix}/{name}")
         elif os.path.lexists(path):
-            recheck |= _rechecks(update(rel))
+            recheck |= project.update_file(rel)
         elif rel in project.files:
-            recheck |= _rechecks(remove(rel))
+            recheck |= project.remove_file(rel)
         else:
             under = rel + "/"
             for gone in [f for f in project.files if f.startswith(under)]:
-                recheck |= _rechecks(remove(gone))
+                recheck |= project.remove_file(gone)
     return recheck
 
 
