@@ -37,8 +37,8 @@ MAX_FILE_BYTES = 512 * 1024
 #: The walk of a project that is not a git repository stops after this many files; a project
 #: listed only in part has no "missing" paths (see :attr:`ProjectFiles.complete`).
 MAX_WALK_FILES = 100_000
-#: Renames and deletions are read from this many of the latest commits: rename detection costs
-#: time per commit, and a path renamed longer ago than this is rarely still cited.
+#: Renames and deletions are read from about this many of the latest commits: rename detection
+#: costs time per commit, and a path renamed longer ago than this is rarely still cited.
 MAX_HISTORY_COMMITS = 5_000
 #: Directories a walk never enters: tools' caches and dependencies, not the project's own files.
 WALK_SKIP = frozenset(
@@ -128,6 +128,17 @@ def parse_name_status(data: bytes) -> list[tuple[str, str]]:
     return _parse_status(data)[0]
 
 
+def _git_history(root: Path) -> bytes | None:
+    """Renames and deletions (``--name-status``) of about the last :data:`MAX_HISTORY_COMMITS`
+    commits: those after the commit that many before HEAD, when there is one."""
+    boundary = _git(root, "rev-list", "-n", "1", f"--skip={MAX_HISTORY_COMMITS}", "HEAD")
+    since = boundary.decode("ascii", "replace").strip() if boundary else ""
+    return _git(
+        root, "log", "-z", "--format=", "--name-status", "-M", "--diff-filter=DR", "--no-merges",
+        f"{since}..HEAD" if since else "HEAD",
+    )  # fmt: skip
+
+
 def _tracked(data: bytes) -> tuple[set[str], set[str]]:
     """(files, links) of ``git ls-files -z --stage`` output (mode 120000: a symbolic link)."""
     files: set[str] = set()
@@ -140,31 +151,36 @@ def _tracked(data: bytes) -> tuple[set[str], set[str]]:
     return files, links
 
 
+def _path_tokens(paths: Iterable[str]) -> set[bytes]:
+    return set(_TOKEN.findall(_path_bytes("\n".join(paths))))
+
+
 def _git_listing(
     root: Path, words: Collection[str] = (), skip: str | None = None
-) -> tuple[ProjectFiles, dict[str, set[str]]] | None:
-    """The repository at ``root``: its files, renames and deletions, and where ``words`` occur
-    in its files (outside ``skip``, a directory prefix). The git commands run side by side, and
-    the search of the tracked files starts as soon as git lists them (in milliseconds, from
-    its index) beside the slower listing of untracked and deleted files (a walk of the tree)."""
+) -> tuple[ProjectFiles, dict[str, set[str]], set[bytes]] | None:
+    """The repository at ``root``: its files, renames and deletions, where ``words`` occur in
+    its files (outside ``skip``, a directory prefix), and the words of its paths. The git
+    commands run side by side, and the search of the tracked files starts as soon as git lists
+    them (in milliseconds, from its index) beside the slower listing of untracked and deleted
+    files (a walk of the tree)."""
     commands = (
         # -t tags each entry: R removed from the work tree, ? untracked.
         ("ls-files", "-z", "-t", "--deleted", "--others", "--exclude-standard"),
-        ("log", "-z", "--format=", "--name-status", "-M", "--diff-filter=DR", "--no-merges",
-         f"--max-count={MAX_HISTORY_COMMITS}"),
         ("diff", "-z", "--cached", "--name-status", "-M", "--diff-filter=DR"),
     )  # fmt: skip
 
     def searchable(paths: Iterable[str]) -> list[str]:
         return [path for path in paths if skip is None or not path.startswith(skip)]
 
-    with ThreadPoolExecutor(len(commands) + 1) as pool:
-        others, history, staged = (pool.submit(_git, root, *args) for args in commands)
+    with ThreadPoolExecutor(len(commands) + 2) as pool:
+        others, staged = (pool.submit(_git, root, *args) for args in commands)
+        history = pool.submit(_git_history, root)
         listed = _git(root, "ls-files", "-z", "--stage", "--cached")
         if listed is None:
             return None
         files, links = _tracked(listed)
         early = pool.submit(search_files, root, words, searchable(files - links))
+        tokens = _path_tokens(files)  # while grep and git run
         rest = others.result()
         if rest is None:
             return None
@@ -178,6 +194,7 @@ def _git_listing(
         new_pairs, new_deleted = _parse_status(staged.result() or b"")
     for word, where in search_files(root, words, searchable(untracked - links)).items():
         hits.setdefault(word, set()).update(where)
+    tokens |= _path_tokens(untracked)
     listed_files = frozenset(files | untracked) - gone
     for where in hits.values():
         where -= gone
@@ -186,7 +203,7 @@ def _git_listing(
     listing = ProjectFiles(
         root, listed_files, renames, deleted, git=True, links=frozenset(links) & listed_files
     )
-    return listing, hits
+    return listing, hits, tokens
 
 
 def resolve_renames(pairs: Iterable[tuple[str, str]], files: frozenset[str]) -> dict[str, str]:
@@ -352,15 +369,7 @@ def _grep(root: Path, words: list[str], files: list[str]) -> dict[str, set[str]]
     workers = max(1, os.cpu_count() or 1)
     count = max(workers, -(-total // _GREP_CHUNK_BYTES))
     count = -(-count // workers) * workers
-    limit = -(-total // count)
-    chunks: list[list[str]] = [[]]
-    size = 0
-    for rel in files:
-        if size >= limit:
-            chunks.append([])
-            size = 0
-        chunks[-1].append(rel)
-        size += len(rel) + 1
+    chunks = [files[start::count] for start in range(count)]
     patterns = [arg for word in words for arg in ("-e", word)]
     # -s: a file removed since it was listed is skipped; -d/-D skip: no directory, FIFO or
     # device is read.
@@ -457,6 +466,9 @@ class Project:
         #: Texts given to :meth:`update_file` (an editor's unsaved buffer): what the file holds
         #: for words looked up later, until it is updated from the disk.
         self._texts: dict[str, bytes] = {}
+        #: Every path asked about, as ``/path/``: a file created or deleted changes an answer
+        #: only when one of these is a run of its path's components.
+        self._asked: set[str] = set()
 
     @classmethod
     def load(cls, root: Path, memory_dir: Path | None = None, words: Iterable[str] = ()) -> Project:
@@ -479,8 +491,9 @@ class Project:
             project = cls(_walk_listing(root), exclude)
             project.find_words(wanted)
             return project
-        listing, hits = loaded
+        listing, hits, tokens = loaded
         project = cls(listing, exclude)
+        project._path_tokens = tokens
         project._record(wanted, hits)
         return project
 
@@ -537,40 +550,54 @@ class Project:
             self._by_name = names
         return self._by_name
 
+    def _ask(self, rel: str) -> str:
+        rel = rel.rstrip("/")
+        self._asked.add(f"/{rel}/")
+        return rel
+
+    def _matters(self, rel: str) -> bool:
+        """Whether creating or deleting the file ``rel`` can change an answer about a path
+        asked about: the path is ``rel``, a directory above it, or the tail of either."""
+        wrapped = f"/{rel}/"
+        return any(asked in wrapped for asked in self._asked)
+
     def in_memory_dir(self, rel: str) -> bool:
         return self._excluded(rel) or (self._exclude is not None and rel + "/" == self._exclude)
 
     def exists(self, rel: str) -> bool:
         """Whether a file or directory ``rel`` is in the project."""
-        rel = rel.rstrip("/")
+        rel = self._ask(rel)
         return rel in self.files or rel in self._counts() or rel == ""
 
     def on_disk(self, rel: str) -> bool:
         """Whether ``rel`` exists under the root though unlisted (a file git ignores): it is not
         gone. ``rel`` never holds ``..`` (the citation rules drop such paths)."""
+        self._ask(rel)
         return ".." not in rel.split("/") and os.path.lexists(os.path.join(self.root, rel))
 
     def renamed_to(self, rel: str) -> str | None:
         """Where git shows ``rel`` went (a file, or a directory whose files all moved together)."""
-        return self.renames.get(rel.rstrip("/"))
+        target = self.renames.get(rel.rstrip("/"))
+        return target if target is not None and self.exists(target) else None
 
     def has_suffix(self, rel: str) -> bool:
         """Whether ``rel`` is the tail of a project file or directory (``lint/state.py`` of
         ``memory/memdir/lint/state.py``): memories often cite paths from a sub-package."""
-        rel = rel.rstrip("/")
+        rel = self._ask(rel)
         tail = "/" + rel
         return any(path.endswith(tail) for path in self._names().get(rel.rsplit("/", 1)[-1], ()))
 
     def was_deleted(self, rel: str) -> bool:
         """Whether git shows ``rel`` (a file, a directory of files, or the tail of either) was
         deleted."""
+        rel = self._ask(rel)
         if self._deleted_tails is None:
             tails: set[str] = set()
             for path in (*self.deleted, *_directories(self.deleted)):
                 tails.add(path)
                 tails.update(_tails(path))
             self._deleted_tails = frozenset(tails)
-        return rel.rstrip("/") in self._deleted_tails
+        return rel in self._deleted_tails
 
     def renamed_suffix(self, rel: str) -> str | None:
         """Where git shows a renamed path went, for a path cited by its tail (one answer only)."""
@@ -582,7 +609,7 @@ class Project:
         rel = rel.rstrip("/")
         tail = "/" + rel
         candidates = self._renamed_by_name.get(rel.rsplit("/", 1)[-1], ())
-        targets = {new for old, new in candidates if old.endswith(tail)}
+        targets = {new for old, new in candidates if old.endswith(tail) and self.exists(new)}
         return targets.pop() if len(targets) == 1 else None
 
     # --- words ---------------------------------------------------------------------------------
@@ -590,8 +617,7 @@ class Project:
     def _in_paths(self, words: Collection[str]) -> dict[str, set[str]]:
         """word -> the files whose path names it (a script ``deploy.sh`` names ``deploy``)."""
         if self._path_tokens is None:
-            joined = _path_bytes("\n".join(self.files))
-            self._path_tokens = set(_TOKEN.findall(joined))
+            self._path_tokens = _path_tokens(self.files)
         tokens = self._path_tokens
         # A word can be in a path only if its first word-character run is.
         likely = [w for w in words if (_TOKEN.findall(_path_bytes(w)) or [b""])[0] in tokens]
@@ -697,7 +723,8 @@ class Project:
     def update_file(self, rel: str, data: bytes | None = None) -> bool:
         """One project file was created or changed: re-read it (or take ``data``, an editor's
         unsaved text) and update the looked-up words. True when this can change a citation
-        finding: the file is new, or a looked-up word appeared in or vanished from the project.
+        finding: a looked-up word appeared in or vanished from the project, or the file is new
+        and a path asked about is it, a directory above it or the tail of either.
         A file the listing leaves out (ignored by git, the memory dir) changes nothing."""
         new = rel not in self.files
         if new and self._ignored(rel):
@@ -724,17 +751,17 @@ class Project:
             self._texts.pop(rel, None)
         if tracked:
             present |= words_in(_path_bytes(rel), tracked)
-        return self._set_words(rel, present) or new
+        return self._set_words(rel, present) or (new and self._matters(rel))
 
     def remove_file(self, rel: str) -> bool:
-        """One project file was deleted. True when this can change a citation finding (it was
-        a project file)."""
+        """One project file was deleted. True when this can change a citation finding: a
+        looked-up word vanished with it, or a path asked about is the file, a directory above it
+        or the tail of either."""
         if rel not in self.files:
             return False
         self._drop_path(rel)
         self._texts.pop(rel, None)
-        self._set_words(rel, set())
-        return True
+        return self._set_words(rel, set()) or self._matters(rel)
 
 
 def _file_size(path: str) -> int:
