@@ -555,6 +555,8 @@ def run(
     print(f"project: {len(project.modules):,} files, {project.commits} commits; "
           f"{args.memories} memories citing {len(cited_words(memories))} distinct identifiers "
           f"and {len(planted.present_paths) + len(planted.missing_paths)} paths")  # fmt: skip
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"machine: {os.cpu_count()} cores, load average {load:.1f} at the end")
     print()
     print("| measure | time | vs baseline |")
     print("|---|---:|---:|")
