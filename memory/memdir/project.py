@@ -3,10 +3,10 @@
 The citation rules (MEM117, MEM118) check a memory's paths and identifiers against this. Where the
 project is a git repository the file list is git's own (``git ls-files``: tracked and untracked
 files, the project's ``.gitignore`` respected by git itself) and renames and deletions come from
-git's rename detection over the last :data:`MAX_HISTORY_COMMITS` commits (older renames are not
-named; a path gone that long ago is still reported, as not existing); elsewhere a bounded walk
-lists the files. Nothing outside the project root is read: symlinks are never followed, and a
-file read here is capped at :data:`MAX_FILE_BYTES`.
+git's rename detection over about the last :data:`MAX_HISTORY_COMMITS` commits (older renames are
+not named: a path gone that long ago is reported as not existing, when it is reported at all);
+elsewhere a bounded walk lists the files. Nothing outside the project root is read: symlinks
+are never followed, and a file read here is capped at :data:`MAX_FILE_BYTES`.
 
 Words are looked up only for the words the memories cite: :class:`Project` keeps, for each word
 asked about, the set of files that contain it (its postings), filled for new words in one pass
@@ -25,7 +25,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,12 +157,12 @@ def _path_tokens(paths: Iterable[str]) -> set[bytes]:
 
 def _git_listing(
     root: Path, words: Collection[str] = (), skip: str | None = None
-) -> tuple[ProjectFiles, dict[str, set[str]], set[bytes]] | None:
-    """The repository at ``root``: its files, renames and deletions, where ``words`` occur in
-    its files (outside ``skip``, a directory prefix), and the words of its paths. The git
-    commands run side by side, and the search of the tracked files starts as soon as git lists
-    them (in milliseconds, from its index) beside the slower listing of untracked and deleted
-    files (a walk of the tree)."""
+) -> tuple[ProjectFiles, Callable[[], dict[str, set[str]]], set[bytes]] | None:
+    """The repository at ``root``: its files, renames and deletions; a function answering
+    where ``words`` occur in its files (outside ``skip``, a directory prefix); and the words of
+    its paths. The git commands run side by side, and the search of the tracked files starts as
+    soon as git lists them (in milliseconds, from its index) beside the slower listing of
+    untracked and deleted files (a walk of the tree); it may still run when this returns."""
     commands = (
         # -t tags each entry: R removed from the work tree, ? untracked.
         ("ls-files", "-z", "-t", "--deleted", "--others", "--exclude-standard"),
@@ -172,7 +172,8 @@ def _git_listing(
     def searchable(paths: Iterable[str]) -> list[str]:
         return [path for path in paths if skip is None or not path.startswith(skip)]
 
-    with ThreadPoolExecutor(len(commands) + 2) as pool:
+    pool = ThreadPoolExecutor(len(commands) + 2)
+    try:
         others, staged = (pool.submit(_git, root, *args) for args in commands)
         history = pool.submit(_git_history, root)
         listed = _git(root, "ls-files", "-z", "--stage", "--cached")
@@ -184,25 +185,31 @@ def _git_listing(
         rest = others.result()
         if rest is None:
             return None
-        gone: set[str] = set()
-        untracked: set[str] = set()
-        for entry in _zsplit(rest):
-            (untracked if entry[:1] == "?" else gone).add(entry[2:])
-        links.update(u for u in untracked if os.path.islink(os.path.join(root, u)))
-        hits = early.result()
         old_pairs, old_deleted = _parse_status(history.result() or b"")
         new_pairs, new_deleted = _parse_status(staged.result() or b"")
-    for word, where in search_files(root, words, searchable(untracked - links)).items():
-        hits.setdefault(word, set()).update(where)
+    finally:
+        pool.shutdown(wait=False)  # the search goes on: see hits()
+    gone: set[str] = set()
+    untracked: set[str] = set()
+    for entry in _zsplit(rest):
+        (untracked if entry[:1] == "?" else gone).add(entry[2:])
+    links.update(u for u in untracked if os.path.islink(os.path.join(root, u)))
     tokens |= _path_tokens(untracked)
     listed_files = frozenset(files | untracked) - gone
-    for where in hits.values():
-        where -= gone
     renames = resolve_renames([*reversed(old_pairs), *new_pairs], listed_files)
     deleted = (frozenset(gone) | frozenset(old_deleted) | frozenset(new_deleted)) - listed_files
     listing = ProjectFiles(
         root, listed_files, renames, deleted, git=True, links=frozenset(links) & listed_files
     )
+
+    def hits() -> dict[str, set[str]]:
+        found = early.result()
+        for word, where in search_files(root, words, searchable(untracked - links)).items():
+            found.setdefault(word, set()).update(where)
+        for where in found.values():
+            where -= gone
+        return found
+
     return listing, hits, tokens
 
 
@@ -409,7 +416,8 @@ def search_files(root: Path, words: Collection[str], files: Iterable[str]) -> di
     """word -> the files among ``files`` whose text holds it as a whole word (see
     :func:`words_in`): ``grep`` when there is one, else each file read here, capped."""
     listed = sorted(files)
-    wanted = sorted(words)
+    # A pattern with a line break would be two patterns to grep; no file line holds one anyway.
+    wanted = sorted(w for w in words if w and "\n" not in w and "\0" not in w)
     hits: dict[str, set[str]] = {}
     for group in _overlapping_groups(wanted):
         found = _grep(root, group, listed)
@@ -494,7 +502,7 @@ class Project:
         listing, hits, tokens = loaded
         project = cls(listing, exclude)
         project._path_tokens = tokens
-        project._record(wanted, hits)
+        project._record(wanted, hits())
         return project
 
     def _excluded(self, rel: str) -> bool:

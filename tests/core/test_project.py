@@ -253,6 +253,14 @@ def test_renames_and_deletions_from_git(tmp_path: Path) -> None:
     )
 
 
+def test_a_tracked_file_deleted_from_the_work_tree(tmp_path: Path, backend: str) -> None:
+    root = make_project(tmp_path, True, {**CODE, "src/only.py": "only_here = 1\n"})
+    (root / "src/only.py").unlink()  # not staged
+    project = Project.load(root, None, ["only_here", "retry_payment"])
+    assert not project.exists("src/only.py") and project.was_deleted("src/only.py")
+    assert not project.has_word("only_here") and project.has_word("retry_payment")
+
+
 def test_the_history_read_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_project(tmp_path, True)
     git(root, "mv", "src/app/payments.py", "src/app/moved.py")
