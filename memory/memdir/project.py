@@ -477,6 +477,9 @@ class Project:
         #: Every path asked about, as ``/path/``: a file created or deleted changes an answer
         #: only when one of these is a run of its path's components.
         self._asked: set[str] = set()
+        #: The memory dir whose citations this project answers (set by :meth:`load`): a word
+        #: asked about first is looked up with all the others it cites, in one pass.
+        self.memory_dir: Path | None = None
 
     @classmethod
     def load(cls, root: Path, memory_dir: Path | None = None, words: Iterable[str] = ()) -> Project:
@@ -497,10 +500,12 @@ class Project:
             loaded = _git_listing(root, wanted, skip)
         if loaded is None:
             project = cls(_walk_listing(root), exclude)
+            project.memory_dir = memory_dir
             project.find_words(wanted)
             return project
         listing, hits, tokens = loaded
         project = cls(listing, exclude)
+        project.memory_dir = memory_dir
         project._path_tokens = tokens
         project._record(wanted, hits())
         return project
@@ -660,9 +665,16 @@ class Project:
             self._postings[word] = hits.get(word, set())
 
     def has_word(self, word: str) -> bool:
-        """Whether ``word`` appears in any project file or path (as a whole word)."""
+        """Whether ``word`` appears in any project file or path (as a whole word). A word not
+        looked up yet is looked up now, the first time with every word the memory dir cites: a
+        pass over the project costs about the same for one word as for hundreds."""
         if word not in self._postings:
-            self.find_words([word])
+            wanted = {word}
+            if self.memory_dir is not None and not self._postings:
+                from memdir.lint.rules.citations import cited_words
+
+                wanted |= cited_words(self.memory_dir)
+            self.find_words(wanted)
         return bool(self._postings[word])
 
     def _ignored(self, rel: str) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 import pytest
@@ -123,6 +123,29 @@ def test_a_word_never_looked_up_is_looked_up_when_asked(tmp_path: Path) -> None:
     assert project.has_word("retry_payment") and not project.has_word("refund_payment")
     # A path names its words too: a script deploy.sh names deploy.
     assert project.has_word("deploy")
+
+
+def test_the_first_word_asked_brings_the_memory_dirs_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_project(tmp_path, True)
+    memory = tmp_path / "memory"
+    write(memory, {"a.md": "Use `retry_payment()` and `charge_card()`; not `refund_all()`.\n"})
+    passes: list[set[str]] = []
+    search = project_module.search_files
+
+    def counted(root: Path, words: Collection[str], files: Iterable[str]) -> dict[str, set[str]]:
+        if words:
+            passes.append(set(words))
+        return search(root, words, files)
+
+    monkeypatch.setattr(project_module, "search_files", counted)
+    project = Project.load(root, memory)
+    assert project.has_word("retry_payment") and project.has_word("charge_card")
+    assert not project.has_word("refund_all")
+    assert passes == [{"retry_payment", "charge_card", "refund_all"}]  # one pass for all three
+    assert not project.has_word("other_name")
+    assert passes[1:] == [{"other_name"}]
 
 
 def test_the_memory_dir_and_links_do_not_vouch(tmp_path: Path, backend: str) -> None:
