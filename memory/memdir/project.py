@@ -480,6 +480,8 @@ class Project:
         #: The memory dir whose citations this project answers (set by :meth:`load`): a word
         #: asked about first is looked up with all the others it cites, in one pass.
         self.memory_dir: Path | None = None
+        #: Directory -> whether git ignores it, for files a watcher reports there.
+        self._ignored_dirs: dict[str, bool] = {}
 
     @classmethod
     def load(cls, root: Path, memory_dir: Path | None = None, words: Iterable[str] = ()) -> Project:
@@ -684,10 +686,17 @@ class Project:
             return True
         if not self.git:
             return any(part in WALK_SKIP for part in parts[:-1])
-        # git check-ignore exits 0 for an ignored path, 1 for one that is not.
+        # A build writes thousands of files into an ignored directory: its answer is kept, so
+        # they cost no git process each.
+        parent = rel.rpartition("/")[0]
+        if parent and self._ignored_dirs.get(parent):
+            return True
+        asked = [rel] if not parent or parent in self._ignored_dirs else [f"{parent}/", rel]
+        # git check-ignore lists the ignored ones among the paths given (exit 1: none).
         try:
             done = subprocess.run(
-                ["git", "-C", os.fspath(self.root), "check-ignore", "-q", "--", rel],
+                ["git", "-C", os.fspath(self.root), "check-ignore", "-z", "--stdin"],
+                input=b"".join(_path_bytes(path) + b"\0" for path in asked),
                 capture_output=True,
                 timeout=_GIT_TIMEOUT,
                 check=False,
@@ -695,7 +704,10 @@ class Project:
             )
         except (OSError, subprocess.SubprocessError):
             return False
-        return done.returncode == 0
+        ignored = set(_zsplit(done.stdout)) if done.returncode == 0 else set()
+        if parent:
+            self._ignored_dirs.setdefault(parent, f"{parent}/" in ignored)
+        return rel in ignored or bool(self._ignored_dirs.get(parent))
 
     def _add_path(self, rel: str) -> None:
         self.files.add(rel)

@@ -248,6 +248,14 @@ def test_ignored_files_are_not_the_projects(tmp_path: Path, use_git: bool) -> No
     assert not project.update_file(skipped)
     assert skipped not in project.files and not project.has_word("only_generated")
     assert not project.update_file(".git/index")
+    if use_git:
+        write(root, {"generated/more.py": "x = 1\n", "src/app/debug.log": "only_generated\n"})
+        write(root, {"src/app/new.py": "only_generated = 1\n"})
+        (root / ".gitignore").write_text("generated/\n*.log\n")
+        assert not project.update_file("generated/more.py")  # the directory's answer, kept
+        assert not project.update_file("src/app/debug.log")
+        assert project.update_file("src/app/new.py")  # not ignored: its word counts
+        assert "src/app/new.py" in project.files and "src/app/debug.log" not in project.files
 
 
 # --- git's history -------------------------------------------------------------------------------
