@@ -460,7 +460,6 @@ def test_one_pass_lookup_agrees_with_the_word_index(tmp_path: Path) -> None:
     words += ["only_untracked", "nothing_here"]
     batch = Project.load(root, root / ".claude" / "memory")
     batch.find_words(words)
-    assert batch._file_words is None  # answered without reading the files here
     index = Project.load(root, root / ".claude" / "memory")
     verdicts = {word: batch.has_word(word) for word in words}
     assert verdicts == {word: index.has_word(word) for word in words}
