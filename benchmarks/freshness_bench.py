@@ -18,7 +18,8 @@ It then times, in one run:
 * re-check after one project file changes (``--changes`` of them, p50 and p95): the file is
   rewritten (a cited identifier added or removed, or an unrelated line), then
   ``Project.update_file`` and, when it says a finding can change, ``DirState.recheck_citations``
-  and ``lint()``; a new file and a deleted file are among the changes;
+  (of the memories whose check asked about what changed) and ``lint()``; a new file and a
+  deleted file are among the changes;
 * the baseline: a plain ``git grep -q -w -F`` per cited identifier and a ``git ls-files`` (or
   ``test -e``) per cited path, what a script checking each citation would run.
 
@@ -523,6 +524,7 @@ def run(
     updates: list[float] = []
     rechecks: list[float] = []
     relint_times: list[float] = []
+    rechecked: list[int] = []
     undo: list[Change] = []
     for change in plan_changes(project, planted, args.changes, args.seed):
         before = change.apply()
@@ -534,7 +536,7 @@ def run(
             changed = loaded.update_file(change.rel)
         updated = time.perf_counter()
         if changed:
-            state.recheck_citations()
+            rechecked.append(len(state.recheck_citations(changed)))
             result = state.lint()
             relint_times.append(time.perf_counter() - updated)
         end = time.perf_counter()
@@ -577,6 +579,11 @@ def run(
     print(
         f"{len(relint_times)} of {len(rechecks)} changes could change a finding and were re-linted"
     )
+    if rechecked:
+        print(
+            f"files checked again per re-check (memories and MEMORY.md): median "
+            f"{statistics.median(rechecked):g}, at most {max(rechecked)} (of {args.memories + 1})"
+        )
     print(f"goal cold ≤ {GOAL_COLD:.0f} s (CLI): {'pass' if cold_ok else 'FAIL'}")
     print(f"goal re-check ≤ {GOAL_CHANGE * 1000:.0f} ms (p95): {'pass' if change_ok else 'FAIL'}")
     for error in errors:

@@ -13,19 +13,22 @@ asked about, the set of files that contain it (its postings), filled for new wor
 over the project's files by the system's ``grep -F -w`` (one automaton for all the words, run
 on git's file list in a few parallel chunks), or by reading the files here when there is no
 ``grep``. One file changing (:meth:`Project.update_file`) re-reads that file alone and updates
-the postings; its answer says whether any finding can change, so a language server re-checks
-only then.
+the postings; its answer (:class:`Changed`) names the words and paths whose answer changed, so a
+language server re-checks only the memories whose check asked about one of them
+(:meth:`Project.recording`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
 import shutil
 import subprocess
+import sys
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +76,33 @@ class ProjectFiles:
     complete: bool = True
     #: Files that are symbolic links: listed, never read.
     links: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """What project file changes changed in the answers the citation rules got: the keys of
+    the words whose presence flipped and of the paths asked about that a created or deleted
+    file concerns (see :meth:`Project.recording` for the keys). Falsy when no finding can
+    change; ``|`` gathers the changes of a batch."""
+
+    keys: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.keys)
+
+    def __or__(self, other: Changed) -> Changed:
+        return Changed(self.keys | other.keys) if other.keys else self
+
+    def concerns(self, asked: Iterable[str]) -> bool:
+        """Whether a check that asked about ``asked`` (recorded keys) may answer differently."""
+        return not self.keys.isdisjoint(asked)
+
+
+def _path_key(rel: str) -> str:
+    """The key of a path asked about: ``/path/``, so that a run of a file's path components is
+    a substring of the file's key (a cited word never holds ``/``, so keys of the two kinds
+    never meet)."""
+    return f"/{rel}/"
 
 
 def _git(root: Path, *args: str) -> bytes | None:
@@ -482,6 +512,8 @@ class Project:
         self.memory_dir: Path | None = None
         #: Directory -> whether git ignores it, for files a watcher reports there.
         self._ignored_dirs: dict[str, bool] = {}
+        #: The keys asked about inside :meth:`recording` (None: not recording).
+        self._recorder: set[str] | None = None
 
     @classmethod
     def load(cls, root: Path, memory_dir: Path | None = None, words: Iterable[str] = ()) -> Project:
@@ -565,16 +597,35 @@ class Project:
             self._by_name = names
         return self._by_name
 
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[set[str]]:
+        """Collect the keys of every word and path asked about inside the block: what its
+        answers depend on. A check whose keys a :class:`Changed` does not concern would find
+        the same again, so it need not run. Callers hold the project's lock (one thread asks)."""
+        outer = self._recorder
+        keys: set[str] = set()
+        self._recorder = keys
+        try:
+            yield keys
+        finally:
+            self._recorder = outer
+            if outer is not None:
+                outer |= keys
+
     def _ask(self, rel: str) -> str:
         rel = rel.rstrip("/")
-        self._asked.add(f"/{rel}/")
+        key = _path_key(rel)
+        self._asked.add(key)
+        if self._recorder is not None:
+            # Interned: many memories cite the same paths, and a server keeps their keys.
+            self._recorder.add(sys.intern(key))
         return rel
 
-    def _matters(self, rel: str) -> bool:
-        """Whether creating or deleting the file ``rel`` can change an answer about a path
-        asked about: the path is ``rel``, a directory above it, or the tail of either."""
-        wrapped = f"/{rel}/"
-        return any(asked in wrapped for asked in self._asked)
+    def _matters(self, rel: str) -> set[str]:
+        """The paths asked about whose answer creating or deleting the file ``rel`` can
+        change: ``rel``, a directory above it, or the tail of either (as keys)."""
+        wrapped = _path_key(rel)
+        return {asked for asked in self._asked if asked in wrapped}
 
     def in_memory_dir(self, rel: str) -> bool:
         return self._excluded(rel) or (self._exclude is not None and rel + "/" == self._exclude)
@@ -670,6 +721,8 @@ class Project:
         """Whether ``word`` appears in any project file or path (as a whole word). A word not
         looked up yet is looked up now, the first time with every word the memory dir cites: a
         pass over the project costs about the same for one word as for hundreds."""
+        if self._recorder is not None:
+            self._recorder.add(sys.intern(word))
         if word not in self._postings:
             wanted = {word}
             if self.memory_dir is not None and not self._postings:
@@ -738,29 +791,31 @@ class Project:
             self._by_name = None
         # Path tokens only grow: a stale one costs a closer look at the paths, never an answer.
 
-    def _set_words(self, rel: str, present: set[str]) -> bool:
-        """Record which tracked words ``rel`` holds now; True when a word's presence in the
-        project changed."""
-        changed = False
+    def _set_words(self, rel: str, present: set[str]) -> set[str]:
+        """Record which tracked words ``rel`` holds now; returns the words whose presence in
+        the project changed."""
+        changed: set[str] = set()
         for word, where in self._postings.items():
             if word in present:
                 if rel not in where:
                     where.add(rel)
-                    changed = changed or len(where) == 1
+                    if len(where) == 1:
+                        changed.add(word)
             elif rel in where:
                 where.discard(rel)
-                changed = changed or not where
+                if not where:
+                    changed.add(word)
         return changed
 
-    def update_file(self, rel: str, data: bytes | None = None) -> bool:
+    def update_file(self, rel: str, data: bytes | None = None) -> Changed:
         """One project file was created or changed: re-read it (or take ``data``, an editor's
-        unsaved text) and update the looked-up words. True when this can change a citation
-        finding: a looked-up word appeared in or vanished from the project, or the file is new
-        and a path asked about is it, a directory above it or the tail of either.
+        unsaved text) and update the looked-up words. What can change a citation finding: the
+        looked-up words that appeared in or vanished from the project and, for a new file, the
+        paths asked about that are it, a directory above it or the tail of either.
         A file the listing leaves out (ignored by git, the memory dir) changes nothing."""
         new = rel not in self.files
         if new and self._ignored(rel):
-            return False
+            return Changed()
         path = os.path.join(self.root, rel)
         link = data is None and os.path.islink(path)
         if link:
@@ -783,17 +838,20 @@ class Project:
             self._texts.pop(rel, None)
         if tracked:
             present |= words_in(_path_bytes(rel), tracked)
-        return self._set_words(rel, present) or (new and self._matters(rel))
+        changed = self._set_words(rel, present)
+        if new:
+            changed |= self._matters(rel)
+        return Changed(frozenset(changed))
 
-    def remove_file(self, rel: str) -> bool:
-        """One project file was deleted. True when this can change a citation finding: a
-        looked-up word vanished with it, or a path asked about is the file, a directory above it
-        or the tail of either."""
+    def remove_file(self, rel: str) -> Changed:
+        """One project file was deleted. What can change a citation finding: the looked-up
+        words that vanished with it, and the paths asked about that are the file, a directory
+        above it or the tail of either."""
         if rel not in self.files:
-            return False
+            return Changed()
         self._drop_path(rel)
         self._texts.pop(rel, None)
-        return self._set_words(rel, set()) or self._matters(rel)
+        return Changed(frozenset(self._set_words(rel, set()) | self._matters(rel)))
 
 
 def _file_size(path: str) -> int:

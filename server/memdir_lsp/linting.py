@@ -27,7 +27,7 @@ from memdir.lint.state import DirState
 from memdir_lsp.directory import MemoryDirectory
 
 if TYPE_CHECKING:
-    from memdir.project import Project
+    from memdir.project import Changed, Project
 
 #: A project file event: the path relative to the project root and what happened to it.
 ProjectEvent = tuple[str, str]
@@ -73,14 +73,14 @@ def _state(
     return state
 
 
-def apply_project_events(project: Project, events: Sequence[ProjectEvent]) -> bool:
-    """Bring ``project`` up to date with one batch of watcher events; whether citation
-    findings may have changed. The disk decides, not the event kind: a path that exists is
-    (re)read, a created directory is listed file by file, a path that is gone is removed
+def apply_project_events(project: Project, events: Sequence[ProjectEvent]) -> Changed:
+    """Bring ``project`` up to date with one batch of watcher events; returns what changed
+    that citation findings may depend on. The disk decides, not the event kind: a path that
+    exists is (re)read, a created directory is listed file by file, a path that is gone is removed
     (with every file under it, for a directory)."""
-    from memdir.project import WALK_SKIP
+    from memdir.project import WALK_SKIP, Changed
 
-    recheck = False
+    recheck = Changed()
     for rel, kind in dict.fromkeys(events):
         path = os.path.join(project.root, rel)
         if os.path.isdir(path) and not os.path.islink(path):
@@ -135,10 +135,10 @@ def _run(
         project = _project(directory, reload_project)
         if project is not state.project:
             state.set_project(project)
-        elif (
-            project is not None and project_events and apply_project_events(project, project_events)
-        ):
-            state.recheck_citations()
+        elif project is not None and project_events:
+            answers = apply_project_events(project, project_events)
+            if answers:
+                state.recheck_citations(answers)
         if today is not None:
             state.set_today(today)
         if rescan:

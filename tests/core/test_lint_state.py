@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -345,3 +346,95 @@ def test_diagnostics_sort_by_their_sort_key(tmp_path: Path) -> None:
     _gen_memdir().generate(root, 300, 4)
     diagnostics = lint_directory(root).diagnostics
     assert list(diagnostics) == sorted(diagnostics, key=Diagnostic.sort_key)
+
+
+# --- re-checks after project files change ----------------------------------------------------
+
+
+def _citing_dir(tmp_path: Path) -> tuple[Path, Path]:
+    """A project (plain directory) and a memory dir whose memories cite different things."""
+    project = tmp_path / "project"
+    for rel, text in {
+        "src/app/payments.py": "def retry_payment(order):\n    return charge_card(order)\n",
+        "src/app/cards.py": "def charge_card(order):\n    return order\n",
+        "src/app/refunds.py": "def refund_all():\n    pass\n",
+    }.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text, encoding="utf-8")
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    files = {
+        "retry.md": "Call `retry_payment()` before refunding.\n",
+        "charge.md": "Cards are charged by `charge_card()`.\n",
+        "path.md": "The card code is in `src/app/cards.py`.\n",
+        "plain.md": "Deploys wait for the freeze.\n",
+    }
+    for rel, body in files.items():
+        (memory / rel).write_text(topic(rel[:-3], f"about {rel[:-3]}", body=body), "utf-8")
+    index = "".join(f"- [{rel}]({rel}) — x\n" for rel in files)
+    (memory / "MEMORY.md").write_text(index + "- Refunds: `refund_all()`.\n", encoding="utf-8")
+    return project, memory
+
+
+def _fresh_findings(memory: Path, project_root: Path) -> list[tuple[str, str, str]]:
+    from memdir.project import Project
+
+    state = DirState(memory, Settings(), Project.load(project_root, memory))
+    state.refresh()
+    return [(d.rel_path, d.code, d.message) for d in state.lint().diagnostics]
+
+
+def test_a_project_change_rechecks_only_the_memories_that_asked_about_it(tmp_path: Path) -> None:
+    from memdir.project import Project
+
+    project_root, memory = _citing_dir(tmp_path)
+    project = Project.load(project_root, memory)
+    state = DirState(memory, Settings(), project)
+    state.refresh()
+    assert not {d.code for d in state.lint().diagnostics} & {"MEM117", "MEM118"}
+
+    # A cited word renamed away: only the memory citing it is checked again.
+    (project_root / "src/app/payments.py").write_text("def retry_charge(order):\n    pass\n")
+    changed = project.update_file("src/app/payments.py")
+    reads = dict(state.reads)
+    assert state.recheck_citations(changed) == {"retry.md"}
+    assert state.reads - Counter(reads) == Counter({"retry.md": 1})
+    found = [(d.rel_path, d.code, d.message) for d in state.lint().diagnostics]
+    assert ("retry.md", "MEM118") in [(rel, code) for rel, code, _ in found]
+    assert found == _fresh_findings(memory, project_root)
+
+    # A cited file deleted: the memory citing its path and the one citing the word it held.
+    (project_root / "src/app/cards.py").unlink()
+    changed = project.remove_file("src/app/cards.py")
+    assert state.recheck_citations(changed) == {"charge.md", "path.md"}
+    assert [(d.rel_path, d.code, d.message) for d in state.lint().diagnostics] == (
+        _fresh_findings(memory, project_root)
+    )
+
+    # A word MEMORY.md cites: the index alone; an edit nothing cited depends on: nothing.
+    (project_root / "src/app/refunds.py").write_text("def refund_some():\n    pass\n")
+    assert state.recheck_citations(project.update_file("src/app/refunds.py")) == {"MEMORY.md"}
+    (project_root / "src/app/refunds.py").write_text("def refund_some():\n    return 1\n")
+    unrelated = project.update_file("src/app/refunds.py")
+    assert not unrelated and state.recheck_citations(unrelated) == frozenset()
+    assert [(d.rel_path, d.code, d.message) for d in state.lint().diagnostics] == (
+        _fresh_findings(memory, project_root)
+    )
+    # Without an answer to go by, every memory that asked the project anything.
+    assert state.recheck_citations() == {"retry.md", "charge.md", "path.md", "MEMORY.md"}
+
+
+def test_what_a_file_asks_follows_its_editor_text(tmp_path: Path) -> None:
+    from memdir.project import Project
+
+    project_root, memory = _citing_dir(tmp_path)
+    project = Project.load(project_root, memory)
+    state = DirState(memory, Settings(), project)
+    state.refresh()
+    state.update(memory / "plain.md", topic("plain", "about plain", body="See `refund_all()`.\n"))
+    (project_root / "src/app/refunds.py").unlink()
+    changed = project.remove_file("src/app/refunds.py")
+    assert state.recheck_citations(changed) == {"plain.md", "MEMORY.md"}
+    assert ("plain.md", "MEM118") in codes(state)
+    state.remove(memory / "plain.md")  # a file gone asks nothing
+    assert state.recheck_citations(changed) == {"MEMORY.md"}

@@ -240,6 +240,38 @@ def test_the_answer_says_whether_a_finding_can_change(tmp_path: Path, use_git: b
     assert not project.remove_file("never/listed.py")
 
 
+def test_the_answer_names_the_words_and_paths_that_changed(tmp_path: Path, use_git: bool) -> None:
+    root = make_project(tmp_path, use_git)
+    project = Project.load(root, None, WORDS)
+    with project.recording() as asked:
+        answers(project)
+    # What was asked, as keys: the words, and the paths wrapped in slashes.
+    assert {"retry_payment", "charge_card", "/src/app/new.py/", "/app/payments.py/"} <= asked
+    with project.recording() as outer:
+        with project.recording() as inner:
+            project.has_word("order")
+        project.exists("scripts")
+    assert inner == {"order"} and outer == {"order", "/scripts/"}
+    project.has_word("build")  # not recording: nothing collected
+    assert outer == {"order", "/scripts/"}
+
+    write(root, {"src/app/payments.py": "def other():\n    pass\n"})
+    assert project.update_file("src/app/payments.py").keys == {"retry_payment"}
+    write(root, {"src/app/new.py": "retry_payment = 1\n"})
+    # A new file: the word it brings back, and the cited paths it is, or lies under.
+    assert project.update_file("src/app/new.py").keys == {
+        "retry_payment", "/src/app/new.py/", "/src/app/"
+    }  # fmt: skip
+    (root / "src/app/payments.py").unlink()
+    removed = project.remove_file("src/app/payments.py")
+    assert removed.keys == {
+        "/src/app/payments.py/", "/app/payments.py/", "/payments.py/", "/src/app/"
+    }  # fmt: skip
+    both = removed | project.update_file("src/app/new.py")
+    assert both.keys == removed.keys and both.concerns(["/payments.py/", "x"])
+    assert not both.concerns(["retry_payment"])
+
+
 def test_ignored_files_are_not_the_projects(tmp_path: Path, use_git: bool) -> None:
     root = make_project(tmp_path, use_git, {**CODE, ".gitignore": "generated/\n"})
     project = Project.load(root, None, ["only_generated"])

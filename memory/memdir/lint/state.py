@@ -44,7 +44,7 @@ from memdir.textio import MAX_PARSE_BYTES, decode_bytes, read_text
 from memdir.topic import _YAML_AWKWARD, _simple_scalar, find_links, load_topic, parse_topic_text
 
 if TYPE_CHECKING:
-    from memdir.project import Project
+    from memdir.project import Changed, Project
 
 #: MEMORY.md is read whole, well past the topic-file cap: every entry counts for orphans.
 INDEX_MAX_BYTES = 64 * 1024 * 1024
@@ -128,12 +128,6 @@ def _parse(
 ) -> TopicFile:
     usual = parse_usual_topic(text, path, rel, mtime, size, problems)
     return usual if usual is not None else parse_topic_text(text, path, rel, mtime, size, problems)
-
-
-def _may_cite(text: str) -> bool:
-    """Whether ``text`` can cite a path or identifier at all (MEM117, MEM118): citations are in
-    backticks, links or slashed paths. Cheaper than extracting them a second time."""
-    return "`" in text or "/" in text or "](" in text
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,9 +214,11 @@ class DirState:
         self._skipped: tuple[Skipped, ...] = ()
         self._previous: dict[str, tuple[Diagnostic, ...]] = {}
         self._memo = DirectoryMemo()
-        #: Files that cite a path or an identifier (known only with a project): the ones whose
-        #: results a change of the project's files can change.
-        self._citing: set[str] = set()
+        #: File -> the keys of what its check asked the project (:meth:`Project.recording`),
+        #: for files that asked anything: a change of the project's files can change only the
+        #: results of the files whose keys it concerns. MEMORY.md's are in ``_index_asks``.
+        self._asks: dict[str, tuple[str, ...]] = {}
+        self._index_asks: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, root: Path, project_root: Path | None = None) -> DirState:
@@ -273,16 +269,25 @@ class DirState:
 
     def set_project(self, project: Project | None) -> None:
         """A new project: the rules run again at once, on every file when there was none
-        before (or is none now), else on the files that cite something."""
+        before (or is none now), else on the files that asked the project something."""
         previous = self.project
         self.project = project
         self.context = self._context()
-        self._recheck(self._citing if previous is not None and project is not None else None)
+        self._recheck(list(self._asks) if previous is not None and project is not None else None)
 
-    def recheck_citations(self) -> None:
-        """The project's files changed (the same :class:`Project`, updated): only the files
-        that cite something, and MEMORY.md, can have different results."""
-        self._recheck(self._citing)
+    def recheck_citations(self, changed: Changed | None = None) -> frozenset[str]:
+        """The project's files changed (the same :class:`Project`, updated). Only files whose
+        check asked about a word or path in ``changed`` (what :meth:`Project.update_file` and
+        :meth:`Project.remove_file` returned) can have different results, so only they are
+        checked again, MEMORY.md included; ``None``: every file that asked anything. Returns
+        the files checked again."""
+        if changed is None:
+            rels, index = list(self._asks), True
+        else:
+            rels = [rel for rel, asked in self._asks.items() if changed.concerns(asked)]
+            index = changed.concerns(self._index_asks)
+        rechecked = self._recheck(rels, index)
+        return rechecked | {C.INDEX_FILENAME} if index else rechecked
 
     def set_today(self, today: dt.date) -> None:
         """The date changed (midnight passed): every file is checked again, since any may
@@ -293,9 +298,11 @@ class DirState:
         self.context = replace(self.context, today=today)
         self._recheck(None)
 
-    def _recheck(self, rels: Iterable[str] | None) -> None:
-        """Run the rules again on ``rels`` (None: every file) from their editor text or disk."""
-        for rel in list(self._files if rels is None else rels):
+    def _recheck(self, rels: Iterable[str] | None, index: bool = True) -> frozenset[str]:
+        """Run the rules again on ``rels`` (None: every file) from their editor text or disk,
+        and on MEMORY.md when ``index``."""
+        rels = list(self._files if rels is None else rels)
+        for rel in rels:
             path = self._paths.get(rel)
             if path is None or rel not in self._files:
                 continue
@@ -304,8 +311,9 @@ class DirState:
                 self._files[rel] = self._load_text(path, rel, overlay)
             else:
                 self._files[rel] = self._load_disk(path, rel)
-        if self._index is not None:
+        if index and self._index is not None:
             self._refresh_index(force=True)
+        return frozenset(rels)
 
     def refresh(self) -> set[str]:
         """Bring the state up to date with the disk; returns the relative paths (re)read.
@@ -333,6 +341,7 @@ class DirState:
             reread.add(rel)
         for rel in set(self._files) - seen - set(self._overlays):
             del self._files[rel]
+            self._asks.pop(rel, None)
             self._paths.pop(rel, None)
         self._skipped = tuple(skipped)
         if self._refresh_index():
@@ -358,6 +367,7 @@ class DirState:
         if not self._confined(disk):
             # A symlink leading out of the memory dir: never read through it (MEM114 on refresh).
             self._files.pop(rel, None)
+            self._asks.pop(rel, None)
             return
         if text is not None:
             self._paths[rel] = disk
@@ -379,6 +389,7 @@ class DirState:
             self._refresh_index(force=True)
             return
         self._files.pop(rel, None)
+        self._asks.pop(rel, None)
         self._paths.pop(rel, None)
 
     # --- loading -----------------------------------------------------------------------------
@@ -404,15 +415,28 @@ class DirState:
 
     def _check(self, key: tuple[int, int] | None, topic: TopicFile) -> FileResult:
         """The one way a topic file is checked, whether it came from the disk or an editor."""
-        if self.project is not None and _may_cite(topic.text):
-            self._citing.add(topic.rel_path)
+        if self.project is None:
+            self._asks.pop(topic.rel_path, None)
+            found = check_topic(topic, self.context)
         else:
-            self._citing.discard(topic.rel_path)
-        return FileResult(key, summarize(topic, self.root), tuple(check_topic(topic, self.context)))
+            with self.project.recording() as asked:
+                found = check_topic(topic, self.context)
+            if asked:
+                self._asks[topic.rel_path] = tuple(asked)
+            else:
+                self._asks.pop(topic.rel_path, None)
+        return FileResult(key, summarize(topic, self.root), tuple(found))
 
     def _check_index(self, index: Index) -> tuple[Diagnostic, ...]:
         # The entries' link checks are made once, here, and reused by the directory rules.
-        return tuple(check_index(index, self.context, self._memo.links(index)))
+        links = self._memo.links(index)
+        if self.project is None:
+            self._index_asks = ()
+            return tuple(check_index(index, self.context, links))
+        with self.project.recording() as asked:
+            found = check_index(index, self.context, links)
+        self._index_asks = tuple(asked)
+        return tuple(found)
 
     def _refresh_index(self, force: bool = False) -> bool:
         path = self.root / C.INDEX_FILENAME
