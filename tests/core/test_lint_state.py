@@ -438,3 +438,19 @@ def test_what_a_file_asks_follows_its_editor_text(tmp_path: Path) -> None:
     assert ("plain.md", "MEM118") in codes(state)
     state.remove(memory / "plain.md")  # a file gone asks nothing
     assert state.recheck_citations(changed) == {"MEMORY.md"}
+
+
+def test_a_new_project_rechecks_what_a_partial_one_was_never_asked(tmp_path: Path) -> None:
+    from memdir.project import Project
+
+    project_root, memory = _citing_dir(tmp_path)
+    partial = Project.load(project_root, memory)
+    partial.complete = False  # a walk that stopped: the citation rules ask it nothing
+    state = DirState(memory, Settings(), partial)
+    state.refresh()
+    (project_root / "src/app/payments.py").unlink()
+    state.set_project(Project.load(project_root, memory))
+    assert ("retry.md", "MEM118") in codes(state)
+    assert [(d.rel_path, d.code, d.message) for d in state.lint().diagnostics] == (
+        _fresh_findings(memory, project_root)
+    )

@@ -268,12 +268,14 @@ class DirState:
         self._index = None
 
     def set_project(self, project: Project | None) -> None:
-        """A new project: the rules run again at once, on every file when there was none
-        before (or is none now), else on the files that asked the project something."""
+        """A new project: the rules run again at once, on the files that asked the previous
+        one something, or on every file when there was none before (or is none now) or it
+        was listed in part (then the citation rules asked it nothing)."""
         previous = self.project
         self.project = project
         self.context = self._context()
-        self._recheck(list(self._asks) if previous is not None and project is not None else None)
+        every = previous is None or project is None or not previous.complete
+        self._recheck(None if every else list(self._asks))
 
     def recheck_citations(self, changed: Changed | None = None) -> frozenset[str]:
         """The project's files changed (the same :class:`Project`, updated). Only files whose
