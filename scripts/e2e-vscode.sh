@@ -12,9 +12,11 @@
 # 3. copies the fixture memory dir (client-vscode/e2e/fixtures/memory) as the workspace, starts
 #    code-server on 127.0.0.1 without auth, and runs the scenario against it. The server's Python
 #    is a fresh venv with nothing installed (checked: it cannot import memdir): the scenario runs
-#    on the server the .vsix carries. Its last step switches to memdir.importStrategy
+#    on the server the .vsix carries. A later step switches to memdir.importStrategy
 #    fromEnvironment with the repository's .venv (memdir with the [mcp] extra), where VS Code
-#    starts the offered `memdir mcp` server (the bundle has no MCP SDK),
+#    starts the offered `memdir mcp` server (the bundle has no MCP SDK); the freshness steps
+#    then open a second window on a git project made here, through a test-only driver extension
+#    (client-vscode/e2e/driver) that calls the VS Code API,
 # 4. always stops code-server (and with it the extension host and memdir-lsp) at the end.
 #
 # Screenshots, the scenario report (report.json) and every log land in test-output/vscode-e2e/.
@@ -28,7 +30,7 @@ UPDATE_DOCS=0
 for arg in "$@"; do
   case $arg in
     --update-docs) UPDATE_DOCS=1 ;;
-    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "e2e-vscode: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -101,6 +103,33 @@ export XDG_CONFIG_HOME=$CSH/xdg/config XDG_DATA_HOME=$CSH/xdg/data XDG_CACHE_HOM
   exit 1
 }
 grep -q 'successfully installed' "$OUT/install-extension.log" || { cat "$OUT/install-extension.log" >&2; exit 1; }
+# The test-only driver (client-vscode/e2e/driver): the scenario's freshness steps ask the VS Code
+# API through it. A .vsix is a zip with the extension under extension/.
+"$PYTHON" - "$REPO/client-vscode/e2e/driver" "$OUT/memdir-e2e-driver.vsix" <<'DRIVER'
+import pathlib, sys, zipfile
+src, dest = pathlib.Path(sys.argv[1]), sys.argv[2]
+types = ('<?xml version="1.0" encoding="utf-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+         '<Default Extension=".json" ContentType="application/json"/><Default Extension=".js" ContentType="application/javascript"/>'
+         '<Default Extension=".vsixmanifest" ContentType="text/xml"/></Types>')
+manifest = ('<?xml version="1.0" encoding="utf-8"?><PackageManifest Version="2.0.0" xmlns="http://schemas.microsoft.com/developer/vsx-schema/2011">'
+            '<Metadata><Identity Language="en-US" Id="memdir-e2e-driver" Version="0.0.1" Publisher="memdir-e2e"/>'
+            '<DisplayName>memdir e2e driver</DisplayName><Description xml:space="preserve">test only</Description>'
+            '<Properties><Property Id="Microsoft.VisualStudio.Code.Engine" Value="^1.101.0"/></Properties></Metadata>'
+            '<Installation><InstallationTarget Id="Microsoft.VisualStudio.Code"/></Installation><Dependencies/>'
+            '<Assets><Asset Type="Microsoft.VisualStudio.Code.Manifest" Path="extension/package.json" Addressable="true"/></Assets>'
+            '</PackageManifest>')
+with zipfile.ZipFile(dest, "w") as z:
+    z.writestr("[Content_Types].xml", types)
+    z.writestr("extension.vsixmanifest", manifest)
+    for name in ("package.json", "extension.js"):
+        z.write(src / name, f"extension/{name}")
+DRIVER
+"$CODE_SERVER" --user-data-dir "$CSH/user-data" --extensions-dir "$CSH/extensions" \
+  --install-extension "$OUT/memdir-e2e-driver.vsix" >"$OUT/install-driver.log" 2>&1 || {
+  cat "$OUT/install-driver.log" >&2
+  exit 1
+}
+grep -q 'successfully installed' "$OUT/install-driver.log" || { cat "$OUT/install-driver.log" >&2; exit 1; }
 
 # Quiet, deterministic VS Code; the lexical selector keeps the recall preview offline.
 cat >"$CSH/user-data/User/settings.json" <<EOF
@@ -138,12 +167,32 @@ cp -r "$REPO/client-vscode/e2e/fixtures/memory" "$WORKSPACE"
 # A throwaway agent config dir: the server also looks for the project's auto-memory dir, and the
 # test must neither read nor create anything under the real ~/.claude.
 mkdir -p "$OUT/claude-config"
+# The freshness steps' window: a project (a git repository with a committed rename and deletion)
+# and its agent memory dir under that config dir, where `memdir where` says the agent keeps it.
+PROJECT=$OUT/project
+mkdir -p "$PROJECT/src"
+printf 'def charge(card):\n    return card\n' >"$PROJECT/src/app.py"
+printf 'def retry_payment(charge):\n    return charge\n' >"$PROJECT/src/util.py"
+printf 'REFUNDS = 1\n' >"$PROJECT/src/old_refunds.py"
+git_() {
+  env GIT_AUTHOR_NAME=e2e GIT_AUTHOR_EMAIL=e2e@example.com GIT_COMMITTER_NAME=e2e GIT_COMMITTER_EMAIL=e2e@example.com \
+    GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null git -C "$PROJECT" "$@" >/dev/null
+}
+git_ init -q -b main
+git_ add -A
+git_ commit -q -m start
+git_ mv src/app.py src/payments.py
+git_ rm -q src/old_refunds.py
+git_ commit -q -m 'rename app.py, drop the old refunds job'
+PROJECT_MEMORY=$(CLAUDE_CONFIG_DIR="$OUT/claude-config" "$PYTHON" -m memdir where "$PROJECT")
+mkdir -p "$PROJECT_MEMORY"
+cp "$REPO/client-vscode/e2e/fixtures/project-memory/"*.md "$PROJECT_MEMORY/"
 
 PORT=${MEMDIR_E2E_PORT:-$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')}
 log "starting code-server on 127.0.0.1:$PORT"
 # setsid: code-server, its extension host and memdir-lsp share one new process group, which the
 # cleanup stops by its id; nothing else on the machine is touched.
-setsid env -u ANTHROPIC_API_KEY -u ANTHROPIC_AUTH_TOKEN CLAUDE_CONFIG_DIR="$OUT/claude-config" \
+setsid env -u ANTHROPIC_API_KEY -u ANTHROPIC_AUTH_TOKEN CLAUDE_CONFIG_DIR="$OUT/claude-config" MEMDIR_E2E_DRIVER_DIR="$OUT/driver" \
   "$CODE_SERVER" --bind-addr "127.0.0.1:$PORT" --auth none \
   --disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
   --user-data-dir "$CSH/user-data" --extensions-dir "$CSH/extensions" \
@@ -181,7 +230,8 @@ status=0
 NODE_PATH=$PLAYWRIGHT_NODE_PATH node "$REPO/client-vscode/e2e/scenario.js" \
   --url "http://127.0.0.1:$PORT" --workspace "$WORKSPACE" --out "$OUT" \
   --user-data "$CSH/user-data" --chromium "$CHROMIUM" \
-  --bare-python "$BARE_PYTHON" --env-python "$PYTHON" || status=$?
+  --bare-python "$BARE_PYTHON" --env-python "$PYTHON" \
+  --project "$PROJECT" --project-memory "$PROJECT_MEMORY" --driver-dir "$OUT/driver" || status=$?
 
 cleanup
 trap - EXIT

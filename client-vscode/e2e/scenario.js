@@ -3,7 +3,8 @@
 // starts code-server on the fixture workspace and passes the paths below.
 //
 //   node scenario.js --url http://127.0.0.1:PORT --workspace DIR --out DIR --user-data DIR
-//     --bare-python PY --env-python PY [--chromium PATH]
+//     --bare-python PY --env-python PY --project DIR --project-memory DIR --driver-dir DIR
+//     [--chromium PATH]
 //
 // The server runs on the memdir-lsp the .vsix bundles, with --bare-python (a Python with nothing
 // installed); the last step switches to memdir.importStrategy fromEnvironment with --env-python
@@ -23,7 +24,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i += 2) {
     args[argv[i].replace(/^--/, '')] = argv[i + 1];
   }
-  for (const key of ['url', 'workspace', 'out', 'user-data', 'bare-python', 'env-python']) {
+  for (const key of ['url', 'workspace', 'out', 'user-data', 'bare-python', 'env-python', 'project', 'project-memory', 'driver-dir']) {
     if (!args[key]) {
       throw new Error(`missing --${key}`);
     }
@@ -725,6 +726,123 @@ function memdirLogText() {
       }
       return { mcpDefinition: mine, mcpTools, tool, recallChars: recall.length };
     }, { dependsOn: ["agent mode: vscode.lm lists memdir's tools, invokeTool returns a recall and dedupes it per session"] });
+
+    // --- Freshness, in a second window: the project (a git repository the script made, with a
+    // committed `git mv` and a deleted file) is the workspace folder; its memory lives in the
+    // agent's memory dir of that project under the throwaway CLAUDE_CONFIG_DIR. The steps ask
+    // the VS Code API through the test-only driver extension (driver/), and wait on
+    // vscode.languages.onDidChangeDiagnostics there, never on a timer.
+    const PROJECT = args.project;
+    const MEMORY_FILE = path.join(args['project-memory'], 'payments.md');
+    const now = new Date();
+    const TODAY = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+    let driverPort;
+    const driver = async (op, params = {}) => {
+      const response = await fetch(`http://127.0.0.1:${driverPort}/`, { method: 'POST', body: JSON.stringify({ op, ...params }) });
+      const answer = await response.json();
+      if (!answer.ok) {
+        throw new Error(`${op}: ${answer.error}`);
+      }
+      return answer.result;
+    };
+    const diagnosticsUntil = (until, timeoutMs = 30000) => driver('diagnostics', { file: MEMORY_FILE, until, timeoutMs });
+    const FRESH = 'freshness: a git project opens with the agent memory dir of it';
+    const FOUND = 'freshness: MEM117 names the path git shows renamed (vscode.languages.getDiagnostics)';
+
+    await step(FRESH, async () => {
+      const portFile = path.join(args['driver-dir'], 'port');
+      fs.rmSync(portFile, { force: true });
+      await page.goto(`${args.url}/?folder=${encodeURIComponent(PROJECT)}`);
+      await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+      driverPort = await until('the e2e driver of the new window', () => fs.existsSync(portFile) && Number(fs.readFileSync(portFile, 'utf8')), 60000);
+      const folders = await driver('folders');
+      if (folders.length !== 1 || folders[0] !== PROJECT) {
+        throw new Error(`workspace folders: ${JSON.stringify(folders)}`);
+      }
+      const opened = await driver('open', { file: MEMORY_FILE });
+      return { folders, memory: MEMORY_FILE, ...opened };
+    }, { dependsOn: ['workbench loads'] });
+
+    await step(FOUND, async () => {
+      const found = await diagnosticsUntil({ code: 'MEM117', includes: 'renamed to `src/payments.py`' }, 60000);
+      const codes = found.map((d) => d.code);
+      const deleted = found.find((d) => d.code === 'MEM117' && d.message.includes('src/old_refunds.py'));
+      if (!deleted || !['MEM119', 'MEM120'].every((c) => codes.includes(c)) || codes.includes('MEM118')) {
+        throw new Error(`expected MEM117 twice, MEM119 and MEM120, no MEM118: ${JSON.stringify(found)}`);
+      }
+      await shot('vscode-freshness');
+      return { found: found.map((d) => `${d.code} ${d.line + 1}: ${d.message}`) };
+    }, { dependsOn: [FRESH] });
+
+    await step('freshness: the rename quick fix (vscode.executeCodeActionProvider) replaces the path and its finding clears', async () => {
+      const fixed = await driver('fix', { file: MEMORY_FILE, code: 'MEM117', includes: 'src/app.py', title: '^Replace `src/app\\.py` with `src/payments\\.py`' });
+      if (!fixed.isPreferred || !fixed.text.includes('Retries live in `src/payments.py`;') || fixed.text.includes('src/app.py')) {
+        throw new Error(`after "${fixed.applied}" (preferred: ${fixed.isPreferred}): ${JSON.stringify(fixed.text)}`);
+      }
+      if (fs.readFileSync(MEMORY_FILE, 'utf8') !== fixed.text) {
+        throw new Error('the fixed memory was not saved');
+      }
+      const found = await diagnosticsUntil({ code: 'MEM117', includes: 'src/app.py', present: false });
+      if (!found.some((d) => d.code === 'MEM117' && d.message.includes('src/old_refunds.py'))) {
+        throw new Error(`the deleted file's finding went too: ${JSON.stringify(found)}`);
+      }
+      return { offered: fixed.titles, applied: fixed.applied };
+    }, { dependsOn: [FOUND] });
+
+    await step('freshness: project files changed on disk make MEM118 and MEM117 appear and clear, with no edit of the memory (the project watcher)', async () => {
+      const util = path.join(PROJECT, 'src', 'util.py');
+      const kept = fs.readFileSync(util, 'utf8');
+      const memoryBefore = fs.readFileSync(MEMORY_FILE, 'utf8');
+      fs.writeFileSync(util, 'def charge_again(charge):\n    return charge\n');
+      const removed = await diagnosticsUntil({ code: 'MEM118', includes: 'retry_payment' });
+      fs.writeFileSync(util, kept);
+      await diagnosticsUntil({ code: 'MEM118', present: false });
+      const payments = path.join(PROJECT, 'src', 'payments.py');
+      const source = fs.readFileSync(payments, 'utf8');
+      fs.rmSync(payments);
+      const deleted = await diagnosticsUntil({ code: 'MEM117', includes: 'src/payments.py' });
+      fs.writeFileSync(payments, source);
+      await diagnosticsUntil({ code: 'MEM117', includes: 'src/payments.py', present: false });
+      if (fs.readFileSync(MEMORY_FILE, 'utf8') !== memoryBefore) {
+        throw new Error('the memory changed');
+      }
+      return {
+        removed: removed.find((d) => d.code === 'MEM118').message,
+        deleted: deleted.find((d) => d.code === 'MEM117' && d.message.includes('src/payments.py')).message,
+      };
+    }, { dependsOn: [FOUND] });
+
+    await step('freshness: "Mark verified today" writes last_verified: <today> and MEM120 clears', async () => {
+      const fixed = await driver('fix', { file: MEMORY_FILE, code: 'MEM120', title: '^Mark verified today' });
+      const disk = fs.readFileSync(MEMORY_FILE, 'utf8');
+      if (!disk.includes(`\nlast_verified: ${TODAY}\n`) || disk.includes('2025-01-06')) {
+        throw new Error(`after "${fixed.applied}": ${JSON.stringify(disk)}`);
+      }
+      await diagnosticsUntil({ code: 'MEM120', present: false });
+      return { applied: fixed.applied };
+    }, { dependsOn: [FOUND] });
+
+    await step('freshness: the MEM119 fix turns "next Friday" into the date it meant', async () => {
+      const fixed = await driver('fix', { file: MEMORY_FILE, code: 'MEM119', title: '^Replace “next Friday” with' });
+      const disk = fs.readFileSync(MEMORY_FILE, 'utf8');
+      const line = disk.split('\n').find((l) => l.startsWith('The refund API freeze'));
+      if (!/^The refund API freeze is lifted \d{4}-\d{2}-\d{2}\.$/.test(line)) {
+        throw new Error(`after "${fixed.applied}": ${JSON.stringify(line)}`);
+      }
+      await diagnosticsUntil({ code: 'MEM119', present: false });
+      return { applied: fixed.applied, line };
+    }, { dependsOn: [FOUND] });
+
+    await step('freshness: hover on last_verified (vscode.executeHoverProvider) says when the memory was verified', async () => {
+      const lines = (await driver('text', { file: MEMORY_FILE })).split('\n');
+      const line = lines.findIndex((l) => l.startsWith('last_verified:'));
+      const hover = (await driver('hover', { file: MEMORY_FILE, line, character: 3 })).join('\n');
+      const verified = /last_verified: (\S+)/.exec(lines[line])[1];
+      if (!hover.includes(verified) || !/verified/i.test(hover)) {
+        throw new Error(`hover on line ${line + 1}: ${JSON.stringify(hover)}`);
+      }
+      return { hover: hover.slice(0, 300) };
+    }, { dependsOn: [FOUND] });
   } finally {
     await shot('vscode-final').catch(() => undefined);
     await browser.close();
