@@ -74,6 +74,11 @@ async function until(what, fn, timeoutMs = 30000, intervalMs = 250) {
 
 /** The extension's LogOutputChannel file, written by the extension host under user-data/logs. */
 function memdirLogText() {
+  return memdirLogFiles().map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+/** The paths of those files: one per extension host (a reloaded window starts another). */
+function memdirLogFiles() {
   const root = path.join(args['user-data'], 'logs');
   const found = [];
   const walk = (dir) => {
@@ -93,7 +98,7 @@ function memdirLogText() {
     }
   };
   walk(root);
-  return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+  return found;
 }
 
 (async () => {
@@ -750,8 +755,12 @@ function memdirLogText() {
     const FOUND = 'freshness: MEM117 names the path git shows renamed (vscode.languages.getDiagnostics)';
 
     await step(FRESH, async () => {
+      // Back to the server the .vsix carries (the step before switched to the environment's).
+      fs.writeFileSync(path.join(args['user-data'], 'Machine', 'settings.json'),
+        JSON.stringify({ 'memdir.server.python': args['bare-python'] }, null, 2));
       const portFile = path.join(args['driver-dir'], 'port');
       fs.rmSync(portFile, { force: true });
+      const oldLogs = new Set(memdirLogFiles());
       await page.goto(`${args.url}/?folder=${encodeURIComponent(PROJECT)}`);
       await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
       driverPort = await until('the e2e driver of the new window', () => fs.existsSync(portFile) && Number(fs.readFileSync(portFile, 'utf8')), 60000);
@@ -760,15 +769,28 @@ function memdirLogText() {
         throw new Error(`workspace folders: ${JSON.stringify(folders)}`);
       }
       const opened = await driver('open', { file: MEMORY_FILE });
-      return { folders, memory: MEMORY_FILE, ...opened };
+      // The new extension host's own log says which server it started.
+      const launch = await until('the launch line of the new window', () => {
+        for (const file of memdirLogFiles().filter((f) => !oldLogs.has(f))) {
+          const line = /memdir-lsp (?:bundled with the extension|from the Python environment)[^\n]*/.exec(fs.readFileSync(file, 'utf8'));
+          if (line) {
+            return line[0];
+          }
+        }
+        return undefined;
+      }, 60000);
+      if (!launch.startsWith('memdir-lsp bundled with the extension')) {
+        throw new Error(`the window's server is not the bundled one: ${launch}`);
+      }
+      return { folders, memory: MEMORY_FILE, ...opened, launch };
     }, { dependsOn: ['workbench loads'] });
 
     await step(FOUND, async () => {
       const found = await diagnosticsUntil({ code: 'MEM117', includes: 'renamed to `src/payments.py`' }, 60000);
       const codes = found.map((d) => d.code);
       const deleted = found.find((d) => d.code === 'MEM117' && d.message.includes('src/old_refunds.py'));
-      if (!deleted || !['MEM119', 'MEM120'].every((c) => codes.includes(c)) || codes.includes('MEM118')) {
-        throw new Error(`expected MEM117 twice, MEM119 and MEM120, no MEM118: ${JSON.stringify(found)}`);
+      if (!deleted || !['MEM119', 'MEM120', 'MEM121'].every((c) => codes.includes(c)) || codes.includes('MEM118')) {
+        throw new Error(`expected MEM117 twice, MEM119, MEM120 and MEM121, no MEM118: ${JSON.stringify(found)}`);
       }
       await shot('vscode-freshness');
       return { found: found.map((d) => `${d.code} ${d.line + 1}: ${d.message}`) };
@@ -833,7 +855,7 @@ function memdirLogText() {
       return { applied: fixed.applied, line };
     }, { dependsOn: [FOUND] });
 
-    await step('freshness: hover on last_verified (vscode.executeHoverProvider) says when the memory was verified', async () => {
+    await step('freshness: hover (vscode.executeHoverProvider) on last_verified says when the memory was verified, on a cited path what the project has', async () => {
       const lines = (await driver('text', { file: MEMORY_FILE })).split('\n');
       const line = lines.findIndex((l) => l.startsWith('last_verified:'));
       const hover = (await driver('hover', { file: MEMORY_FILE, line, character: 3 })).join('\n');
@@ -841,7 +863,13 @@ function memdirLogText() {
       if (!hover.includes(verified) || !/verified/i.test(hover)) {
         throw new Error(`hover on line ${line + 1}: ${JSON.stringify(hover)}`);
       }
-      return { hover: hover.slice(0, 300) };
+      // A cited path: what the project has of it.
+      const cited = lines.findIndex((l) => l.includes('`src/payments.py`'));
+      const pathHover = (await driver('hover', { file: MEMORY_FILE, line: cited, character: lines[cited].indexOf('src/payments.py') + 4 })).join('\n');
+      if (!pathHover.includes('src/payments.py')) {
+        throw new Error(`hover on the cited path: ${JSON.stringify(pathHover)}`);
+      }
+      return { hover: hover.slice(0, 300), pathHover: pathHover.slice(0, 300) };
     }, { dependsOn: [FOUND] });
   } finally {
     await shot('vscode-final').catch(() => undefined);

@@ -30,6 +30,7 @@ last_verified: 2025-01-06
 ---
 Retries live in `src/app.py`; call `retry_payment()` before refunding.
 The refund API freeze is lifted next Friday.
+The v1 refunds endpoint shuts down 2025-02-01.
 """
 INDEX = "# Memory index\n\n- [Payments](payments.md) — where payment retries live\n"
 UTIL = "def retry_payment(charge):\n    return charge\n"
@@ -108,7 +109,7 @@ def test_freshness_in_neovim(tmp_path: Path, watch: bool) -> None:
     assert report["root_dir"] == str(memory)
     assert str(project) in report["folders"]
     assert bool(report["watching"]) is watch
-    assert {"MEM117", "MEM119", "MEM120"} <= set(report["found"])
+    assert {"MEM117", "MEM119", "MEM120", "MEM121"} <= set(report["found"])
     assert "MEM118" not in report["found"]
     assert "renamed to `src/payments.py`" in report["mem117"]
 
