@@ -242,7 +242,7 @@ fi
 
 if [ "$status" -eq 0 ] && [ "$UPDATE_DOCS" -eq 1 ]; then
   mkdir -p "$REPO/docs/images"
-  for shot in vscode-memories-view vscode-status-bar vscode-recall-preview vscode-recall-preview-truncated vscode-problems; do
+  for shot in vscode-memories-view vscode-status-bar vscode-recall-preview vscode-recall-preview-truncated vscode-problems vscode-freshness; do
     cp "$OUT/$shot.png" "$REPO/docs/images/$shot.png"
   done
   log "updated docs/images/"
