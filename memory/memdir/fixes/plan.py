@@ -7,6 +7,11 @@ callback a caller passes. The rules the fixes follow are the memory system's (sp
 and 4): one index line per topic file, ``- [Title](file.md) — hook`` under the line limit; topic
 files open with ``name``/``description``/``type`` frontmatter; moved text lands verbatim in its
 new file so nothing is ever lost.
+
+A planned :class:`CreateFile` names a plain path inside the memory dir: never one through a
+symlink (a folder or a dangling link leading out, which an editor applying the edit would
+follow), never a name the writer refuses; that one check (:func:`creatable`) is the only disk
+access besides ``read_topic``.
 """
 
 from __future__ import annotations
@@ -35,11 +40,14 @@ from memdir.fixes.text import (
     yaml_scalar,
 )
 from memdir.index import Index, encode_target, fit_entry, normalize_target
+from memdir.lint.secrets import redact
 from memdir.model import IndexEntry, Span, TopicFile
 from memdir.textio import utf16_len
 from memdir.topic import field_key
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memdir.lint.diagnostic import Diagnostic
 
 #: Codes whose fix is "move to a topic file", planned from the cursor (:func:`move_fixes`).
@@ -177,8 +185,21 @@ def remove_duplicate(index: Index, entry: IndexEntry, first: IndexEntry, key: st
     same = entry.title == first.title and entry.hook in ("", first.hook)
     title = f"Remove the duplicate entry for {key} (line {entry.line + 1})"
     if not same:
-        title += f" and its hook: {entry.hook!r}"
+        # Titles reach JSON, SARIF and the editor: a key pasted into the hook stays out of them.
+        title += f" and its hook: {redact(entry.hook)!r}"
     return remove_entry(index, entry, title, safe=same)
+
+
+def creatable(root: Path, rel: str) -> bool:
+    """Whether a file may be planned at ``rel`` in the memory dir ``root``: a plain relative path
+    without hidden names (reserved for memdir) that resolves to itself inside the dir, so no
+    symlink on the way leads anywhere else (out of the dir above all)."""
+    # Imported here: memdir.paths costs every lint start, and few findings plan a file.
+    from memdir.paths import relative_inside
+
+    if not rel or posixpath.isabs(rel) or any(p.startswith(".") for p in rel.split("/")):
+        return False
+    return relative_inside(root, rel, follow_links=True) == posixpath.normpath(rel)
 
 
 def create_missing(
@@ -192,7 +213,7 @@ def create_missing(
     rel = posixpath.normpath(key)
     if not rel or rel == ".." or rel.startswith("../") or posixpath.isabs(rel):
         return None
-    if rel.casefold() in {t.casefold() for t in taken}:
+    if rel.casefold() in {t.casefold() for t in taken} or not creatable(index.path.parent, rel):
         return None
     body = f"# {entry.title}\n" if entry.title else ""
     type_ = type_from_path(rel) or (guess_type(entry.hook) if entry.hook else "")
@@ -307,7 +328,11 @@ def move_to_topic(
         existing = read_topic(target_rel) if read_topic and target_rel else None
         if existing is not None:
             return _append_hook(index, entry, target_rel, existing, limit)
-        if target_rel and target_rel.casefold() not in {t.casefold() for t in taken}:
+        if (
+            target_rel
+            and target_rel.casefold() not in {t.casefold() for t in taken}
+            and creatable(index.path.parent, target_rel)
+        ):
             # The entry links a file that does not exist yet: create exactly that file.
             rel = target_rel
         else:
