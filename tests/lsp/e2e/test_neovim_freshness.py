@@ -123,10 +123,14 @@ def test_freshness_in_neovim(tmp_path: Path, watch: bool) -> None:
     assert "as written on" in report["date_title"]
     assert "next Friday" not in report["after_date"]
     assert re.search(r"lifted \d{4}-\d{2}-\d{2}\.", report["after_date"])
-    # Saved: the file on disk is the fixed buffer; nothing else in it changed.
-    assert (memory / "payments.md").read_text(encoding="utf-8") == report["after_date"] + "\n"
+    # Saved: the file on disk is the fixed buffer (and, unwatched, the line added below).
+    saved = report["after_date"] + "\n" + ("" if watch else "The audit is next Monday.\n")
+    assert (memory / "payments.md").read_text(encoding="utf-8") == saved
     assert report["after_date"].startswith("---\nname: payments\n")
 
     assert today in report["hover"] and "verified" in report["hover"].lower()
+    # Unwatched, a save does not list the project again (docs/editors/neovim.md says so).
+    if not watch:
+        assert "MEM119" in report["after_save"] and "MEM118" not in report["after_save"]
     # The cited function removed outside Neovim: MEM118 (at once when watching, else on restart).
     assert "`retry_payment()`" in report["mem118"]

@@ -11,7 +11,8 @@
 -- "Mark verified today" (MEM120); the relative-date fix (MEM119); hover on `last_verified`; then
 -- CHANGED is rewritten on disk, outside Neovim, and MEM118 is awaited: with WATCH=1 the config
 -- turns on dynamic file watching (Neovim 0.11 does not offer it on Linux), so the server hears of
--- the change; without it the finding appears once the client is started again. Writes a JSON
+-- the change; without it saving the memory re-checks it against the project as last heard of,
+-- and the finding appears once the client is started again. Writes a JSON
 -- report to $OUT; exits 0 on success.
 
 local function env(name) return assert(os.getenv(name), name .. ' is required') end
@@ -118,7 +119,13 @@ vim.api.nvim_create_autocmd('VimEnter', {
       if watch then
         wait('MEM118 after the project changed', function() return codes(buf)['MEM118'] ~= nil end)
       else
-        -- Nothing tells the server; a new client lists the project again.
+        -- Nothing tells the server. Saving the memory re-checks it against the project as the
+        -- server last heard of it (the new line's MEM119 shows the re-check landed).
+        vim.api.nvim_buf_set_lines(buf, -1, -1, false, { 'The audit is next Monday.' })
+        vim.cmd.write()
+        wait('the saved memory re-checked', function() return codes(buf)['MEM119'] ~= nil end)
+        report.after_save = vim.tbl_keys(codes(buf))
+        -- A new client lists the project again.
         local client = attached(buf)
         client:stop()
         wait('the client stopped', function() return client:is_stopped() end)
