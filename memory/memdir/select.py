@@ -29,6 +29,7 @@ from memdir.config import (
     Settings,
 )
 from memdir.extras import MissingExtraError, require
+from memdir.lint.secrets import redact
 from memdir.manifest import format_manifest
 from memdir.model import MemoryHeader
 from memdir.target import DEFAULT_TARGET, Target
@@ -383,6 +384,18 @@ def credential_source(env: Mapping[str, str] | None = None) -> str | None:
     return next((name for name in CREDENTIAL_ENV_VARS if env.get(name, "").strip()), None)
 
 
+def credential_values(
+    client: object = None, env: Mapping[str, str] | None = None, api_key: str | None = None
+) -> list[str]:
+    """The Anthropic credentials in play (``api_key``, the env vars, a client's own key and
+    token): what :func:`memdir.lint.secrets.redact` must hide from any error text."""
+    env = os.environ if env is None else env
+    values = [api_key, *(env.get(name) for name in _SECRET_ENV_VARS)]
+    if client is not None:
+        values += [getattr(client, "api_key", None), getattr(client, "auth_token", None)]
+    return [v for v in values if isinstance(v, str) and v]
+
+
 def one_line(text: str, limit: int = 240) -> str:
     """``text`` on one line and at most ``limit`` characters: reasons are shown in one line."""
     flat = " ".join(text.split())
@@ -443,19 +456,8 @@ class AnthropicSelector:
             f"max_retries={self.max_retries}, credentials={self.credentials!r})"
         )
 
-    def _secrets(self) -> list[str]:
-        env = os.environ if self._env is None else self._env
-        values = [self._api_key, *(env.get(name) for name in _SECRET_ENV_VARS)]
-        client_key = getattr(self._client, "api_key", None) if self._client is not None else None
-        client_token = getattr(self._client, "auth_token", None) if self._client else None
-        values += [client_key, client_token]
-        # Short values would redact ordinary words; real credentials are long.
-        return [v for v in values if isinstance(v, str) and len(v) >= 8]
-
     def redact(self, text: str) -> str:
-        for secret in self._secrets():
-            text = text.replace(secret, "[redacted]")
-        return text
+        return redact(text, credential_values(self._client, self._env, self._api_key))
 
     def describe_failure(self, exc: BaseException) -> str:
         """A one-line reason for a failed request, built from types and codes, key redacted."""

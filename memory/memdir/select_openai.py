@@ -30,6 +30,7 @@ from memdir.config import (
     base_url_error,
     is_loopback_url,
 )
+from memdir.lint.secrets import redact
 from memdir.model import MemoryHeader
 from memdir.select import (
     LexicalSelector,
@@ -213,8 +214,7 @@ class OpenAICompatibleSelector:
         )
 
     def redact(self, text: str) -> str:
-        key = self._api_key()
-        return text.replace(key, "[redacted]") if key and len(key) >= 8 else text
+        return redact(text, [self._api_key()])
 
     def request_headers(self) -> dict[str, str]:
         headers = {

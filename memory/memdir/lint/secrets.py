@@ -6,15 +6,23 @@ one leaks everywhere. Provider tokens are recognised by their published prefixes
 digits, enough entropy) and is not a placeholder (``sk-...``, ``<your-key>``, ``xxxx``,
 ``${TOKEN}``, ``changeme``). Findings carry offsets and a redacted label, never the secret.
 
+Invisible characters (zero-width space and joiners, word joiner, BOM, soft hyphen) are dropped
+before matching, so a key split by one is still found; its span is the one in the original text.
+
 Most files contain none of the markers, so a handful of substring tests decide that before any
 regular expression runs: linting 20,000 files must not cost 20,000 regex scans of every body.
+
+:func:`redact` is the one way to make a text safe to show (errors, fix titles, logs): every
+caller's own credentials and everything :func:`find_secrets` finds become ``[redacted]``.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +78,24 @@ _PROVIDERS: tuple[tuple[str, tuple[str, ...], int, re.Pattern[str]], ...] = tupl
         ),
         ("Stripe live key", ("sk_live_", "rk_live_"), 8, r"(?:sk|rk)_live_[A-Za-z0-9]{20,}"),
         ("Google API key", ("AIza",), 4, r"AIza[0-9A-Za-z_\-]{35}" + _E),
+        # Formats as the gitleaks rules (cmd/generate/config/rules/*.go) and nosey-parker's
+        # give them: Slack incoming webhooks /services/T…/B…/<24>, and workflow/trigger URLs.
+        (
+            "Slack webhook URL",
+            ("hooks.slack.com/",),
+            16,
+            r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_]{40,}",
+        ),
+        # npm granular/automation tokens: npm_ and 36 letters and digits (npm.go).
+        ("npm token", ("npm_",), 4, r"npm_[A-Za-z0-9]{36}" + _E),
+        # Hugging Face user and organisation tokens: 34 letters (huggingface.go).
+        ("Hugging Face token", ("hf_",), 3, r"hf_[A-Za-z]{34}" + _E),
+        ("Hugging Face org token", ("api_org_",), 8, r"api_org_[A-Za-z]{34}" + _E),
+        # Twilio API key SID: SK and 32 hex digits (twilio.go); the auth token has no prefix and
+        # is left to the assignment check.
+        ("Twilio API key", ("SK",), 2, r"SK[0-9a-fA-F]{32}" + _E),
+        # SendGrid: SG.<22>.<43> (nosey-parker np.sendgrid.1, gitleaks sendgrid.go).
+        ("SendGrid API key", ("SG.",), 3, r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _E),
         (
             "JSON Web Token",
             ("eyJ",),
@@ -90,8 +116,15 @@ def _may_hold_provider_token(text: str) -> bool:
     """
     if "sk-" in text or "lpat-" in text or "IA" in text or "CCA" in text:
         return True  # sk-ant-/sk-proj-/sk-…, glpat-, AKIA/ASIA/ABIA, ACCA
+    if "SK" in text or "SG." in text or "hooks.slack" in text:
+        return True  # Twilio, SendGrid, Slack webhooks
     if "_" in text and (
-        "_live_" in text or "github_pat_" in text or any(f"gh{c}_" in text for c in "pousr")
+        "_live_" in text
+        or "github_pat_" in text
+        or any(f"gh{c}_" in text for c in "pousr")
+        or "npm_" in text
+        or "hf_" in text
+        or "api_org_" in text
     ):
         return True
     return ("x" in text and "xox" in text) or ("z" in text and "AIza" in text) or "eyJ" in text
@@ -217,8 +250,40 @@ def _assignments(text: str, taken: list[SecretMatch]) -> list[SecretMatch]:
     return found
 
 
+#: Characters that render as nothing: a key split by one still works when pasted back.
+_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_INVISIBLE_RUN = re.compile(f"[{_INVISIBLE}]+")
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
-    """Every likely secret in ``text``, in order of position."""
+    """Every likely secret in ``text``, in order of position (offsets into ``text``)."""
+    if text.isascii() or not any(char in text for char in _INVISIBLE):
+        return _find_visible(text)
+    # Match on the text without its invisible characters, then map each span back: a run of
+    # them removed before visible offset v shifts v (and everything after it) right.
+    kept: list[str] = []
+    at_visible: list[int] = []  # the visible offset each run was removed at
+    removed_until: list[int] = []  # how many characters were removed up to that run
+    position = removed = 0
+    for run in _INVISIBLE_RUN.finditer(text):
+        kept.append(text[position : run.start()])
+        at_visible.append(run.start() - removed)
+        removed += run.end() - run.start()
+        removed_until.append(removed)
+        position = run.end()
+    kept.append(text[position:])
+
+    def original(visible: int) -> int:
+        runs = bisect.bisect_right(at_visible, visible)
+        return visible + (removed_until[runs - 1] if runs else 0)
+
+    return [
+        replace(s, start=original(s.start), end=original(s.end - 1) + 1)
+        for s in _find_visible("".join(kept))
+    ]
+
+
+def _find_visible(text: str) -> list[SecretMatch]:
     found: list[SecretMatch] = []
     if _may_hold_provider_token(text):
         found.extend(_provider_matches(text))
@@ -238,3 +303,32 @@ def find_secrets(text: str) -> list[SecretMatch]:
     found.extend(_assignments(text, found))
     found.sort(key=lambda s: s.start)
     return found
+
+
+#: What a redacted secret reads as, in every message memdir prints.
+REDACTED = "[redacted]"
+#: Shorter known values would redact ordinary words; real credentials are longer.
+_MIN_KNOWN = 8
+
+
+def redact(text: str, known: Iterable[str | None] = ()) -> str:
+    """``text`` safe to print: each of ``known`` and every :func:`find_secrets` match redacted.
+
+    ``known`` are the caller's own credentials (an API key, an auth token), which need not look
+    like any provider's token.
+    """
+    spans = [(s.start, s.end) for s in find_secrets(text)]
+    for value in {v for v in known if v and len(v) >= _MIN_KNOWN}:
+        at = text.find(value)
+        while at >= 0:
+            spans.append((at, at + len(value)))
+            at = text.find(value, at + 1)
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):
+        text = text[:start] + REDACTED + text[end:]
+    return text
