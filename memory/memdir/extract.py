@@ -22,9 +22,14 @@ starts):
   Claude Code writes (``metadata:`` / ``  type:``), and the current manifest; the user message
   carries the rendered conversation.
 * **Dry run** works on a copy of the memory dir, so the model sees its own writes while the real
-  dir is never touched; the result shows the writes it would make, with diffs.
+  dir is never touched; the result shows the writes it would make, with diffs. The copy holds
+  whatever the dir holds (secrets included): it is private (folders 0700, files 0600, in a
+  0700 temporary folder), removed when the run ends however it ends, and a copy left by a
+  killed run is removed by the next dry run.
 * **Errors** from the API (429, 5xx, connection) end the run with ``status="error"`` and the
-  message recorded, never a traceback; writes made before the error are listed.
+  message recorded, never a traceback; writes made before the error are listed. An endpoint
+  may echo the request's key: every text of the result, progress and logs passes
+  :func:`memdir.lint.secrets.redact` (the credentials in use, and anything that looks like one).
 
 The language server calls :func:`run_extraction` directly (it is async and reports progress
 through a callback); the CLI uses :func:`extract`.
@@ -51,11 +56,12 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from memdir import constants as C
 from memdir.config import Settings, load_settings
 from memdir.extras import MissingExtraError, require
+from memdir.lint.secrets import redact
 from memdir.manifest import format_manifest
 from memdir.paths import relative_inside
 from memdir.scan import scan
 from memdir.search import InvalidPatternError, compile_pattern, glob_matcher, glob_regex, grep_lines
-from memdir.select import NO_CREDENTIALS
+from memdir.select import NO_CREDENTIALS, credential_values
 from memdir.transcript import (
     MemoryWrite,
     Transcript,
@@ -77,6 +83,8 @@ DEFAULT_EXTRACTION_MODEL: Final = C.DEFAULT_SELECTOR_MODEL
 EXTRACTION_MAX_TOKENS: Final = 4096
 #: Held for a whole extraction; hidden, so no reader of the memory dir lists it.
 EXTRACT_LOCK_FILENAME: Final = ".memdir-extract.lock"
+#: The dry run's temporary folders: ``memdir-dry-run-<pid>-<random>`` in the temp dir.
+DRY_RUN_PREFIX: Final = "memdir-dry-run-"
 #: Turns of the transcript checked for memory writes before deciding to extract.
 RECENT_TURNS: Final = 1
 
@@ -670,6 +678,13 @@ def extraction_lock(memory_dir: Path) -> Iterator[None]:
         lock.release()
 
 
+def _copy_private(source: str, target: str) -> None:
+    """Copy a file's bytes into a new file only its owner can read (no mode copied over)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with open(source, "rb") as reader, os.fdopen(os.open(target, flags, 0o600), "wb") as writer:
+        shutil.copyfileobj(reader, writer)
+
+
 def _copy_for_dry_run(memory_dir: Path, sandbox: Path) -> None:
     def ignore(_directory: str, names: list[str]) -> set[str]:
         return {
@@ -678,15 +693,89 @@ def _copy_for_dry_run(memory_dir: Path, sandbox: Path) -> None:
 
     # symlinks=True: links are copied as links, so one leading out still leads out and is still
     # refused by the write checks; nothing outside is ever read into the sandbox.
-    shutil.copytree(os.path.realpath(memory_dir), sandbox, symlinks=True, ignore=ignore)
+    shutil.copytree(
+        os.path.realpath(memory_dir),
+        sandbox,
+        symlinks=True,
+        ignore=ignore,
+        copy_function=_copy_private,
+    )
+    # copytree gives each folder its source's mode; the 0700 parent already shuts others out,
+    # and a copy left behind by a kill stays private on its own too.
+    for folder, _subdirs, _files in os.walk(sandbox):
+        os.chmod(folder, 0o700)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: alive, someone else's
+        return True
+    return True
+
+
+def sweep_dry_run_leftovers(temp_dir: str | None = None) -> list[str]:
+    """Remove the dry-run copies of killed runs (ours, their process gone); return their paths.
+
+    A SIGKILL skips every ``finally``: the copy stays (private) until this runs at the start of
+    the next dry run.
+    """
+    temp_dir = temp_dir or tempfile.gettempdir()
+    removed: list[str] = []
+    try:
+        names = [n for n in os.listdir(temp_dir) if n.startswith(DRY_RUN_PREFIX)]
+    except OSError:
+        return removed
+    for name in names:
+        pid_text = name[len(DRY_RUN_PREFIX) :].split("-", 1)[0]
+        path = os.path.join(temp_dir, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if (
+            not pid_text.isdigit()
+            or not stat.S_ISDIR(info.st_mode)
+            or info.st_uid != os.getuid()
+            or _pid_alive(int(pid_text))
+        ):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+async def _in_dry_run_copy(
+    memory_dir: Path, run: Callable[[Path], Awaitable[ExtractionResult]]
+) -> ExtractionResult:
+    """``run`` on a private copy of ``memory_dir``, removed afterwards whatever happens."""
+    await asyncio.to_thread(sweep_dry_run_leftovers)
+    # mkdtemp makes the folder 0700; TemporaryDirectory removes it on every way out.
+    with tempfile.TemporaryDirectory(prefix=f"{DRY_RUN_PREFIX}{os.getpid()}-") as scratch:
+        sandbox = Path(scratch) / "memory"
+        copy = asyncio.ensure_future(asyncio.to_thread(_copy_for_dry_run, memory_dir, sandbox))
+        try:
+            await asyncio.shield(copy)
+        except asyncio.CancelledError:
+            # The thread cannot be stopped: let it finish before the folder is removed, or it
+            # would recreate folders of a removed tree, outside the private parent.
+            with contextlib.suppress(BaseException):
+                await copy
+            raise
+        return await run(sandbox)
 
 
 # --- the loop --------------------------------------------------------------------------------
 
 
-async def _emit(callback: ProgressCallback | None, event: ExtractionProgress) -> None:
+async def _emit(
+    callback: ProgressCallback | None, event: ExtractionProgress, known: list[str] | None = None
+) -> None:
     if callback is None:
         return
+    event = replace(event, message=redact(event.message, known or ()))
     try:
         outcome = callback(event)
         if inspect.isawaitable(outcome):
@@ -699,11 +788,23 @@ def _no_credentials(exc: BaseException) -> bool:
     return isinstance(exc, TypeError) and "Could not resolve authentication" in str(exc)
 
 
-def _api_error_text(exc: BaseException) -> str:
+def _api_error_text(exc: BaseException, known: list[str]) -> str:
+    """The error in one line, with ``known`` credentials (and anything like one) redacted."""
     status = getattr(exc, "status_code", None)
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     prefix = f"{type(exc).__name__} (HTTP {status})" if status else type(exc).__name__
-    return f"{prefix}: {message}"
+    return redact(f"{prefix}: {message}", known)
+
+
+def _redacted(result: ExtractionResult, known: list[str]) -> ExtractionResult:
+    """``result`` with every text a person, a client or a log sees passed through redact."""
+    return replace(
+        result,
+        reason=None if result.reason is None else redact(result.reason, known),
+        summary=redact(result.summary, known),
+        warnings=tuple(redact(w, known) for w in result.warnings),
+        tool_calls=tuple(replace(t, preview=redact(t.preview, known)) for t in result.tool_calls),
+    )
 
 
 def _preview(text: str, limit: int = 200) -> str:
@@ -732,6 +833,36 @@ async def run_extraction(
     limit of 5. Cancelling the task stops the run between steps and releases the lock; writes
     already made stay (each is atomic).
     """
+    result = await _run_extraction(
+        transcript,
+        memory_dir,
+        project_root=project_root,
+        model=model,
+        dry_run=dry_run,
+        client=client,
+        settings=settings,
+        max_turns=max_turns,
+        recent_turns=recent_turns,
+        max_tokens=max_tokens,
+        on_progress=on_progress,
+    )
+    return _redacted(result, credential_values(client))
+
+
+async def _run_extraction(
+    transcript: Path | Transcript,
+    memory_dir: Path,
+    *,
+    project_root: Path | None,
+    model: str | None,
+    dry_run: bool,
+    client: AsyncAnthropic | None,
+    settings: Settings | None,
+    max_turns: int,
+    recent_turns: int,
+    max_tokens: int,
+    on_progress: ProgressCallback | None,
+) -> ExtractionResult:
     memory_dir = Path(memory_dir)
     max_turns = max(1, min(max_turns, C.EXTRACTION_MAX_TURNS))
     model = model or DEFAULT_EXTRACTION_MODEL
@@ -797,10 +928,7 @@ async def run_extraction(
                 )
 
             if dry_run:
-                with tempfile.TemporaryDirectory(prefix="memdir-dry-run-") as scratch:
-                    sandbox = Path(scratch) / "memory"
-                    await asyncio.to_thread(_copy_for_dry_run, memory_dir, sandbox)
-                    result = await run(sandbox)
+                result = await _in_dry_run_copy(memory_dir, run)
             else:
                 result = await run(memory_dir)
     except ExtractionBusyError as exc:
@@ -845,9 +973,10 @@ async def _agent_loop(
     summary = ""
     error: str | None = None
     own_client = client is None
+    known = credential_values(client)
 
     def finish(status: Status) -> ExtractionResult:
-        return replace(
+        result = replace(
             base,
             status=status,
             reason=error,
@@ -859,6 +988,7 @@ async def _agent_loop(
             warnings=tuple(memory_tool.warnings),
             usage=dict(usage),
         )
+        return _redacted(result, known)
 
     await _emit(on_progress, ExtractionProgress("started", "extracting memories", 0, max_turns))
     try:
@@ -868,13 +998,15 @@ async def _agent_loop(
             try:
                 client = anthropic.AsyncAnthropic()
             except anthropic.AnthropicError as exc:  # e.g. a credentials profile that is missing
-                error = _api_error_text(exc)
+                error = _api_error_text(exc, known)
                 return finish("error")
+            known = credential_values(client)
         while turns < max_turns:
             turns += 1
             await _emit(
                 on_progress,
                 ExtractionProgress("turn", f"turn {turns} of {max_turns}", turns, max_turns),
+                known,
             )
             try:
                 response = await client.messages.create(
@@ -886,7 +1018,7 @@ async def _agent_loop(
                 )
             except (anthropic.AnthropicError, TypeError) as exc:
                 # TypeError: the SDK's way of saying no credentials were found.
-                error = NO_CREDENTIALS if _no_credentials(exc) else _api_error_text(exc)
+                error = NO_CREDENTIALS if _no_credentials(exc) else _api_error_text(exc, known)
                 log.warning("extraction ended by an API error: %s", error)
                 return finish("error")
             usage["input_tokens"] += response.usage.input_tokens
@@ -901,7 +1033,7 @@ async def _agent_loop(
                 break
             results: list[dict[str, Any]] = []
             for use in uses:
-                outcome = await _dispatch(use.name, use.input, memory_tool, project)
+                outcome = await _dispatch(use.name, use.input, memory_tool, project, known)
                 records.append(
                     ToolCallRecord(
                         turns,
@@ -916,6 +1048,7 @@ async def _agent_loop(
                     ExtractionProgress(
                         "tool", f"{use.name}: {_preview(outcome.text, 80)}", turns, max_turns
                     ),
+                    known,
                 )
                 results.append(outcome.to_block(use.id))
             messages.append({"role": "user", "content": results})
@@ -936,7 +1069,11 @@ def _mapping(value: object) -> Mapping[str, Any]:
 
 
 async def _dispatch(
-    name: str, data: object, memory_tool: MemdirMemoryTool, project: ProjectTools
+    name: str,
+    data: object,
+    memory_tool: MemdirMemoryTool,
+    project: ProjectTools,
+    known: list[str],
 ) -> ToolResult:
     from memdir.memory_tool import TOOL_NAME, ToolResult
 
@@ -949,7 +1086,11 @@ async def _dispatch(
     except Exception as exc:
         # A fault in a tool is reported to the model and logged; it must not end the run
         # (the tools themselves turn every expected failure into an error result).
-        log.exception("extraction tool %s failed", name)
+        # The traceback only at DEBUG: its text is not redacted.
+        log.error(
+            "extraction tool %s failed: %s", name, redact(f"{type(exc).__name__}: {exc}", known)
+        )
+        log.debug("extraction tool %s failed", name, exc_info=True)
         return ToolResult(f"Error: the {name} tool failed: {exc}", True)
     return ToolResult(f"Error: no tool named {name!r}; use memory, read, grep or glob", True)
 

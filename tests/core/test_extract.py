@@ -18,9 +18,11 @@ import anthropic
 import fake_anthropic
 import httpx2
 import pytest
+from memdir import extract as extract_module
 from memdir.config import Settings
 from memdir.extract import (
     DO_NOT_SAVE,
+    DRY_RUN_PREFIX,
     EXTRACT_LOCK_FILENAME,
     MEMORY_TYPE_GUIDE,
     ExtractionProgress,
@@ -29,6 +31,7 @@ from memdir.extract import (
     format_result,
     merge_changes,
     run_extraction,
+    sweep_dry_run_leftovers,
 )
 from memdir.lint import lint_directory
 from memdir.topic import load_topic
@@ -740,3 +743,207 @@ def test_project_tools_are_confined_and_capped(tmp_path: Path) -> None:
     assert tools.call("glob", {"pattern": "**/*.txt"}).text == "pkg/big.txt"
     assert tools.call("glob", {"pattern": "*.{dat,txt}"}).text.split("\n") == ["bin.dat"]
     assert tools.call("glob", {"pattern": "*.nothing"}).text == "No files found."
+
+
+# --- secrets: redaction and the dry-run copy -----------------------------------------------------
+
+#: A key the fake endpoint echoes back; no provider's format, so only knowing it can redact it.
+ECHOED_KEY = "local-test-key-4f9a8b7c6d5e"
+PROVIDER_TOKEN = "npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+def echoing_client(handle: Callable[[httpx2.Request], httpx2.Response]) -> anthropic.AsyncAnthropic:
+    return anthropic.AsyncAnthropic(
+        api_key=ECHOED_KEY,
+        base_url="http://fake-api.test",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handle)),
+    )
+
+
+def echo_the_key(request: httpx2.Request) -> httpx2.Response:
+    key = request.headers.get("x-api-key") or request.headers["authorization"].split()[-1]
+    message = f"invalid x-api-key: {key} (with {PROVIDER_TOKEN})"
+    return httpx2.Response(
+        401, json={"type": "error", "error": {"type": "authentication_error", "message": message}}
+    )
+
+
+async def test_an_error_echoing_the_key_is_redacted_everywhere(
+    dirs: tuple[Path, Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    memory_dir, project, transcript = dirs
+    (project / "notes.txt").write_text(f"publish token {PROVIDER_TOKEN}\n", encoding="utf-8")
+    calls = 0
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:  # a project file holding a token: its preview reaches the progress
+            return message(use("read", {"path": "notes.txt"}))
+        return echo_the_key(request)
+
+    events: list[ExtractionProgress] = []
+    caplog.set_level("DEBUG", logger="memdir")
+    result = await run_extraction(
+        transcript,
+        memory_dir,
+        client=echoing_client(handle),
+        settings=Settings(),
+        on_progress=events.append,
+    )
+    assert result.status == "error"
+    assert result.reason is not None and result.reason.startswith("AuthenticationError (HTTP 401)")
+    assert "invalid x-api-key: [redacted] (with [redacted])" in result.reason
+    shown = [
+        format_result(result),
+        json.dumps(result.to_json()),
+        *(e.message for e in events),
+        caplog.text,
+    ]
+    assert "[redacted]" in caplog.text and any("[redacted]" in e.message for e in events)
+    for text_ in shown:
+        assert ECHOED_KEY not in text_ and PROVIDER_TOKEN not in text_
+
+
+def test_the_cli_never_prints_an_echoed_key(
+    dirs: tuple[Path, Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memdir.cli import main
+
+    memory_dir, _project, transcript = dirs
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ECHOED_KEY)
+    real = anthropic.AsyncAnthropic
+    # As the CLI makes it: credentials from the environment, the fake endpoint as transport.
+    monkeypatch.setattr(
+        anthropic,
+        "AsyncAnthropic",
+        lambda **_k: real(
+            base_url="http://fake-api.test",
+            max_retries=0,
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(echo_the_key)),
+        ),
+    )
+    for extra in ([], ["--json"], ["--dry-run"]):
+        assert main(["extract", str(transcript), "--dir", str(memory_dir), *extra]) == 1
+        captured = capsys.readouterr()
+        assert "[redacted]" in captured.out
+        assert ECHOED_KEY not in captured.out + captured.err
+        assert PROVIDER_TOKEN not in captured.out + captured.err
+
+
+def modes(top: Path) -> dict[str, int]:
+    found = {".": top.stat().st_mode & 0o777}
+    for path in top.rglob("*"):
+        if not path.is_symlink():
+            found[path.relative_to(top).as_posix()] = path.stat().st_mode & 0o777
+    return found
+
+
+async def test_the_dry_run_copy_is_private_and_removed_on_an_exception(
+    dirs: tuple[Path, Path, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scratch = tmp_path_factory.mktemp("scratch")
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    memory_dir, _project, transcript = dirs
+    (memory_dir / "team").mkdir(mode=0o755)
+    (memory_dir / "team" / "keys.md").write_text(topic("keys", "where keys live"), "utf-8")
+    for path in memory_dir.rglob("*.md"):
+        path.chmod(0o644)
+    seen: list[dict[str, int]] = []
+
+    def look(_body: Body) -> httpx2.Response:
+        [copy] = scratch.iterdir()  # while the run goes on
+        seen.append(modes(copy))
+        return message(text("Nothing to save."))
+
+    api = FakeAPI(look)
+    result = await run_extraction(
+        transcript, memory_dir, client=api.client(), settings=Settings(), dry_run=True
+    )
+    assert result.status == "completed"
+    [copy_modes] = seen
+    assert copy_modes["memory/team/keys.md"] == 0o600
+    assert {mode for rel, mode in copy_modes.items() if rel.endswith(".md")} == {0o600}
+    assert {mode for rel, mode in copy_modes.items() if not rel.endswith(".md")} == {0o700}
+    assert list(scratch.iterdir()) == []
+
+    def crash(*_args: Any) -> Any:
+        raise RuntimeError("the agent loop broke")
+
+    monkeypatch.setattr(extract_module, "_agent_loop", crash)
+    with pytest.raises(RuntimeError):
+        await run_extraction(
+            transcript, memory_dir, client=api.client(), settings=Settings(), dry_run=True
+        )
+    assert list(scratch.iterdir()) == []
+
+
+KILLED_RUN = """
+import asyncio, os, signal, sys
+import anthropic, httpx2
+from memdir.config import Settings
+from memdir.extract import run_extraction
+
+def die(_request):
+    os.kill(os.getpid(), signal.SIGKILL)  # mid-run, with the copy made
+
+client = anthropic.AsyncAnthropic(
+    api_key="k", base_url="http://fake-api.test", max_retries=0,
+    http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(die)),
+)
+asyncio.run(run_extraction(
+    sys.argv[1], sys.argv[2], client=client, settings=Settings(), dry_run=True
+))
+"""
+
+
+async def test_a_killed_dry_run_leaves_a_private_copy_the_next_run_removes(
+    dirs: tuple[Path, Path, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    scratch = tmp_path_factory.mktemp("scratch")
+    memory_dir, _project, transcript = dirs
+    (memory_dir / "release-freeze.md").chmod(0o644)
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_RUN, str(transcript), str(memory_dir)],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    [left] = scratch.iterdir()
+    assert left.name.startswith(DRY_RUN_PREFIX)
+    left_modes = modes(left)
+    assert left_modes["."] == 0o700  # nobody else can reach what is inside
+    assert left_modes["memory/release-freeze.md"] == 0o600
+    # The next dry run sweeps it (its process is gone), then cleans up after itself.
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    api = FakeAPI(lambda _body: message(text("Nothing to save.")))
+    result = await run_extraction(
+        transcript, memory_dir, client=api.client(), settings=Settings(), dry_run=True
+    )
+    assert result.status == "completed"
+    assert list(scratch.iterdir()) == []
+
+
+def test_the_sweep_keeps_copies_of_live_runs_and_others(tmp_path: Path) -> None:
+    import os
+
+    live = tmp_path / f"{DRY_RUN_PREFIX}{os.getpid()}-abc"
+    live.mkdir()
+    unrelated = tmp_path / f"{DRY_RUN_PREFIX}notapid"
+    unrelated.mkdir()
+    assert sweep_dry_run_leftovers(str(tmp_path)) == []
+    assert live.is_dir() and unrelated.is_dir()

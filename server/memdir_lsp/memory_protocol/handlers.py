@@ -596,9 +596,14 @@ class ExtractionJob:
             raise
         except Exception as exc:
             from memdir.extract import ExtractionResult
+            from memdir.lint.secrets import redact
+            from memdir.select import credential_values
 
-            logger.exception("memory/extract %s failed", self.id)
-            result = ExtractionResult("error", self.directory.root, self.dry_run, repr(exc))
+            # The reason reaches the client and the log: no key in it, and no traceback text.
+            reason = redact(repr(exc), credential_values())
+            logger.error("memory/extract %s failed: %s", self.id, reason)
+            logger.debug("memory/extract %s failed", self.id, exc_info=True)
+            result = ExtractionResult("error", self.directory.root, self.dry_run, reason)
         finally:
             ls.extractions.pop(self.id, None)
         if result.changes and not self.dry_run:
