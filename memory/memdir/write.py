@@ -16,6 +16,15 @@ hold for all of them:
   one, never half of either. ``create`` and ``rename`` never replace an existing file: they
   publish with ``link(2)``, which fails with ``EEXIST`` atomically (see :func:`_publish_noreplace`
   for why this and not a check followed by ``os.replace``).
+* **Recoverable.** An operation that is killed part way (``kill -9``, a crash, a power cut after
+  the fsyncs) is finished by the next writer, whichever face it comes through (CLI, server, MCP,
+  hook, extraction). Before touching anything, an operation writes its intent to
+  :data:`JOURNAL_FILENAME` (hidden and not ``*.md``, like the lock); it removes it when done. The
+  next writer to take the lock and find an intent finishes it against what is on disk (see
+  :meth:`MemoryWriter.recover`): the temp files it left are removed, a publish cut between its
+  two names is completed, a folder made for a file never written is removed again, and
+  MEMORY.md gets the entry the operation owed it (created, dropped, renamed or refreshed). Temp
+  files are provably stale then: only a lock holder makes them, while its intent exists.
 * **Serialised.** Each operation runs under an exclusive file lock, ``.memdir.lock`` in the memory
   dir, so two editors, agents or processes doing read-modify-write cannot interleave. The lock
   file is hidden and not ``*.md``: scan, lint and the memory tool's listing all ignore it.
@@ -35,11 +44,13 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
+import json
 import os
 import posixpath
 import re
 import secrets
 import shutil
+import signal
 import stat
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -66,6 +77,14 @@ MAX_NAME_BYTES: Final = 240
 MAX_PATH_BYTES: Final = 1024
 #: Files larger than this are not loaded for editing (a memory is a page, not a data set).
 MAX_EDIT_BYTES: Final = 4 * 1024 * 1024
+#: The intent of the operation in progress (see "Recoverable" above). Hidden and not ``*.md``.
+JOURNAL_FILENAME: Final = ".memdir-intent.json"
+#: The names of the temp files and trashed folders a writer makes beside its targets.
+TEMP_NAME: Final = re.compile(r"^\.memdir-[0-9a-f]{12}\.(?:tmp|trash)$")
+#: Tests only: ``MEMDIR_TEST_KILL_AT=N`` makes the process kill itself (SIGKILL) at the N-th
+#: step of its writes, so the fault tests can stop a write at every point it has.
+KILL_AT_ENV: Final = "MEMDIR_TEST_KILL_AT"
+_MAX_JOURNAL_BYTES: Final = 64 * 1024
 
 ChangeKind = Literal["created", "changed", "deleted", "renamed"]
 
@@ -84,6 +103,26 @@ _O_NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 _NO_HARDLINKS: Final = frozenset(
     {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS, errno.EXDEV}
 )
+
+
+def _kill_at_from_env() -> int:
+    try:
+        return int(os.environ.get(KILL_AT_ENV, "") or 0)
+    except ValueError:
+        return 0
+
+
+_kill_at = _kill_at_from_env()
+_steps = 0
+
+
+def _step() -> None:
+    """A point where a write can be cut; only a test that set :data:`KILL_AT_ENV` stops here."""
+    if _kill_at:
+        global _steps
+        _steps += 1
+        if _steps >= _kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
 # --- errors ----------------------------------------------------------------------------------
@@ -359,11 +398,13 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
             os.chmod(temp, mode)
         elif path.exists():
             os.chmod(temp, path.stat().st_mode & 0o7777)
+        _step()
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+    _step()
     _fsync_dir(path.parent)
 
 
@@ -414,6 +455,7 @@ def _make_parents(root: Path, directory: Path, shown: str) -> None:
         current = current / part
         try:
             os.mkdir(current, 0o700)
+            _step()
         except FileExistsError:
             info = os.lstat(current)
             if stat.S_ISLNK(info.st_mode):
@@ -436,7 +478,12 @@ def _temp_beside(target: Path) -> Path:
 def _write_temp(temp: Path, data: bytes) -> None:
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
+        half = len(data) // 2
+        handle.write(data[:half])
+        if _kill_at:
+            handle.flush()  # so that a test's kill here leaves a partial temp file
+            _step()
+        handle.write(data[half:])
         handle.flush()
         os.fsync(handle.fileno())
 
@@ -461,12 +508,14 @@ def _publish_noreplace(source: Path, target: Path) -> None:
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
         os.close(fd)
         try:
+            _step()
             os.replace(source, target)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(target)
             raise
         return
+    _step()
     os.unlink(source)
 
 
@@ -479,6 +528,7 @@ def _move_dir_noreplace(source: Path, target: Path) -> None:
     """
     os.mkdir(target, 0o700)
     try:
+        _step()
         os.rename(source, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -622,6 +672,100 @@ def topic_title(name: str | None, rel: str) -> str:
     return words[:1].upper() + words[1:]
 
 
+# --- the intent journal ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Intent:
+    """What an operation is about to do, written before it touches anything."""
+
+    op: Literal["create", "write", "delete", "rename"]
+    path: str
+    #: Whether MEMORY.md is owed an update (index upkeep asked for and not a fix's own edit).
+    index: bool
+    new_path: str | None = None
+    is_dir: bool = False
+    #: ``create``: something was already there, so the operation can only fail.
+    existed: bool = False
+    #: ``create``/``rename``: the first folder the operation makes (removed again, with the
+    #: empty folders below it, when the file never arrived).
+    made: str | None = None
+    #: ``create``: the temp file's name, beside the target.
+    temp: str | None = None
+    #: ``write``: the topic's name and description before, to tell whether its line is stale.
+    old: tuple[str, str] | None = None
+
+    def folders(self) -> set[str]:
+        """The folders where this operation makes temp files: beside its targets and MEMORY.md."""
+        paths = [self.path, self.new_path or self.path, C.INDEX_FILENAME]
+        return {posixpath.dirname(p) for p in paths}
+
+    def to_json(self) -> str:
+        data = {k: v for k, v in vars(self).items() if v not in (None, False)}
+        return json.dumps(data, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> _Intent | None:
+        """The intent, or None for one cut while being written (nothing was done then)."""
+        try:
+            data = json.loads(raw.decode("utf-8"))
+            old = data.get("old")
+            return cls(
+                data["op"],
+                data["path"],
+                bool(data.get("index")),
+                data.get("new_path"),
+                bool(data.get("is_dir")),
+                bool(data.get("existed")),
+                data.get("made"),
+                data.get("temp"),
+                (str(old[0]), str(old[1])) if old else None,
+            )
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return None
+
+
+def _first_missing(root: Path, directory: Path) -> str | None:
+    """The outermost folder between ``root`` and ``directory`` that does not exist yet."""
+    current = root
+    for part in directory.relative_to(root).parts:
+        current = current / part
+        if not os.path.lexists(current):
+            return current.relative_to(root).as_posix()
+    return None
+
+
+def _same_entry(first: Path, second: Path) -> bool:
+    """Two names of one file (a hard link), links not followed."""
+    a, b = os.lstat(first), os.lstat(second)
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _name_and_description(rel: str, text: str) -> tuple[str, str]:
+    topic = parse_topic_text(text, Path(rel), rel)
+    return topic.name or "", topic.description or ""
+
+
+def _remove_stale_temps(folder: Path) -> list[str]:
+    """Remove the temp files and trashed folders a dead writer left in ``folder``."""
+    removed: list[str] = []
+    try:
+        names = [n for n in os.listdir(folder) if TEMP_NAME.match(n)]
+    except OSError:
+        return removed
+    for name in names:
+        path = folder / name
+        try:
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        except OSError:
+            continue
+        removed.append(name)
+    return removed
+
+
 # --- the writer ------------------------------------------------------------------------------
 
 
@@ -640,6 +784,8 @@ class MemoryWriter:
     lock_timeout: float = WRITE_LOCK_TIMEOUT_SECONDS
     md_only: bool = False
     clock: Callable[[], dt.datetime] = field(default=_now_utc)
+    #: What the last recovery did (see :meth:`recover`).
+    _recovered: list[str] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -670,6 +816,7 @@ class MemoryWriter:
         except OSError as exc:
             raise WriteError(f"cannot lock {root / LOCK_FILENAME}: {exc.strerror or exc}") from exc
         try:
+            self._recover()
             yield
         except OSError as exc:
             # Whatever the file system says that an operation did not foresee (a symlink loop
@@ -689,24 +836,36 @@ class MemoryWriter:
             self._require_writable_name(target, path)
             if target.is_root:
                 raise PathExistsError(f"{path} is the memory dir itself", path=path)
-            _make_parents(target.root, target.path.parent, path)
+            data = _encode(text, path)
             temp = _temp_beside(target.path)
-            try:
-                _write_temp(temp, _encode(text, path))
-                _publish_noreplace(temp, target.path)
-            except FileExistsError:
-                raise PathExistsError(f"{path} already exists", path=path) from None
-            except OSError as exc:
-                raise WriteError(f"cannot create {path}: {exc.strerror or exc}", path=path) from exc
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(temp)
-            _fsync_dir(target.path.parent)
-            change = FileChange("created", target.rel, after=text)
-            if not maintain:
-                return WriteResult(target.rel, (change,), text)
-            extra, warnings = self._index_after_write(target.rel, None, text, created=True)
-            return WriteResult(target.rel, (change, *extra), text, warnings=warnings)
+            intent = _Intent(
+                "create",
+                target.rel,
+                index=maintain,
+                existed=os.path.lexists(target.path),
+                made=_first_missing(target.root, target.path.parent),
+                temp=temp.name,
+            )
+            with self._intent(intent):
+                _make_parents(target.root, target.path.parent, path)
+                try:
+                    _write_temp(temp, data)
+                    _publish_noreplace(temp, target.path)
+                except FileExistsError:
+                    raise PathExistsError(f"{path} already exists", path=path) from None
+                except OSError as exc:
+                    raise WriteError(
+                        f"cannot create {path}: {exc.strerror or exc}", path=path
+                    ) from exc
+                finally:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(temp)
+                _fsync_dir(target.path.parent)
+                change = FileChange("created", target.rel, after=text)
+                if not maintain:
+                    return WriteResult(target.rel, (change,), text)
+                extra, warnings = self._index_after_write(target.rel, None, text, created=True)
+                return WriteResult(target.rel, (change, *extra), text, warnings=warnings)
 
     def update(self, path: str, text: str) -> WriteResult:
         """Replace the whole content of an existing file."""
@@ -792,32 +951,45 @@ class MemoryWriter:
             is_dir = stat.S_ISDIR(info.st_mode)
             if self.md_only and (is_dir or not target.rel.endswith(".md")):
                 raise _unsafe(path, "not-topic", "only memory files (*.md) may be deleted here")
-            before: str | None = None
-            warnings: list[str] = []
-            try:
-                if is_dir:
-                    # Move the folder out of sight first (one atomic rename), so no reader sees it
-                    # half deleted; then remove it.
-                    trash = _temp_beside(target.path).with_suffix(".trash")
-                    os.rename(target.path, trash)
-                    _fsync_dir(target.path.parent)
-                    try:
-                        shutil.rmtree(trash)
-                    except OSError as exc:
-                        warnings.append(f"{path} is gone but {trash.name} was left behind: {exc}")
-                else:
-                    if stat.S_ISREG(info.st_mode):
-                        with contextlib.suppress(WriteError):
-                            before = _read_text(target, path)
-                    os.unlink(target.path)
-                    _fsync_dir(target.path.parent)
-            except FileNotFoundError:
-                raise PathNotFoundError(f"{path} does not exist", path=path) from None
-            except OSError as exc:
-                raise WriteError(f"cannot delete {path}: {exc.strerror or exc}", path=path) from exc
-            change = FileChange("deleted", target.rel, before=before, is_dir=is_dir)
-            extra = self._index_remove(target.rel, is_dir=is_dir, warnings=warnings)
-            return WriteResult(target.rel, (change, *extra), warnings=tuple(warnings))
+            with self._intent(_Intent("delete", target.rel, index=True, is_dir=is_dir)):
+                return self._delete(target, path, is_dir, info)
+
+    def _delete(
+        self,
+        target: MemoryPath,
+        path: str,
+        is_dir: bool,
+        info: os.stat_result,
+    ) -> WriteResult:
+        """The body of :meth:`delete`, once its intent is written."""
+        before: str | None = None
+        warnings: list[str] = []
+        try:
+            if is_dir:
+                # Move the folder out of sight first (one atomic rename), so no reader sees it
+                # half deleted; then remove it.
+                trash = _temp_beside(target.path).with_suffix(".trash")
+                os.rename(target.path, trash)
+                _step()
+                _fsync_dir(target.path.parent)
+                try:
+                    shutil.rmtree(trash)
+                except OSError as exc:
+                    warnings.append(f"{path} is gone but {trash.name} was left behind: {exc}")
+            else:
+                if stat.S_ISREG(info.st_mode):
+                    with contextlib.suppress(WriteError):
+                        before = _read_text(target, path)
+                os.unlink(target.path)
+                _step()
+                _fsync_dir(target.path.parent)
+        except FileNotFoundError:
+            raise PathNotFoundError(f"{path} does not exist", path=path) from None
+        except OSError as exc:
+            raise WriteError(f"cannot delete {path}: {exc.strerror or exc}", path=path) from exc
+        change = FileChange("deleted", target.rel, before=before, is_dir=is_dir)
+        extra = self._index_remove(target.rel, is_dir=is_dir, warnings=warnings)
+        return WriteResult(target.rel, (change, *extra), warnings=tuple(warnings))
 
     def rename(self, old_path: str, new_path: str) -> WriteResult:
         """Rename or move a file or folder; an existing destination is never replaced."""
@@ -843,27 +1015,48 @@ class MemoryWriter:
                 raise WriteError(f"cannot move {old_path} into itself", path=old_path)
             if os.path.lexists(dest.path):
                 raise PathExistsError(f"{new_path} already exists", path=new_path)
-            _make_parents(dest.root, dest.path.parent, new_path)
-            try:
-                if is_dir:
-                    _move_dir_noreplace(source.path, dest.path)
-                else:
-                    _publish_noreplace(source.path, dest.path)
-            except FileExistsError:
-                raise PathExistsError(f"{new_path} already exists", path=new_path) from None
-            except FileNotFoundError:
-                raise PathNotFoundError(f"{old_path} does not exist", path=old_path) from None
-            except OSError as exc:
-                raise WriteError(
-                    f"cannot rename {old_path} to {new_path}: {exc.strerror or exc}", path=old_path
-                ) from exc
-            _fsync_dir(dest.path.parent)
-            if source.path.parent != dest.path.parent:
-                _fsync_dir(source.path.parent)
-            change = FileChange("renamed", source.rel, new_path=dest.rel, is_dir=is_dir)
-            warnings: list[str] = []
-            extra = self._index_rename(source.rel, dest.rel, is_dir=is_dir, warnings=warnings)
-            return WriteResult(dest.rel, (change, *extra), warnings=tuple(warnings))
+            intent = _Intent(
+                "rename",
+                source.rel,
+                index=True,
+                new_path=dest.rel,
+                is_dir=is_dir,
+                made=_first_missing(dest.root, dest.path.parent),
+            )
+            with self._intent(intent):
+                return self._rename(source, dest, old_path, new_path, is_dir)
+
+    def _rename(
+        self, source: MemoryPath, dest: MemoryPath, old_path: str, new_path: str, is_dir: bool
+    ) -> WriteResult:
+        """The body of :meth:`rename`, once its intent is written."""
+        _make_parents(dest.root, dest.path.parent, new_path)
+        try:
+            if is_dir:
+                _move_dir_noreplace(source.path, dest.path)
+            else:
+                _publish_noreplace(source.path, dest.path)
+        except FileExistsError:
+            raise PathExistsError(f"{new_path} already exists", path=new_path) from None
+        except FileNotFoundError:
+            raise PathNotFoundError(f"{old_path} does not exist", path=old_path) from None
+        except OSError as exc:
+            raise WriteError(
+                f"cannot rename {old_path} to {new_path}: {exc.strerror or exc}", path=old_path
+            ) from exc
+        _fsync_dir(dest.path.parent)
+        if source.path.parent != dest.path.parent:
+            _fsync_dir(source.path.parent)
+        change = FileChange("renamed", source.rel, new_path=dest.rel, is_dir=is_dir)
+        warnings: list[str] = []
+        extra = self._index_rename(source.rel, dest.rel, is_dir=is_dir, warnings=warnings)
+        return WriteResult(dest.rel, (change, *extra), warnings=tuple(warnings))
+
+    def recover(self) -> tuple[str, ...]:
+        """Finish what a writer that was killed left undone (every operation does this first);
+        returns what was done, for a person to read."""
+        with self.locked():
+            return tuple(self._recovered)
 
     def read(self, path: str) -> str:
         """The text of a file in the dir, through the same path checks as the writes."""
@@ -873,6 +1066,132 @@ class MemoryWriter:
             raise WriteError(f"cannot read {path}: {exc.strerror or exc}", path=path) from exc
 
     # -- internals ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _intent(self, intent: _Intent) -> Iterator[None]:
+        """Record ``intent`` for the next writer while the operation runs (lock held).
+
+        An operation that ends, even with an error, leaves nothing to finish (its error paths
+        clean up after themselves), so the record goes; only a killed one leaves it.
+        """
+        journal = self._checked_root() / JOURNAL_FILENAME
+        fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(intent.to_json().encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        _step()
+        try:
+            yield
+        finally:
+            _step()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(journal)
+
+    def _recover(self) -> None:
+        """Finish the operation whose intent is still recorded (see "Recoverable" above)."""
+        self._recovered = []
+        root = self._checked_root()
+        journal = root / JOURNAL_FILENAME
+        try:
+            fd = os.open(journal, os.O_RDONLY | _O_NOFOLLOW)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.EMLINK):
+                raise
+            os.unlink(journal)  # a symlink is no intent of ours
+            return
+        with os.fdopen(fd, "rb") as handle:
+            intent = _Intent.from_json(handle.read(_MAX_JOURNAL_BYTES))
+        done = self._recovered
+        folders = intent.folders() if intent is not None else {""}
+        try:
+            if intent is not None:
+                self._finish(root, intent, done)
+        except (OSError, WriteError) as exc:
+            done.append(f"could not finish the interrupted write: {exc}")
+        for folder in sorted(folders):
+            try:
+                place = resolve_path(root, folder or ".").path
+            except UnsafePathError:
+                continue
+            done.extend(f"removed {posixpath.join(folder, n)}" for n in _remove_stale_temps(place))
+        os.unlink(journal)
+        _fsync_dir(root)
+
+    def _finish(self, root: Path, intent: _Intent, done: list[str]) -> None:
+        """Bring the dir to the state ``intent`` left it in or was heading for, whichever is
+        on disk: the file operation is kept or undone as found, and MEMORY.md follows it."""
+        warnings: list[str] = []
+        if intent.op == "create":
+            target = resolve_path(root, intent.path)
+            temp = target.path.parent / (intent.temp or "")
+            if intent.existed:
+                return
+            if intent.temp and os.path.lexists(temp) and os.path.lexists(target.path):
+                if _same_entry(temp, target.path):
+                    os.unlink(temp)  # published: only the second name was left
+                elif stat.S_ISREG(os.lstat(target.path).st_mode) and not os.path.getsize(
+                    target.path
+                ):
+                    # The placeholder of a file system without hard links: the temp is whole
+                    # (it is fsynced before the placeholder is made), so publish it.
+                    os.replace(temp, target.path)
+            if not os.path.lexists(target.path):
+                self._remove_made(root, intent.made, done)
+                return
+            if intent.index and is_topic_path(target.rel):
+                text = _read_text(target, target.rel)
+                changes, warnings_ = self._index_after_write(target.rel, None, text, created=True)
+                warnings.extend(warnings_)
+                done.extend(f"added {target.rel} to {C.INDEX_FILENAME}" for _ in changes)
+        elif intent.op == "write":
+            target = resolve_path(root, intent.path)
+            if intent.index and is_topic_path(target.rel) and os.path.lexists(target.path):
+                text = _read_text(target, target.rel)
+                changes, warnings_ = self._index_after_write(
+                    target.rel, intent.old, text, created=False
+                )
+                warnings.extend(warnings_)
+                done.extend(f"refreshed the line of {target.rel}" for _ in changes)
+        elif intent.op == "delete":
+            target = resolve_path(root, intent.path, follow_leaf=False)
+            if not os.path.lexists(target.path) and intent.index:
+                changes = self._index_remove(target.rel, is_dir=intent.is_dir, warnings=warnings)
+                done.extend(f"dropped {target.rel} from {C.INDEX_FILENAME}" for _ in changes)
+        elif intent.op == "rename" and intent.new_path is not None:
+            source = resolve_path(root, intent.path, follow_leaf=False)
+            dest = resolve_path(root, intent.new_path, follow_leaf=False)
+            if os.path.lexists(source.path) and os.path.lexists(dest.path):
+                if not intent.is_dir and _same_entry(source.path, dest.path):
+                    os.unlink(source.path)  # cut between the two names: finish the move
+                    done.append(f"finished renaming {source.rel} to {dest.rel}")
+                elif intent.is_dir and not os.listdir(dest.path):
+                    os.rmdir(dest.path)  # the placeholder of a folder move that never happened
+                elif not intent.is_dir and not os.path.getsize(dest.path):
+                    os.unlink(dest.path)  # the placeholder of a file system without hard links
+            if not os.path.lexists(dest.path):
+                self._remove_made(root, intent.made, done)
+            elif not os.path.lexists(source.path) and intent.index:
+                changes = self._index_rename(
+                    source.rel, dest.rel, is_dir=intent.is_dir, warnings=warnings
+                )
+                done.extend(f"renamed {source.rel} in {C.INDEX_FILENAME}" for _ in changes)
+        done.extend(warnings)
+
+    @staticmethod
+    def _remove_made(root: Path, made: str | None, done: list[str]) -> None:
+        """Remove the folder ``made`` and the empty folders below it (a create or a move that
+        never arrived made them)."""
+        if made is None:
+            return
+        top = root / made
+        for directory, _dirs, _files in sorted(os.walk(top), reverse=True):
+            with contextlib.suppress(OSError):
+                os.rmdir(directory)
+        if not os.path.lexists(top):
+            done.append(f"removed the empty folder {made}")
 
     def _checked_root(self) -> Path:
         real = Path(os.path.realpath(self.root))
@@ -909,15 +1228,23 @@ class MemoryWriter:
             after, inserted = stamp_modified(after, format_modified(self.clock()))
             if inserted is not None and changed_line is not None and inserted <= changed_line:
                 changed_line += 1
-        try:
-            write_atomic(target.path, after)
-        except OSError as exc:
-            raise WriteError(f"cannot write {shown}: {exc.strerror or exc}", path=shown) from exc
-        change = FileChange("changed", target.rel, before=before, after=after)
-        if not maintain:
-            return WriteResult(target.rel, (change,), after, changed_line)
-        extra, warnings = self._index_after_write(target.rel, before, after, created=False)
-        return WriteResult(target.rel, (change, *extra), after, changed_line, warnings)
+        old = (
+            _name_and_description(target.rel, before)
+            if maintain and is_topic_path(target.rel)
+            else None
+        )
+        with self._intent(_Intent("write", target.rel, index=maintain, old=old)):
+            try:
+                write_atomic(target.path, after)
+            except OSError as exc:
+                raise WriteError(
+                    f"cannot write {shown}: {exc.strerror or exc}", path=shown
+                ) from exc
+            change = FileChange("changed", target.rel, before=before, after=after)
+            if not maintain:
+                return WriteResult(target.rel, (change,), after, changed_line)
+            extra, warnings = self._index_after_write(target.rel, old, after, created=False)
+            return WriteResult(target.rel, (change, *extra), after, changed_line, warnings)
 
     # -- index maintenance (called with the lock held) ------------------------------------------
 
@@ -955,10 +1282,10 @@ class MemoryWriter:
         return fit_entry(topic_title(topic.name, rel), rel, topic.description or "", limit)
 
     def _index_after_write(
-        self, rel: str, before: str | None, after: str, *, created: bool
+        self, rel: str, old: tuple[str, str] | None, after: str, *, created: bool
     ) -> tuple[tuple[FileChange, ...], tuple[str, ...]]:
         """Add the topic's index line if missing; refresh it on create or when name/description
-        changed (a line a person curated is otherwise left as it is)."""
+        changed from ``old`` (a line a person curated is otherwise left as it is)."""
         warnings: list[str] = []
         if not self.index_mode or not is_topic_path(rel):
             return (), ()
@@ -972,12 +1299,10 @@ class MemoryWriter:
         line = self._line_for(rel, after)
         lines = text.split("\n")
         if existing:
-            if not created and before is not None:
-                old = parse_topic_text(before, Path(rel), rel)
-                new = parse_topic_text(after, Path(rel), rel)
+            if not created and old is not None:
+                new = _name_and_description(rel, after)
                 # A broken or removed frontmatter says nothing new: keep the line as it is.
-                unchanged = (old.name, old.description) == (new.name, new.description)
-                if unchanged or not (new.name or new.description):
+                if new == old or not any(new):
                     return (), tuple(warnings)
             entry = existing[0]
             indent = entry.raw[: len(entry.raw) - len(entry.raw.lstrip())]
