@@ -121,9 +121,12 @@ MEM110 = Rule(
     "error",
     "topic",
     "Something that looks like a credential: API keys and tokens of common providers "
-    "(Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, Stripe, Google), JWTs, private "
-    "key blocks, passwords in URLs, high-entropy `password`/`secret`/`token` "
-    "assignments. The message never repeats the secret.",
+    "(Anthropic, OpenAI, AWS, GitHub, GitLab, Slack tokens and webhook URLs, Stripe, Google, "
+    "npm, Hugging Face, Twilio, SendGrid; formats as the gitleaks rules give them), JWTs, "
+    "private key blocks, passwords in URLs, high-entropy `password`/`secret`/`token` "
+    "assignments. Invisible characters (zero-width space, joiners, word joiner, BOM, soft "
+    "hyphen) are ignored, so a key split by one is still found. The message, and any fix "
+    "title quoting the text, never repeats the secret.",
     "Memories are injected into model context and often synced or committed; a secret "
     "there leaks to every session and every copy.",
     "`The staging key is sk-ant-api03-…`",
