@@ -66,13 +66,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{SERVER_NAME}: error: --port must be 1-65535", file=sys.stderr)
         return 2
     configure_logging(args.verbose, args.log_file)
+    from memdir_lsp import wire
     from memdir_lsp.server import create_server
 
     server = create_server()
+    # Our reader, not pygls': it survives malformed headers and answers unreadable messages.
     if args.tcp:
-        server.start_tcp(args.host, args.port)
+        wire.start_tcp(server, args.host, args.port)
     else:
-        server.start_io()
+        wire.start_io(server)
     return 0
 
 

@@ -44,6 +44,7 @@ from pygls.protocol import (
 from pygls.uris import from_fs_path, to_fs_path
 
 from memdir_lsp.directory import MemoryDirectory, SessionStore
+from memdir_lsp.errors import RequestFailed, field_where, has_lone_surrogate, public_error
 from memdir_lsp.protocol import EXPERIMENTAL_KEY, SERVER_NAME
 
 logger = logging.getLogger(__name__)
@@ -110,6 +111,11 @@ class MemoryProtocol(LanguageServerProtocol):
         result.capabilities.experimental = extra
         return result
 
+    def __init__(self, server: Any, converter: Any) -> None:
+        super().__init__(server, converter)
+        #: Method and raw params of each request being handled, for its error answer.
+        self.requests: dict[Any, tuple[str, Any]] = {}
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         """pygls' reading of a message, except that a malformed request is answered.
 
@@ -124,6 +130,19 @@ class MemoryProtocol(LanguageServerProtocol):
             data = {**data, "params": None}
         method = str(data["method"])
         fallback = JsonRPCRequestMessage if "id" in data else JsonRPCNotification
+        surrogate = field_where(data["params"], has_lone_surrogate)
+        if surrogate is not None and "id" in data:
+            error = JsonRpcInvalidParams(f"`{surrogate}` holds a lone surrogate (not Unicode)")
+            self._send_response(data["id"], error=error.to_response_error())
+            self._server._report_server_error(error, FeatureRequestError)
+            return UNREADABLE
+        if surrogate is not None:
+            # A notification cannot be refused; U+FFFD keeps every offset (one code point, one
+            # UTF-16 unit) so the editor's document stays in step.
+            logger.warning("%s: lone surrogate in `%s` replaced by U+FFFD", method, surrogate)
+            data = {**data, "params": replace_surrogates(data["params"])}
+        if "id" in data:
+            self.requests[data["id"]] = (method, data["params"])
         try:
             return self._converter.structure(data, self.get_message_type(method) or fallback)
         except Exception as exc:
@@ -142,12 +161,39 @@ class MemoryProtocol(LanguageServerProtocol):
         if message is not UNREADABLE:  # already answered by structure_message
             super().handle_message(message)
 
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        # An unexpected exception becomes one sentence for the client (errors.public_error);
+        # pygls would send its text and traceback, install paths included.
+        if not future.cancelled():
+            exc = future.exception()
+            if exc is not None and not isinstance(exc, JsonRpcException):
+                self._request_futures.pop(msg_id, None)
+                method, params = self.requests.get(msg_id, ("a request", None))
+                error = public_error(exc, method, params)
+                self._send_response(msg_id, error=error.to_response_error())
+                self._server._report_server_error(error, FeatureRequestError)
+                return
+        super()._send_handler_result(future, msg_id=msg_id)
 
-class RequestFailed(JsonRpcException):
-    """LSP's RequestFailed: a well-formed request this install cannot serve (a missing extra)."""
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: types.ResponseError | None = None
+    ) -> None:
+        self.requests.pop(msg_id, None)
+        if error is not None and error.code == JsonRpcInternalError.CODE:
+            # Whatever path produced it, an internal error carries no traceback.
+            error = types.ResponseError(code=error.code, message=error.message.split("\n")[0])
+        super()._send_response(msg_id, result, error)
 
-    CODE = -32803
-    MESSAGE = "Request failed"
+
+def replace_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in value)
+    if isinstance(value, list):
+        return [replace_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {key: replace_surrogates(item) for key, item in value.items()}
+    return value
 
 
 def refused(error: BaseException) -> bool:
