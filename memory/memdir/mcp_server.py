@@ -30,7 +30,13 @@ from memdir import constants as C
 from memdir.config import load_settings
 from memdir.memory_tool import MEMORIES_ROOT, MemdirMemoryTool
 from memdir.projections import cli_json, index_summary, recall_view
-from memdir.search import InvalidPatternError, compile_pattern, glob_matcher, search_files
+from memdir.search import (
+    InvalidPatternError,
+    SlowPatternError,
+    compile_pattern,
+    glob_matcher,
+    search_files,
+)
 from memdir.surface import Session
 from memdir.write import MemoryWriter, WriteError
 
@@ -248,7 +254,10 @@ class MemdirMCP:
             result = read_text(root / rel)
             return None if result.binary else result.text
 
-        found = search_files([p for p in paths if wanted(p)], read, regex)
+        try:
+            found = search_files([p for p in paths if wanted(p)], read, regex)
+        except SlowPatternError as exc:
+            raise ToolError(f"`pattern`: {exc}") from None
         data = {"matches": cli_json(found.matches), "truncated": found.truncated}
         lines = [f"{m.path}:{m.line + 1}:{m.character + 1}: {m.text}" for m in found.matches]
         if found.truncated:

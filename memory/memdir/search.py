@@ -3,6 +3,12 @@
 ``memory/search`` (the editor's search of a memory dir) and the extraction agent's read-only
 ``grep`` / ``glob`` project tools both match paths and lines here, so a glob means the same thing
 wherever a user or a model types it.
+
+A user's regular expression never runs where it could freeze its caller: Python's ``re``
+backtracks and holds the GIL while it does. A pattern that cannot backtrack (no repetition, no
+alternation, short) runs here; any other runs in a child process killed after
+:data:`PATTERN_SECONDS` on one file (:mod:`memdir.search_worker`). Same interpreter, same ``re``,
+same answers either way; docs/performance.md says why this and not another engine.
 """
 
 from __future__ import annotations
@@ -11,10 +17,38 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from memdir import search_worker
+from memdir.search_worker import SlowPatternError
+
+__all__ = [
+    "MAX_MATCH_TEXT",
+    "MAX_SEARCH_MATCHES",
+    "PATTERN_SECONDS",
+    "InvalidPatternError",
+    "SearchMatch",
+    "SearchResult",
+    "SlowPatternError",
+    "compile_pattern",
+    "glob_matcher",
+    "glob_regex",
+    "grep_lines",
+    "search_files",
+    "search_texts",
+]
+
 #: ``search_files`` stops after this many matches (and says so).
 MAX_SEARCH_MATCHES = 500
 #: Longest line text a match carries.
 MAX_MATCH_TEXT = 400
+#: A search ends with :class:`SlowPatternError` when one file takes its pattern longer than this.
+PATTERN_SECONDS = 2.0
+#: Longest pattern accepted (compiling is in-process).
+MAX_PATTERN_CHARS = 10_000
+#: Longest pattern without repetition or alternation that still runs in-process: each match
+#: attempt is then at most this many steps, so a line costs at most this times its length.
+_IN_PROCESS_CHARS = 200
+#: What lets ``re`` backtrack: quantifiers, alternation, and every ``(?`` construct.
+_BACKTRACKING = frozenset("*+?{|")
 
 
 class InvalidPatternError(ValueError):
@@ -76,11 +110,18 @@ def glob_matcher(glob: str) -> Callable[[str], bool]:
 
 
 def compile_pattern(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
-    """A user's regular expression (Python syntax)."""
+    """A user's regular expression (Python syntax); match it with :func:`search_files` or
+    :func:`search_texts`, which bound its time."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise InvalidPatternError(f"the pattern is longer than {MAX_PATTERN_CHARS} characters")
     try:
         return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
     except re.error as exc:
         raise InvalidPatternError(str(exc)) from None
+    except OverflowError:
+        raise InvalidPatternError("a repetition count is too large") from None
+    except RecursionError:
+        raise InvalidPatternError("the pattern nests too deeply") from None
 
 
 def grep_lines(
@@ -88,8 +129,9 @@ def grep_lines(
 ) -> Iterator[tuple[int, int, str]]:
     """``(line, column, line text)`` of every line with a match.
 
-    Lines are 0-based and split at ``\n`` only, as editors count them (a ``\r`` before it is
-    dropped from the text).
+    Runs ``regex`` in this process with no time limit: for trusted patterns (user patterns go
+    through :func:`search_texts`). Lines are 0-based and split at ``\n`` only, as editors count
+    them (a ``\r`` before it is dropped from the text).
     """
     lines = text.split("\n")
     if lines[-1] == "":
@@ -131,17 +173,43 @@ def search_files(
     glob: str = "**/*.md",
     *,
     limit: int = MAX_SEARCH_MATCHES,
+    seconds: float = PATTERN_SECONDS,
 ) -> SearchResult:
-    """Grep the files among ``paths`` that match ``glob``; ``read`` gives a file's text or None."""
-    matches: list[SearchMatch] = []
+    """Grep the files among ``paths`` that match ``glob``; ``read`` gives a file's text or None.
+
+    :class:`SlowPatternError` when one file takes the pattern longer than ``seconds``.
+    """
     wanted = glob_matcher(glob)
-    for rel in paths:
-        if not wanted(rel):
-            continue
-        text = read(rel)
-        if text is None:
-            continue
-        for line, character, line_text in grep_lines(text, regex):
+    texts = ((rel, read(rel)) for rel in paths if wanted(rel))
+    return search_texts(
+        ((rel, text) for rel, text in texts if text is not None),
+        regex,
+        limit=limit,
+        seconds=seconds,
+    )
+
+
+def search_texts(
+    files: Iterable[tuple[str, str]],
+    regex: re.Pattern[str],
+    *,
+    limit: int = MAX_SEARCH_MATCHES,
+    seconds: float = PATTERN_SECONDS,
+) -> SearchResult:
+    """Grep ``(path, text)`` pairs, in order, without ever running a backtracking pattern here."""
+    if len(regex.pattern) <= _IN_PROCESS_CHARS and not _BACKTRACKING.intersection(regex.pattern):
+        found: Iterable[tuple[str, Iterable[tuple[int, int, str]]]] = (
+            (rel, grep_lines(text, regex)) for rel, text in files
+        )
+    else:
+        listed = list(files)
+        per_file = search_worker.run(
+            listed, regex.pattern, regex.flags, limit=limit, chars=MAX_MATCH_TEXT, seconds=seconds
+        )
+        found = zip((rel for rel, _ in listed), per_file, strict=False)
+    matches: list[SearchMatch] = []
+    for rel, lines in found:
+        for line, character, line_text in lines:
             if len(matches) >= limit:
                 return SearchResult(tuple(matches), truncated=True)
             matches.append(SearchMatch(rel, line, character, line_text[:MAX_MATCH_TEXT]))

@@ -23,7 +23,13 @@ from lsprotocol.converters import get_converter
 from memdir import __version__
 from memdir.fixes.plan import NewMemoryPlan, plan_new_memory
 from memdir.projections import index_summary, manifest_view, memory_text, recall_view
-from memdir.search import InvalidPatternError, compile_pattern, glob_matcher, search_files
+from memdir.search import (
+    InvalidPatternError,
+    SlowPatternError,
+    compile_pattern,
+    glob_matcher,
+    search_files,
+)
 from memdir.surface import surface_file
 from memdir.visibility import list_memories
 from pygls.exceptions import JsonRpcInvalidParams
@@ -138,11 +144,15 @@ def search_result(directory: MemoryDirectory, search: T.SearchParams) -> Any:
         raise JsonRpcInvalidParams(f"`glob`: {exc}") from exc
     paths = [directory.index_path] if directory.index_path.exists() else []
     paths += directory.topic_paths()
-    found = search_files(
-        [rel for rel in map(directory.rel, paths) if wanted(rel)],
-        lambda rel: directory.text(directory.path_of(rel)),
-        regex,
-    )
+    try:
+        # Slow patterns run in a child process: this thread waits without holding the GIL.
+        found = search_files(
+            [rel for rel in map(directory.rel, paths) if wanted(rel)],
+            lambda rel: directory.text(directory.path_of(rel)),
+            regex,
+        )
+    except SlowPatternError as exc:
+        raise JsonRpcInvalidParams(f"`pattern`: {exc}") from exc
     return to_wire(T.MemorySearchResult(str(directory.root), found.matches, found.truncated))
 
 

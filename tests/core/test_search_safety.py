@@ -1,0 +1,155 @@
+"""A user's pattern never freezes its caller: backtracking patterns run in a killable child.
+
+``(-+)+x`` over a Markdown rule line (32 dashes) runs for minutes in Python's ``re``; a search
+with it ends after the time limit with an error naming the file, and every other pattern gives
+the same answers whichever way it runs.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import pytest
+from memdir import search_worker
+from memdir.search import (
+    PATTERN_SECONDS,
+    InvalidPatternError,
+    SlowPatternError,
+    compile_pattern,
+    grep_lines,
+    search_files,
+    search_texts,
+)
+
+RULE = "-" * 32
+FILES = {
+    "MEMORY.md": "- [Deploy](deploy.md) — staging first\n",
+    "deploy.md": f"---\nname: deploy\n---\nintro\n{RULE}\nDeploys go to staging.\n",
+}
+#: Minutes in ``re`` on RULE (the issue's measurement); any other outcome than the time limit
+#: firing would take that long.
+CATASTROPHIC = "(-+)+x"
+
+
+def test_a_catastrophic_pattern_ends_with_an_error_naming_the_file() -> None:
+    with pytest.raises(SlowPatternError) as raised:
+        search_files(FILES, FILES.get, compile_pattern(CATASTROPHIC), seconds=0.5)
+    assert str(raised.value) == (
+        "the pattern took longer than 0.5 s on deploy.md; simplify it or search literally"
+    )
+
+
+def test_the_default_limit_is_named_in_the_error() -> None:
+    with pytest.raises(SlowPatternError, match=rf"longer than {PATTERN_SECONDS:g} s on deploy\.md"):
+        search_files(FILES, FILES.get, compile_pattern(CATASTROPHIC))
+
+
+def test_a_slow_search_leaves_other_threads_running() -> None:
+    """The waiting thread holds no GIL: another thread finishes its work while the search runs."""
+    other_done = threading.Event()
+    order: list[str] = []
+
+    def search() -> None:
+        try:
+            search_files(FILES, FILES.get, compile_pattern(CATASTROPHIC))
+        except SlowPatternError:
+            order.append("search")
+
+    def other() -> None:
+        sum(range(200_000))  # pure Python: needs the GIL
+        order.append("other")
+        other_done.set()
+
+    searching = threading.Thread(target=search)
+    searching.start()
+    threading.Thread(target=other).start()
+    assert other_done.wait(timeout=60)
+    searching.join()
+    assert order == ["other", "search"]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "staging",  # literal: in-process
+        "Deploy.",  # no repetition: in-process
+        "stag(ing)?",
+        "^-+$",
+        r"(\w+) to \1",
+        "DEPLOY|intro",
+        "(?i)deploys",
+        "é+|g.+g",
+    ],
+)
+@pytest.mark.parametrize("ignore_case", [False, True])
+def test_same_answers_in_process_and_in_the_child(pattern: str, ignore_case: bool) -> None:
+    regex = compile_pattern(pattern, ignore_case=ignore_case)
+    texts = {**FILES, "notes/é.md": "é café\r\n\ud800 lone surrogate staging\n"}
+    expected = [
+        (rel, line, column, text[:400])
+        for rel, body in texts.items()
+        for line, column, text in grep_lines(body, regex)
+    ]
+    found = search_files(texts, texts.get, regex, "**/*")
+    assert [(m.path, m.line, m.character, m.text) for m in found.matches] == expected
+    assert found.truncated is False
+
+
+@pytest.mark.parametrize("pattern", ["x", "x+"])
+def test_the_match_limit_is_the_same_either_way(pattern: str) -> None:
+    texts = [(f"{n}.md", "x\n" * 7) for n in range(3)]
+    capped = search_texts(texts, compile_pattern(pattern), limit=10)
+    assert [(m.path, m.line) for m in capped.matches][-2:] == [("1.md", 1), ("1.md", 2)]
+    assert len(capped.matches) == 10 and capped.truncated is True
+    exact = search_texts(texts, compile_pattern(pattern), limit=21)
+    assert len(exact.matches) == 21 and exact.truncated is False
+
+
+def test_the_child_runs_only_for_patterns_that_can_backtrack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[str] = []
+    real = search_worker.run
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(str(args[1]))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_worker, "run", counted)
+    for pattern in ("staging", "^Deploys go", r"[Ss]tag\w\wg", "Deploy.", "s" * 200):
+        search_files(FILES, FILES.get, compile_pattern(pattern))
+    assert calls == []
+    for pattern in ("stag+ing", "a|b", "x?", "a{2}", "(?:x)", "s" * 201):
+        search_files(FILES, FILES.get, compile_pattern(pattern))
+    assert calls == ["stag+ing", "a|b", "x?", "a{2}", "(?:x)", "s" * 201]
+
+
+def test_nothing_to_search_starts_no_child() -> None:
+    assert search_texts([], compile_pattern(CATASTROPHIC)).matches == ()
+
+
+def test_a_child_that_fails_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_worker, "_BOOT", "import sys; sys.exit('worker broke')")
+    with pytest.raises(RuntimeError, match=r"search process failed .*worker broke"):
+        search_files(FILES, FILES.get, compile_pattern("a+"))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        ("a{99999999999}", "a repetition count is too large"),
+        ("(" * 5000 + ")" * 5000, "the pattern nests too deeply"),
+        ("x" * 10_001, "the pattern is longer than 10000 characters"),
+        ("(", "missing ), unterminated subpattern at position 0"),
+    ],
+)
+def test_patterns_that_cannot_compile_say_why(pattern: str, message: str) -> None:
+    with pytest.raises(InvalidPatternError) as raised:
+        compile_pattern(pattern)
+    assert str(raised.value) == message
+    assert raised.value.__cause__ is None  # no chained re traceback to show
+
+
+def test_a_valid_pattern_compiles_as_re_does() -> None:
+    assert compile_pattern("a{3}", ignore_case=True) == re.compile("a{3}", re.IGNORECASE)
