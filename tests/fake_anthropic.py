@@ -73,6 +73,11 @@ def stream_events(reply: Body) -> list[Body]:
     return events
 
 
+def api_error(status: int, kind: str, message_: str) -> Body:
+    """An error reply: answered with HTTP ``status`` and the API's error body."""
+    return {"_status": status, "type": "error", "error": {"type": kind, "message": message_}}
+
+
 def text(value: str) -> Body:
     return {"type": "text", "text": value}
 
@@ -194,4 +199,5 @@ class FakeAnthropic:
             self._flowing.wait(HOLD_SECONDS)
         if not path.startswith("/v1/messages"):
             return 404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
-        return 200, reply(body) if callable(reply) else reply
+        payload = dict(reply(body) if callable(reply) else reply)
+        return payload.pop("_status", 200), payload

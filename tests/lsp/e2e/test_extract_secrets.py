@@ -1,0 +1,52 @@
+"""``memory/extract`` over LSP when the API echoes the key: the result and the progress say
+``[redacted]`` (issue 18). The redaction itself is tested in tests/core/test_extract.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from fake_anthropic import FakeAnthropic, api_error
+from lsp_helpers import Workspace
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+TIMEOUT = 30.0
+#: The key the e2e server runs with (tests/lsp/e2e/conftest.py) and a token of a known form.
+SERVER_KEY = "test-key"
+TOKEN = "npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+async def test_an_echoed_key_never_reaches_the_client(
+    api_client: LanguageClient, workspace: Workspace, fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    client = api_client
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(
+        json.dumps({"type": "user", "message": {"role": "user", "content": "We ship Fridays."}})
+        + "\n",
+        encoding="utf-8",
+    )
+    echo = f"invalid x-api-key: {SERVER_KEY} (and {TOKEN})"
+    fake_api.reset(responder=api_error(401, "authentication_error", echo))
+    done = client.wait_for_notification("memory/extractResult")
+    started = await asyncio.wait_for(
+        client.protocol.send_request_async(
+            "memory/extract", {"transcript": transcript.as_uri(), "directory": workspace.uri}
+        ),
+        TIMEOUT,
+    )
+    result = await asyncio.wait_for(done, TIMEOUT)
+    assert result.id == started.id
+    assert result.status == "error"
+    assert "invalid x-api-key: [redacted] (and [redacted])" in result.reason
+    shown = [json.dumps(result.reason)]
+    tokens = [t for t in client.progress_reports if str(t).endswith(started.id)]
+    for token in tokens:
+        for report in client.progress_reports[token]:
+            if isinstance(report, types.WorkDoneProgressEnd | types.WorkDoneProgressReport):
+                shown.append(report.message or "")
+    shown += [m.message for m in client.log_messages]
+    for text in shown:
+        assert SERVER_KEY not in text and TOKEN not in text
