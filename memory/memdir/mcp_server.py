@@ -35,7 +35,7 @@ from memdir.search import (
     SlowPatternError,
     compile_pattern,
     glob_matcher,
-    search_files,
+    search_dir,
 )
 from memdir.surface import Session
 from memdir.write import MemoryWriter, WriteError
@@ -235,27 +235,17 @@ class MemdirMCP:
     def search(
         self, pattern: str, glob: str, ignore_case: bool, directory: str | None = None
     ) -> CallToolResult:
-        from memdir.scan import scan
-        from memdir.textio import read_text
-
         try:
             regex = compile_pattern(pattern, ignore_case=ignore_case)
         except InvalidPatternError as exc:
             raise ToolError(f"`pattern` is not a valid regular expression: {exc}") from None
         try:
-            wanted = glob_matcher(glob)
+            glob_matcher(glob)
         except InvalidPatternError as exc:
             raise ToolError(f"`glob`: {exc}") from None
         root = self.pick(directory)
-        paths = [C.INDEX_FILENAME] if (root / C.INDEX_FILENAME).is_file() else []
-        paths += [h.rel_path for h in scan(root).all_files]
-
-        def read(rel: str) -> str | None:
-            result = read_text(root / rel)
-            return None if result.binary else result.text
-
         try:
-            found = search_files([p for p in paths if wanted(p)], read, regex)
+            found = search_dir(root, regex, glob)
         except SlowPatternError as exc:
             raise ToolError(f"`pattern`: {exc}") from None
         data = {"matches": cli_json(found.matches), "truncated": found.truncated}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from memdir import search_worker
 from memdir.search_worker import SlowPatternError
@@ -32,6 +33,7 @@ __all__ = [
     "glob_matcher",
     "glob_regex",
     "grep_lines",
+    "search_dir",
     "search_files",
     "search_texts",
 ]
@@ -187,6 +189,24 @@ def search_files(
         limit=limit,
         seconds=seconds,
     )
+
+
+def search_dir(
+    root: Path, regex: re.Pattern[str], glob: str = "**/*.md", *, seconds: float = PATTERN_SECONDS
+) -> SearchResult:
+    """MEMORY.md and the topic files of the memory dir ``root`` as they are on disk (binary files
+    skipped): what ``memdir search`` and the MCP tool search."""
+    from memdir.constants import INDEX_FILENAME
+    from memdir.scan import scan
+    from memdir.textio import read_text
+
+    def read(rel: str) -> str | None:
+        result = read_text(root / rel)
+        return None if result.binary else result.text
+
+    paths = [INDEX_FILENAME] if (root / INDEX_FILENAME).is_file() else []
+    paths += [handle.rel_path for handle in scan(root).all_files]
+    return search_files(paths, read, regex, glob, seconds=seconds)
 
 
 def search_texts(

@@ -26,6 +26,7 @@ _MODULES = {
     "index": ("index",),
     "manifest": ("manifest",),
     "show": ("show",),
+    "search": ("search",),
     "recall": ("recall",),
     "tool": ("tool",),
     "extract": ("extract",),

@@ -423,7 +423,10 @@ METHODS: tuple[Method, ...] = (
         SearchParams,
         MemorySearchResult,
         "Lines of MEMORY.md and the topic files matching a regular expression.",
-        (*DIRECTORY_ERRORS, "`pattern` or `glob` does not compile"),
+        (
+            *DIRECTORY_ERRORS,
+            "`pattern` or `glob` does not compile, or `pattern` took longer than 2 s on one file",
+        ),
     ),
     Method(
         P.MEMORY_RECALL,
