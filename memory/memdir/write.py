@@ -676,7 +676,7 @@ def topic_title(name: str | None, rel: str) -> str:
 
 
 @dataclass(frozen=True)
-class _Intent:
+class WriteIntent:
     """What an operation is about to do, written before it touches anything."""
 
     op: Literal["create", "write", "delete", "rename"]
@@ -705,7 +705,7 @@ class _Intent:
         return json.dumps(data, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, raw: bytes) -> _Intent | None:
+    def from_json(cls, raw: bytes) -> WriteIntent | None:
         """The intent, or None for one cut while being written (nothing was done then)."""
         try:
             data = json.loads(raw.decode("utf-8"))
@@ -838,7 +838,7 @@ class MemoryWriter:
                 raise PathExistsError(f"{path} is the memory dir itself", path=path)
             data = _encode(text, path)
             temp = _temp_beside(target.path)
-            intent = _Intent(
+            intent = WriteIntent(
                 "create",
                 target.rel,
                 index=maintain,
@@ -951,7 +951,7 @@ class MemoryWriter:
             is_dir = stat.S_ISDIR(info.st_mode)
             if self.md_only and (is_dir or not target.rel.endswith(".md")):
                 raise _unsafe(path, "not-topic", "only memory files (*.md) may be deleted here")
-            with self._intent(_Intent("delete", target.rel, index=True, is_dir=is_dir)):
+            with self._intent(WriteIntent("delete", target.rel, index=True, is_dir=is_dir)):
                 return self._delete(target, path, is_dir, info)
 
     def _delete(
@@ -1015,7 +1015,7 @@ class MemoryWriter:
                 raise WriteError(f"cannot move {old_path} into itself", path=old_path)
             if os.path.lexists(dest.path):
                 raise PathExistsError(f"{new_path} already exists", path=new_path)
-            intent = _Intent(
+            intent = WriteIntent(
                 "rename",
                 source.rel,
                 index=True,
@@ -1068,7 +1068,7 @@ class MemoryWriter:
     # -- internals ------------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _intent(self, intent: _Intent) -> Iterator[None]:
+    def _intent(self, intent: WriteIntent) -> Iterator[None]:
         """Record ``intent`` for the next writer while the operation runs (lock held).
 
         An operation that ends, even with an error, leaves nothing to finish (its error paths
@@ -1103,7 +1103,7 @@ class MemoryWriter:
             os.unlink(journal)  # a symlink is no intent of ours
             return
         with os.fdopen(fd, "rb") as handle:
-            intent = _Intent.from_json(handle.read(_MAX_JOURNAL_BYTES))
+            intent = WriteIntent.from_json(handle.read(_MAX_JOURNAL_BYTES))
         done = self._recovered
         folders = intent.folders() if intent is not None else {""}
         try:
@@ -1120,7 +1120,7 @@ class MemoryWriter:
         os.unlink(journal)
         _fsync_dir(root)
 
-    def _finish(self, root: Path, intent: _Intent, done: list[str]) -> None:
+    def _finish(self, root: Path, intent: WriteIntent, done: list[str]) -> None:
         """Bring the dir to the state ``intent`` left it in or was heading for, whichever is
         on disk: the file operation is kept or undone as found, and MEMORY.md follows it."""
         warnings: list[str] = []
@@ -1139,6 +1139,9 @@ class MemoryWriter:
                     # (it is fsynced before the placeholder is made), so publish it.
                     os.replace(temp, target.path)
             if not os.path.lexists(target.path):
+                if intent.temp:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(temp)  # before its folder, which goes if we made it
                 self._remove_made(root, intent.made, done)
                 return
             if intent.index and is_topic_path(target.rel):
@@ -1233,7 +1236,7 @@ class MemoryWriter:
             if maintain and is_topic_path(target.rel)
             else None
         )
-        with self._intent(_Intent("write", target.rel, index=maintain, old=old)):
+        with self._intent(WriteIntent("write", target.rel, index=maintain, old=old)):
             try:
                 write_atomic(target.path, after)
             except OSError as exc:
@@ -1353,6 +1356,8 @@ class MemoryWriter:
         relinked = rename_edits(index, (), old, new)
         if relinked:
             new_text = apply_text_edits(text, relinked)
+        elif entries_linking(index, new, folder=is_dir):
+            return ()  # linked already (a rename finished by the next writer, say)
         elif not is_dir and is_topic_path(new):
             try:
                 content = _read_text(resolve_path(self._checked_root(), new), new)

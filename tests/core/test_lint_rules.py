@@ -12,6 +12,7 @@ from memdir.lint import Diagnostic, DirState, LintContext
 from memdir.lint.rules import RULES, citations, content, descriptions, directory, frontmatter
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
+from memdir.lint.rules import writes as write_rules
 from memdir.lint.rules.base import Rule
 from memdir.lint.rules.descriptions import description_problem, near_duplicate_pairs
 from memdir.lint.rules.frontmatter import suggest_type
@@ -613,6 +614,7 @@ def test_every_rule_defined_is_registered_with_a_check_for_its_scope() -> None:
             directory,
             citations,
             date_rules,
+            write_rules,
         )
         for value in vars(area).values()
         if isinstance(value, Rule)

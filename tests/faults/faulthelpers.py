@@ -1,0 +1,81 @@
+"""What the fault tests share: memory dirs, snapshots of what a reader sees, leftovers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+from memdir.write import JOURNAL_FILENAME, LOCK_FILENAME, TEMP_NAME
+
+#: Every writer in the fault tests stamps ``modified`` with this, so two runs write the same bytes.
+CLOCK = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
+
+
+def topic(name: str, description: str, body: str = "Body.\n") -> str:
+    return f"---\nname: {name}\ndescription: {description}\ntype: project\n---\n{body}"
+
+
+FILES: dict[str, str] = {
+    "MEMORY.md": (
+        "# Memory\n\n- [Deploy](deploy.md) — how deploys work\n"
+        "- [Old](notes/old.md) — old notes\n- [More](notes/more.md) — more notes\n"
+    ),
+    "deploy.md": topic("deploy", "how deploys work", "Staging first.\nThen production.\n"),
+    "notes/old.md": topic("old", "old notes"),
+    "notes/more.md": topic("more", "more notes"),
+    "plain.txt": "not a memory\n",
+}
+
+
+def build(root: Path, files: dict[str, str] = FILES) -> Path:
+    root.mkdir(parents=True)
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def visible(root: Path) -> dict[str, bytes | None]:
+    """What a reader of the dir sees: every file's bytes and every folder (None), hidden names
+    (memdir's lock, journal and temp files) left out."""
+    seen: dict[str, bytes | None] = {}
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        base = Path(directory)
+        for name in dirs:
+            seen[(base / name).relative_to(root).as_posix() + "/"] = None
+        for name in files:
+            if not name.startswith("."):
+                path = base / name
+                seen[path.relative_to(root).as_posix()] = path.read_bytes()
+    return seen
+
+
+def leftovers(root: Path) -> list[str]:
+    """memdir's own files that must not outlive a write: temp files, trashed folders, intents."""
+    found: list[str] = []
+    for directory, dirs, files in os.walk(root):
+        for name in dirs + files:
+            if (
+                TEMP_NAME.match(name)
+                or name == JOURNAL_FILENAME
+                or (name.startswith(".") and name != LOCK_FILENAME)
+            ):
+                found.append((Path(directory) / name).relative_to(root).as_posix())
+    return sorted(found)
+
+
+def assert_old_or_new(
+    seen: dict[str, bytes | None],
+    before: dict[str, bytes | None],
+    after: dict[str, bytes | None],
+) -> None:
+    """Every path holds its old content or its new one (or is absent where one of them is)."""
+    for rel in set(seen) | set(before) | set(after):
+        if rel.endswith("/"):
+            continue  # folders are checked once the next writer ran
+        now = seen.get(rel, "absent")
+        allowed = (before.get(rel, "absent"), after.get(rel, "absent"))
+        assert now in allowed, f"{rel} holds neither its old nor its new content: {now!r}"

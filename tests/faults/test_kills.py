@@ -1,0 +1,215 @@
+"""kill -9 at every point of every write: the dir holds the old or the new content, never a
+partial file, and the next writer leaves no temp file and an index that agrees with the files.
+
+Each write runs in a forked child that kills itself (SIGKILL, nothing runs after it) at its
+N-th kill point (:data:`memdir.write.KILL_AT_ENV`, set here through the module), on a fresh dir
+each time. The default run tries two points of each write, drawn at random (the seed is in
+the test's output); ``MEMDIR_FAULTS=long`` tries every point of every write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from faulthelpers import CLOCK, assert_old_or_new, build, leftovers, topic, visible
+from memdir import write
+from memdir.lint import apply_fixes, lint_directory
+from memdir.memory_tool import MemdirMemoryTool
+from memdir.write import MemoryWriter
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+
+LONG = os.environ.get("MEMDIR_FAULTS") == "long"
+SAMPLE = 2
+
+Operation = Callable[[Path], object]
+
+
+def writer(root: Path) -> MemoryWriter:
+    return MemoryWriter(root, clock=lambda: CLOCK)
+
+
+def tool(root: Path, command: dict[str, object]) -> None:
+    memory_tool = MemdirMemoryTool(root)
+    memory_tool.writer.clock = lambda: CLOCK
+    memory_tool.run(command)
+
+
+#: The memory tool's five writes (as the CLI, the server, MCP and extraction run them) and the
+#: writer's cases they do not reach: folders made, a file that is no memory, folders moved.
+OPERATIONS: dict[str, Operation] = {
+    "create in new folders": lambda r: writer(r).create("a/b/new.md", topic("new", "deep")),
+    "update a file that is no memory": lambda r: writer(r).update("plain.txt", "changed\n"),
+    "delete a folder": lambda r: writer(r).delete("notes"),
+    "rename a folder": lambda r: writer(r).rename("notes", "archive/notes"),
+    "tool create": lambda r: tool(
+        r, {"command": "create", "path": "/memories/x.md", "file_text": topic("x", "an x")}
+    ),
+    "tool str_replace": lambda r: tool(
+        r,
+        {
+            "command": "str_replace",
+            "path": "/memories/deploy.md",
+            "old_str": "description: how deploys work",
+            "new_str": "description: how deploys go out",
+        },
+    ),
+    "tool insert": lambda r: tool(
+        r,
+        {"command": "insert", "path": "/memories/deploy.md", "insert_line": 6, "insert_text": "x"},
+    ),
+    "tool delete": lambda r: tool(r, {"command": "delete", "path": "/memories/notes/more.md"}),
+    "tool rename": lambda r: tool(
+        r,
+        {
+            "command": "rename",
+            "old_path": "/memories/deploy.md",
+            "new_path": "/memories/ops/deploy-guide.md",
+        },
+    ),
+}
+
+
+def run_killed_at(root: Path, operation: Operation, step: int) -> bool:
+    """Run ``operation`` in a child killed at its ``step``-th kill point; True when it was."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 0
+        try:
+            write._kill_at, write._steps = step, 0
+            operation(root)
+        except BaseException:
+            code = 3
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        assert os.WTERMSIG(status) == signal.SIGKILL
+        return True
+    assert os.WEXITSTATUS(status) == 0, "the write failed without being killed"
+    return False
+
+
+def expected_after(tmp_path: Path, operation: Operation) -> tuple[dict[str, bytes | None], int]:
+    """The dir after ``operation`` ran to the end, and how many kill points it passed."""
+    root = build(tmp_path / "uninterrupted")
+    write._kill_at, write._steps = 1 << 30, 0
+    try:
+        operation(root)
+        return visible(root), write._steps
+    finally:
+        write._kill_at, write._steps = 0, 0
+
+
+def points(count: int) -> list[int]:
+    if LONG:
+        return list(range(1, count + 1))
+    seed = random.randrange(1 << 32)
+    print(f"kill points drawn with seed {seed}")
+    return sorted(random.Random(seed).sample(range(1, count + 1), min(SAMPLE, count)))
+
+
+@pytest.mark.parametrize("name", list(OPERATIONS))
+def test_a_write_killed_at_any_point_is_old_or_new_and_recovered(tmp_path: Path, name: str) -> None:
+    operation = OPERATIONS[name]
+    before = visible(build(tmp_path / "before"))
+    after, count = expected_after(tmp_path, operation)
+    assert after != before
+    assert count > 3, "the write has fewer kill points than it has steps"
+    for step in points(count):
+        root = build(tmp_path / f"killed-{step}")
+        assert run_killed_at(root, operation, step)
+        assert_old_or_new(visible(root), before, after)
+        # The next writer, whatever it writes, first finishes what the killed one began.
+        writer(root).recover()
+        assert leftovers(root) == [], f"killed at point {step}"
+        assert visible(root) in (before, after), f"killed at point {step}"
+    # One past the last point: the write completes.
+    root = build(tmp_path / "complete")
+    assert not run_killed_at(root, operation, count + 1)
+    assert visible(root) == after and leftovers(root) == []
+
+
+def test_a_killed_write_is_finished_by_the_next_write_of_another_face(tmp_path: Path) -> None:
+    root = build(tmp_path / "memory")
+    operation = OPERATIONS["tool rename"]
+    # Cut between the file's move and MEMORY.md's update.
+    step = 1
+    while run_killed_at(root, operation, step) and "ops/deploy-guide.md" not in visible(root):
+        root = build(tmp_path / f"memory-{step}")
+        step += 1
+    assert "ops/deploy-guide.md" in visible(root)
+    assert "(deploy.md)" in (root / "MEMORY.md").read_text()
+    # The memory tool (as the CLI, the server and MCP run it) writes something else ...
+    tool(root, {"command": "create", "path": "/memories/z.md", "file_text": topic("z", "zz")})
+    index = (root / "MEMORY.md").read_text()
+    # ... and the index now has the rename as well as its own entry.
+    assert "(ops/deploy-guide.md)" in index and "(deploy.md)" not in index and "(z.md)" in index
+    assert leftovers(root) == []
+
+
+def test_lint_fix_killed_at_any_point(tmp_path: Path) -> None:
+    """``memdir lint --fix`` writes each file through the writer: every file old or new, no
+    leftover once the next writer ran, and a second --fix finishes the job."""
+    files = {
+        "MEMORY.md": "# Memory\n",
+        "orphan.md": topic("orphan", "nobody links me"),
+        "bare.md": "No frontmatter at all.\n",
+    }
+    before = visible(build(tmp_path / "before", files))
+
+    def fix(root: Path) -> None:
+        apply_fixes(lint_directory(root).diagnostics)
+
+    after_root = build(tmp_path / "uninterrupted", files)
+    fix(after_root)
+    after = visible(after_root)
+    assert after != before
+    step = 0
+    while True:
+        step += 1
+        root = build(tmp_path / f"killed-{step}", files)
+        if not run_killed_at(root, fix, step):
+            break
+        assert_old_or_new(visible(root), before, after)
+        writer(root).recover()
+        assert leftovers(root) == []
+        fix(root)
+        assert visible(root) == after
+    assert step > 2
+
+
+def test_lint_reports_an_interrupted_write_until_the_next_writer(tmp_path: Path) -> None:
+    root = build(tmp_path / "memory")
+    assert run_killed_at(root, OPERATIONS["tool create"], 3)
+    codes = [d.code for d in lint_directory(root).diagnostics]
+    assert "MEM122" in codes
+    (finding,) = [d for d in lint_directory(root).diagnostics if d.code == "MEM122"]
+    assert "interrupted" in finding.message
+    writer(root).recover()
+    assert "MEM122" not in [d.code for d in lint_directory(root).diagnostics]
+    assert leftovers(root) == []
+
+
+def test_lint_knows_the_writers_names() -> None:
+    from memdir.lint.rules import writes as rule
+
+    assert rule._JOURNAL == write.JOURNAL_FILENAME
+    assert rule._TEMP.pattern == write.TEMP_NAME.pattern
+
+
+def test_a_torn_intent_is_no_intent(tmp_path: Path) -> None:
+    """An intent cut while being written: nothing was done yet, so nothing is redone."""
+    root = build(tmp_path / "memory")
+    before = visible(root)
+    (root / write.JOURNAL_FILENAME).write_text(
+        json.dumps({"op": "delete", "path": "deploy.md"})[:20]
+    )
+    (root / ".memdir-0123456789ab.tmp").write_text("half")
+    writer(root).recover()
+    assert visible(root) == before and leftovers(root) == []
