@@ -1,0 +1,97 @@
+"""Hostile values for the fuzz suite, and how long it runs.
+
+The default run is short and reproducible (``derandomize``: the same examples every run, so CI
+fails or passes for the code, not the seed); ``HYPOTHESIS_PROFILE=thorough`` hunts longer with
+fresh random examples. ``MEMDIR_FUZZ_EXAMPLES=N`` sets the count (per method) by hand.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
+#: Examples per fuzzed method (or MCP tool).
+EXAMPLES = int(os.environ.get("MEMDIR_FUZZ_EXAMPLES") or (500 if THOROUGH else 25))
+
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    derandomize=not THOROUGH,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    ],
+)
+
+#: Strings that broke (or could break) a server: lengths past the file system's, lone
+#: surrogates, NUL, traversal, regexes that overflow or nest too deep, control characters.
+#: Catastrophic-backtracking regexes are the regex engine's own tests' business.
+HOSTILE_STRINGS: list[str] = [
+    "",
+    " ",
+    "a" * 300,
+    "a" * 300 + ".md",
+    "/memories/" + "a" * 300 + ".md",
+    "\ud800",
+    "x\udfffy.md",
+    "\x00",
+    "x\x00.md",
+    "../outside.md",
+    "/memories/../outside.md",
+    "MEMORY.md",
+    "/memories/MEMORY.md",
+    "a{99999999999}",
+    "(" * 3000 + ")" * 3000,
+    "[",
+    "\\",
+    "**/*.md",
+    "\u202egnp.md",
+    "名前.md",
+    "\r\n",
+    "-1",
+    "file:",
+    "file:///",
+    "untitled:Untitled-1",
+    "https://example.invalid/x.md",
+    "%00%2e%2e",
+]
+
+strings = st.one_of(st.sampled_from(HOSTILE_STRINGS), st.text(max_size=24))
+numbers = st.one_of(
+    st.integers(min_value=-(2**64), max_value=2**64),
+    st.sampled_from([0, -1, 2**31, 2**53, 10**30]),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+scalars = st.one_of(st.none(), st.booleans(), numbers, strings)
+json_values: st.SearchStrategy[Any] = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def mutated(template: dict[str, Any], extra: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """``template`` as is, with one member replaced or removed, or anything else entirely."""
+
+    @st.composite
+    def one_changed(draw: st.DrawFn) -> dict[str, Any]:
+        out = dict(template)
+        if not out:
+            return {draw(st.text(max_size=8)): draw(json_values)}
+        key = draw(st.sampled_from(sorted(out)))
+        if draw(st.booleans()):
+            del out[key]
+        else:
+            out[key] = draw(st.one_of(json_values, extra))
+        return out
+
+    return st.one_of(st.just(template), one_changed(), json_values)
