@@ -6,21 +6,23 @@ child is the same interpreter running the same :func:`memdir.search.grep_lines`,
 the same thing whichever way it runs; the parent only waits on a pipe, and kills the child when
 one file takes longer than the time limit.
 
-Wire format, ASCII JSON (so lone surrogates and any console encoding survive): the parent writes
-one document ``{"pattern", "flags", "limit", "chars", "files": [text, ...]}`` to stdin and closes
-it; the child answers ``"ready"`` once it has compiled the pattern, then one line per file, the
-list of its ``[line, character, text]`` matches, and stops after ``limit + 1`` matches in all.
+The parent writes one ASCII JSON line ``{"pattern", "flags", "limit", "chars", "sizes"}`` and
+then the files' texts back to back, in UTF-8 (``surrogatepass``: a lone surrogate survives);
+``sizes`` are their lengths in bytes. The child answers ``"ready"`` once it has compiled the
+pattern, then one line per file as it reads them: the list of its ``[line, character, text]``
+matches (ASCII JSON); it stops after ``limit + 1`` matches in all.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
-import queue
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
@@ -54,15 +56,10 @@ def run(
         return []
     if not sys.executable:
         raise RuntimeError("no Python interpreter to run the search in (sys.executable is empty)")
-    payload = json.dumps(
-        {
-            "pattern": pattern,
-            "flags": flags,
-            "limit": limit,
-            "chars": chars,
-            "files": [text for _, text in files],
-        }
-    ).encode("ascii")
+    bodies = [text.encode("utf-8", "surrogatepass") for _, text in files]
+    header: dict[str, object] = {"pattern": pattern, "flags": flags, "limit": limit, "chars": chars}
+    header["sizes"] = [len(body) for body in bodies]
+    payload = [json.dumps(header).encode("ascii") + b"\n", *bodies]
     child = subprocess.Popen(
         [sys.executable, "-I", "-S", "-c", _BOOT, str(Path(__file__).resolve().parent.parent)],
         stdin=subprocess.PIPE,
@@ -71,59 +68,83 @@ def run(
         creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
     )
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None
-    lines: queue.Queue[bytes] = queue.Queue()
+    state = _State()
     errors: list[bytes] = []
     threads = [
         threading.Thread(target=_write, args=(child.stdin, payload), daemon=True),
-        threading.Thread(target=_read_lines, args=(child.stdout, lines), daemon=True),
+        threading.Thread(target=_collect, args=(child.stdout, state), daemon=True),
         threading.Thread(target=_read_all, args=(child.stderr, errors), daemon=True),
     ]
     for thread in threads:
         thread.start()
-    results: list[list[Match]] = []
     try:
-        try:
-            ready = lines.get(timeout=START_SECONDS)
-        except queue.Empty:
-            raise RuntimeError("the search process did not start") from None
-        if ready.strip() != b'"ready"':
-            raise _failure(child, threads, errors, ready)
-        found = 0
-        while len(results) < len(files) and found <= limit:
-            try:
-                line = lines.get(timeout=seconds)
-            except queue.Empty:
-                raise SlowPatternError(
-                    f"the pattern took longer than {seconds:g} s on {files[len(results)][0]}; "
-                    "simplify it or search literally"
-                ) from None
-            if not line:
-                raise _failure(child, threads, errors, line)
-            matches = [(int(n), int(c), str(t)) for n, c, t in json.loads(line)]
-            results.append(matches)
-            found += len(matches)
-        return results
+        with state.changed:
+            if not state.changed.wait_for(lambda: state.ready or state.ended, START_SECONDS):
+                raise RuntimeError("the search process did not start")
+            # The reader wakes this thread only at the end: it checks progress once in a while.
+            while not state.ended and len(state.results) < len(files) and state.found <= limit:
+                idle = time.monotonic() - state.last
+                if idle >= seconds:
+                    raise SlowPatternError(
+                        f"the pattern took longer than {seconds:g} s on "
+                        f"{files[len(state.results)][0]}; simplify it or search literally"
+                    )
+                state.changed.wait(seconds - idle)
+            if not state.ready or (len(state.results) < len(files) and state.found <= limit):
+                raise _failure(child, threads, errors)
+            return state.results
     finally:
         child.kill()
         child.wait()
         for thread in threads:
             thread.join()
         for pipe in (child.stdin, child.stdout, child.stderr):
-            pipe.close()
+            with contextlib.suppress(OSError):  # unflushed input of a child that stopped reading
+                pipe.close()
 
 
-def _write(pipe: IO[bytes], payload: bytes) -> None:
+class _State:
+    """What the child has answered so far, filled by the reader thread."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.ready = False
+        self.ended = False
+        self.results: list[list[Match]] = []
+        self.found = 0
+        #: When the last line arrived (``time.monotonic``).
+        self.last = time.monotonic()
+
+
+def _collect(pipe: IO[bytes], state: _State) -> None:
     try:
-        pipe.write(payload)
+        for line in pipe:
+            if not state.ready:
+                with state.changed:
+                    state.ready = line.strip() == b'"ready"'  # \r\n on Windows
+                    state.last = time.monotonic()
+                    state.changed.notify()
+                if not state.ready:
+                    break
+                continue
+            matches = [(int(n), int(c), str(t)) for n, c, t in json.loads(line)]
+            with state.changed:
+                state.results.append(matches)
+                state.found += len(matches)
+                state.last = time.monotonic()
+    finally:  # also when a line does not parse: the waiting thread must not mistake it for slowness
+        with state.changed:
+            state.ended = True
+            state.changed.notify()
+
+
+def _write(pipe: IO[bytes], payload: list[bytes]) -> None:
+    try:
+        for chunk in payload:
+            pipe.write(chunk)
         pipe.close()
     except OSError:
         pass  # the child died or was killed; the reader reports it
-
-
-def _read_lines(pipe: IO[bytes], lines: queue.Queue[bytes]) -> None:
-    for line in pipe:
-        lines.put(line)
-    lines.put(b"")
 
 
 def _read_all(pipe: IO[bytes], into: list[bytes]) -> None:
@@ -131,13 +152,13 @@ def _read_all(pipe: IO[bytes], into: list[bytes]) -> None:
 
 
 def _failure(
-    child: subprocess.Popen[bytes], threads: list[threading.Thread], errors: list[bytes], got: bytes
+    child: subprocess.Popen[bytes], threads: list[threading.Thread], errors: list[bytes]
 ) -> RuntimeError:
     child.kill()
     child.wait()
     threads[2].join()
     detail = b"".join(errors).decode("utf-8", "replace").strip().splitlines()
-    last = detail[-1] if detail else got.decode("ascii", "replace").strip() or "no output"
+    last = detail[-1] if detail else "no output"
     return RuntimeError(f"the search process failed (exit code {child.returncode}): {last}")
 
 
@@ -147,16 +168,18 @@ def main() -> None:
 
     from memdir.search import grep_lines
 
-    job = json.loads(sys.stdin.buffer.read())
+    stdin = sys.stdin.buffer
+    job = json.loads(stdin.readline())
     regex = re.compile(job["pattern"], job["flags"])
     out = sys.stdout
     out.write('"ready"\n')
     out.flush()
     left = job["limit"] + 1
-    for text in job["files"]:
+    for size in job["sizes"]:
+        text = stdin.read(size).decode("utf-8", "surrogatepass")
         found = list(itertools.islice(grep_lines(text, regex), left))
         out.write(json.dumps([[n, c, t[: job["chars"]]] for n, c, t in found]) + "\n")
-        out.flush()
+        out.flush()  # the parent names the file it waits on from the lines it has
         left -= len(found)
         if left <= 0:
             break

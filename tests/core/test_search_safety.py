@@ -106,6 +106,14 @@ def test_the_match_limit_is_the_same_either_way(pattern: str) -> None:
     assert len(exact.matches) == 21 and exact.truncated is False
 
 
+def test_a_child_that_stops_early_leaves_no_error() -> None:
+    """At the limit the child exits while the parent may still be writing files to it."""
+    texts = [(f"{n}.md", "x\n" * 50_000) for n in range(20)]
+    capped = search_texts(texts, compile_pattern("x+"), limit=5)
+    assert [(m.path, m.line) for m in capped.matches] == [("0.md", n) for n in range(5)]
+    assert capped.truncated is True
+
+
 def test_the_child_runs_only_for_patterns_that_can_backtrack(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
