@@ -215,16 +215,24 @@ def search_texts(
     *,
     limit: int = MAX_SEARCH_MATCHES,
     seconds: float = PATTERN_SECONDS,
+    max_line_chars: int | None = None,
 ) -> SearchResult:
-    """Grep ``(path, text)`` pairs, in order, without ever running a backtracking pattern here."""
+    """Grep ``(path, text)`` pairs, in order, without ever running a backtracking pattern here
+    (``max_line_chars`` as in :func:`grep_lines`)."""
     if len(regex.pattern) <= _IN_PROCESS_CHARS and not _BACKTRACKING.intersection(regex.pattern):
         found: Iterable[tuple[str, Iterable[tuple[int, int, str]]]] = (
-            (rel, grep_lines(text, regex)) for rel, text in files
+            (rel, grep_lines(text, regex, max_line_chars=max_line_chars)) for rel, text in files
         )
     else:
         listed = list(files)
         per_file = search_worker.run(
-            listed, regex.pattern, regex.flags, limit=limit, chars=MAX_MATCH_TEXT, seconds=seconds
+            listed,
+            regex.pattern,
+            regex.flags,
+            limit=limit,
+            chars=MAX_MATCH_TEXT,
+            seconds=seconds,
+            max_line_chars=max_line_chars,
         )
         found = zip((rel for rel, _ in listed), per_file, strict=False)
     matches: list[SearchMatch] = []

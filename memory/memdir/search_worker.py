@@ -6,11 +6,11 @@ child is the same interpreter running the same :func:`memdir.search.grep_lines`,
 the same thing whichever way it runs; the parent only waits on a pipe, and kills the child when
 one file takes longer than the time limit.
 
-The parent writes one ASCII JSON line ``{"pattern", "flags", "limit", "chars", "sizes"}`` and
-then the files' texts back to back, in UTF-8 (``surrogatepass``: a lone surrogate survives);
-``sizes`` are their lengths in bytes. The child answers ``"ready"`` once it has compiled the
-pattern, then one line per file as it reads them: the list of its ``[line, character, text]``
-matches (ASCII JSON); it stops after ``limit + 1`` matches in all.
+The parent writes one ASCII JSON line (``pattern``, ``flags``, ``limit``, ``chars``,
+``line_chars``, ``sizes``), then the files' texts back to back in UTF-8 (``surrogatepass``: a
+lone surrogate survives); ``sizes`` are their lengths in bytes. The child answers ``"ready"``
+once it has compiled the pattern, then one line per file as it reads them: the list of its
+``[line, character, text]`` matches (ASCII JSON); it stops after ``limit + 1`` matches in all.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def run(
     limit: int,
     chars: int,
     seconds: float,
+    max_line_chars: int | None = None,
 ) -> list[list[Match]]:
     """The matches of each of ``files`` (``(path, text)``), in order, up to ``limit + 1`` in all
     (the list stops at the file that went over); :class:`SlowPatternError` when one file takes
@@ -58,6 +59,7 @@ def run(
         raise RuntimeError("no Python interpreter to run the search in (sys.executable is empty)")
     bodies = [text.encode("utf-8", "surrogatepass") for _, text in files]
     header: dict[str, object] = {"pattern": pattern, "flags": flags, "limit": limit, "chars": chars}
+    header["line_chars"] = max_line_chars
     header["sizes"] = [len(body) for body in bodies]
     payload = [json.dumps(header).encode("ascii") + b"\n", *bodies]
     child = subprocess.Popen(
@@ -177,7 +179,8 @@ def main() -> None:
     left = job["limit"] + 1
     for size in job["sizes"]:
         text = stdin.read(size).decode("utf-8", "surrogatepass")
-        found = list(itertools.islice(grep_lines(text, regex), left))
+        lines = grep_lines(text, regex, max_line_chars=job["line_chars"])
+        found = list(itertools.islice(lines, left))
         out.write(json.dumps([[n, c, t[: job["chars"]]] for n, c, t in found]) + "\n")
         out.flush()  # the parent names the file it waits on from the lines it has
         left -= len(found)

@@ -133,6 +133,13 @@ def test_the_child_runs_only_for_patterns_that_can_backtrack(
     assert calls == ["stag+ing", "a|b", "x?", "a{2}", "(?:x)", "s" * 201]
 
 
+@pytest.mark.parametrize("pattern", ["abc", "ab+c"])
+def test_long_lines_are_searched_in_their_first_characters_either_way(pattern: str) -> None:
+    texts = [("a.md", "x" * 10 + "abc\n" + "x" * 100 + "abc\n")]
+    found = search_texts(texts, compile_pattern(pattern), max_line_chars=50)
+    assert [(m.line, m.character) for m in found.matches] == [(0, 10)]
+
+
 def test_nothing_to_search_starts_no_child() -> None:
     assert search_texts([], compile_pattern(CATASTROPHIC)).matches == ()
 
