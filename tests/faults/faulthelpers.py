@@ -6,7 +6,7 @@ import datetime as dt
 import os
 from pathlib import Path
 
-from memdir.write import JOURNAL_FILENAME, LOCK_FILENAME, TEMP_NAME
+from memdir.write import JOURNAL_FILENAME, TEMP_NAME
 
 #: Every writer in the fault tests stamps ``modified`` with this, so two runs write the same bytes.
 CLOCK = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
@@ -54,28 +54,26 @@ def visible(root: Path) -> dict[str, bytes | None]:
 
 
 def leftovers(root: Path) -> list[str]:
-    """memdir's own files that must not outlive a write: temp files, trashed folders, intents."""
+    """memdir's own files that must not outlive a write: temp files, trashed folders, intents
+    (its locks stay: they are empty and mean nothing once released)."""
     found: list[str] = []
     for directory, dirs, files in os.walk(root):
         for name in dirs + files:
             if (
                 TEMP_NAME.match(name)
                 or name == JOURNAL_FILENAME
-                or (name.startswith(".") and name != LOCK_FILENAME)
+                or (name.startswith(".") and not name.endswith(".lock"))
             ):
                 found.append((Path(directory) / name).relative_to(root).as_posix())
     return sorted(found)
 
 
-def assert_old_or_new(
-    seen: dict[str, bytes | None],
-    before: dict[str, bytes | None],
-    after: dict[str, bytes | None],
-) -> None:
-    """Every path holds its old content or its new one (or is absent where one of them is)."""
-    for rel in set(seen) | set(before) | set(after):
+def assert_old_or_new(seen: dict[str, bytes | None], *states: dict[str, bytes | None]) -> None:
+    """Every path holds its content in one of ``states`` (old, new, between two operations), or
+    is absent where it is absent in one of them: never anything else, never part of a file."""
+    for rel in set(seen).union(*states):
         if rel.endswith("/"):
             continue  # folders are checked once the next writer ran
         now = seen.get(rel, "absent")
-        allowed = (before.get(rel, "absent"), after.get(rel, "absent"))
-        assert now in allowed, f"{rel} holds neither its old nor its new content: {now!r}"
+        allowed = [state.get(rel, "absent") for state in states]
+        assert now in allowed, f"{rel} holds none of its expected contents: {now!r}"

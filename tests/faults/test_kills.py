@@ -9,6 +9,7 @@ the test's output); ``MEMDIR_FAULTS=long`` tries every point of every write.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -16,9 +17,14 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
+import anthropic
+import fake_anthropic
+import httpx2
 import pytest
 from faulthelpers import CLOCK, assert_old_or_new, build, leftovers, topic, visible
 from memdir import write
+from memdir.config import Settings
+from memdir.extract import run_extraction
 from memdir.lint import apply_fixes, lint_directory
 from memdir.memory_tool import MemdirMemoryTool
 from memdir.write import MemoryWriter
@@ -40,6 +46,43 @@ def tool(root: Path, command: dict[str, object]) -> None:
     memory_tool.writer.clock = lambda: CLOCK
     memory_tool.run(command)
 
+
+def extraction(root: Path) -> None:
+    """The extraction agent, answered by a scripted fake of the Messages API: it creates one
+    memory and deletes another through the memory tool, then ends its turn."""
+
+    def use(ident: str, **data: object) -> dict[str, object]:
+        return {"type": "tool_use", "id": ident, "name": "memory", "input": data}
+
+    replies = iter(
+        [
+            fake_anthropic.message(
+                use("t1", command="create", path="/memories/pnpm.md", file_text=PNPM)
+            ),
+            fake_anthropic.message(use("t2", command="delete", path="/memories/notes/more.md")),
+            fake_anthropic.message({"type": "text", "text": "Saved."}),
+        ]
+    )
+    client = anthropic.AsyncAnthropic(
+        api_key="test",
+        base_url="http://fake-api.test",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(
+            transport=httpx2.MockTransport(lambda _r: httpx2.Response(200, json=next(replies)))
+        ),
+    )
+    transcript = root.parent / f"{root.name}.jsonl"
+    said = {"role": "user", "content": "Always use pnpm, never npm."}
+    transcript.write_text(json.dumps({"type": "user", "message": said}) + "\n")
+    result = asyncio.run(
+        run_extraction(
+            transcript, root, client=client, settings=Settings(), project_root=root.parent
+        )
+    )
+    assert result.status == "completed", result.reason
+
+
+PNPM = topic("use-pnpm", "the user wants pnpm, never npm")
 
 #: The memory tool's five writes (as the CLI, the server, MCP and extraction run them) and the
 #: writer's cases they do not reach: folders made, a file that is no memory, folders moved.
@@ -65,6 +108,7 @@ OPERATIONS: dict[str, Operation] = {
         {"command": "insert", "path": "/memories/deploy.md", "insert_line": 6, "insert_text": "x"},
     ),
     "tool delete": lambda r: tool(r, {"command": "delete", "path": "/memories/notes/more.md"}),
+    "extraction": extraction,
     "tool rename": lambda r: tool(
         r,
         {
@@ -114,21 +158,34 @@ def points(count: int) -> list[int]:
     return sorted(random.Random(seed).sample(range(1, count + 1), min(SAMPLE, count)))
 
 
+#: Writes made of several operations: what the dir holds between them (each operation is
+#: old-or-new on its own, so a kill between two leaves the first done).
+BETWEEN: dict[str, list[Operation]] = {
+    "extraction": [
+        lambda r: tool(r, {"command": "create", "path": "/memories/pnpm.md", "file_text": PNPM})
+    ],
+}
+
+
 @pytest.mark.parametrize("name", list(OPERATIONS))
 def test_a_write_killed_at_any_point_is_old_or_new_and_recovered(tmp_path: Path, name: str) -> None:
     operation = OPERATIONS[name]
     before = visible(build(tmp_path / "before"))
     after, count = expected_after(tmp_path, operation)
+    states = [before, after]
+    for n, partial in enumerate(BETWEEN.get(name, [])):
+        partial(build(tmp_path / f"between-{n}"))
+        states.insert(-1, visible(tmp_path / f"between-{n}"))
     assert after != before
     assert count > 3, "the write has fewer kill points than it has steps"
     for step in points(count):
         root = build(tmp_path / f"killed-{step}")
         assert run_killed_at(root, operation, step)
-        assert_old_or_new(visible(root), before, after)
+        assert_old_or_new(visible(root), *states)
         # The next writer, whatever it writes, first finishes what the killed one began.
         writer(root).recover()
         assert leftovers(root) == [], f"killed at point {step}"
-        assert visible(root) in (before, after), f"killed at point {step}"
+        assert visible(root) in states, f"killed at point {step}"
     # One past the last point: the write completes.
     root = build(tmp_path / "complete")
     assert not run_killed_at(root, operation, count + 1)

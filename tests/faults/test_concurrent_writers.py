@@ -1,0 +1,150 @@
+"""Eight writers at once through every face (``memdir tool``, the language server's
+``memory/tool``, ``memdir mcp``'s memory tool) lose no update: each inserts its own lines into one
+file, and every line is there at the end, once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from faulthelpers import leftovers
+from mcp import Client, StdioServerParameters
+
+CLI_WRITERS, LSP_WRITERS, MCP_WRITERS = 3, 2, 3
+CLI_LINES, SERVER_LINES = 2, 4
+TIMEOUT = 120.0
+
+
+def insert(text: str) -> dict[str, Any]:
+    return {"command": "insert", "path": "/memories/log.md", "insert_line": 1, "insert_text": text}
+
+
+async def cli_writer(root: Path, name: str) -> list[str]:
+    lines = [f"{name} line {n}" for n in range(CLI_LINES)]
+    for line in lines:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "memdir",
+            "tool",
+            "--dir",
+            str(root),
+            json.dumps(insert(line)),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await process.communicate()
+        assert process.returncode == 0, (out, err)
+    return lines
+
+
+class RawLspClient:
+    """Just enough JSON-RPC over stdio to initialize the server and send ``memory/tool``."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.next_id = 0
+
+    async def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        await self.process.stdin.drain()
+
+    async def receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        length = 0
+        while True:
+            header = (await self.process.stdout.readline()).strip()
+            if not header:
+                break
+            name, _, value = header.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        message: dict[str, Any] = json.loads(await self.process.stdout.readexactly(length))
+        return message
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        self.next_id += 1
+        ident = self.next_id
+        await self.send({"id": ident, "method": method, "params": params})
+        while True:
+            message = await self.receive()
+            if message.get("id") == ident and "method" not in message:
+                assert "error" not in message, message
+                return message.get("result")
+            if "method" in message and "id" in message:
+                await self.send({"id": message["id"], "result": None})  # the server asks: no
+
+
+async def lsp_writer(root: Path, name: str) -> list[str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "memdir_lsp",
+        "--stdio",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, "CLAUDE_CONFIG_DIR": str(root.parent / "claude-config")},
+    )
+    client = RawLspClient(process)
+    lines = [f"{name} line {n}" for n in range(SERVER_LINES)]
+    try:
+        folder = {"uri": root.as_uri(), "name": "memory"}
+        await client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "capabilities": {},
+                "workspaceFolders": [folder],
+            },
+        )
+        await client.send({"method": "initialized", "params": {}})
+        for line in lines:
+            result = await client.request("memory/tool", insert(line))
+            assert not result["isError"], result
+        await client.request("shutdown", {})
+        await client.send({"method": "exit"})
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    return lines
+
+
+async def mcp_writer(root: Path, name: str) -> list[str]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "memdir", "mcp", "--dir", str(root)]
+    )
+    lines = [f"{name} line {n}" for n in range(SERVER_LINES)]
+    async with Client(params) as client:
+        for line in lines:
+            result = await client.call_tool("memory", insert(line))
+            assert not result.is_error, result
+    return lines
+
+
+@pytest.mark.slow  # a dozen Python processes: seconds, more on a busy machine
+async def test_eight_writers_through_every_face_lose_no_update(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "log.md").write_text("# Log\n", encoding="utf-8")
+    # The server knows a memory dir by its index.
+    (root / "MEMORY.md").write_text("# Memory\n\n- [Log](log.md) — the log\n", encoding="utf-8")
+    writers = [cli_writer(root, f"cli-{n}") for n in range(CLI_WRITERS)]
+    writers += [lsp_writer(root, f"lsp-{n}") for n in range(LSP_WRITERS)]
+    writers += [mcp_writer(root, f"mcp-{n}") for n in range(MCP_WRITERS)]
+    assert len(writers) == 8
+    written = await asyncio.wait_for(asyncio.gather(*writers), TIMEOUT)
+    lines = (root / "log.md").read_text(encoding="utf-8").split("\n")
+    assert lines[0] == "# Log"
+    expected = sorted(line for batch in written for line in batch)
+    assert sorted(line for line in lines[1:] if line) == expected
+    assert leftovers(root) == []
