@@ -570,10 +570,15 @@ def parse_index(
 
 
 def load_index(memory_dir: Path, target: Target = DEFAULT_TARGET) -> Index:
-    """Read ``MEMORY.md`` of a memory dir; a missing index is an empty one (``exists=False``)."""
+    """Read ``MEMORY.md`` of a memory dir; a missing index is an empty one (``exists=False``).
+
+    Every reader of the index reads it here: at most the agent's read cap, a regular file only,
+    never through a symlink leading out of the dir. One memdir does not read is an empty index
+    whose problems say why (:func:`memdir.textio.not_read`), never the content behind it.
+    """
     path = memory_dir / C.INDEX_FILENAME
     if not path.exists():
         index = parse_index("", path, target=target)
         return Index(index.path, "", index.lines, (), index.other, index.load, (), (), exists=False)
-    result = read_text(path, C.INDEX_MAX_READ_BYTES, keep_binary=True)
+    result = read_text(path, C.INDEX_MAX_READ_BYTES, keep_binary=True, root=memory_dir)
     return parse_index(result.text, path, result.problems, target, result.size)

@@ -4,7 +4,8 @@ Recursive ``*.md`` except ``MEMORY.md`` (at any depth) and what :func:`excluded_
 out, the first 30 lines (at most 64 KiB) of each, newest first, at most 200 candidates (spec
 section 6.2). Files beyond the cap are reported, not dropped silently. The walk survives
 unreadable files, undecodable bytes, symlink loops and files deleted mid-scan, and it never
-follows a symlink whose target lies outside the memory dir.
+follows a symlink whose target lies outside the memory dir. A FIFO, socket or device named
+``*.md`` is listed (its readers refuse to open it and say so), never read.
 """
 
 from __future__ import annotations
@@ -63,7 +64,6 @@ def iter_topic_entries(
     The walk behind :func:`iter_topic_paths`, without a ``Path`` per file: callers that list
     tens of thousands of files (lint, the language server) pay for strings only.
     """
-    real_root = Path(os.path.realpath(root))
     stack: list[tuple[str, str]] = [(os.fspath(root), "")]
     note = skipped.append if skipped is not None else (lambda _s: None)
     while stack:
@@ -84,10 +84,10 @@ def iter_topic_entries(
                 is_link = entry.is_symlink()
                 if is_link:
                     # Imported here: links are rare, and memdir.paths costs every lint start.
-                    from memdir.paths import is_within
+                    from memdir.paths import relative_inside
 
                     target = Path(os.path.realpath(entry.path))
-                    if not is_within(target, real_root):
+                    if relative_inside(root, target) is None:
                         if name.endswith(".md") or target.is_dir():
                             note(Skipped(rel, "symlink leads outside the memory dir"))
                         continue
@@ -101,9 +101,9 @@ def iter_topic_entries(
                 elif entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, rel + "/"))
                     continue
+                # Not only regular files: a FIFO, socket or device named like a memory is
+                # listed too, so its reader reports it (it is never opened).
                 if not name.endswith(".md") or name == C.INDEX_FILENAME:
-                    continue
-                if not (target.is_file() if is_link else entry.is_file(follow_symlinks=False)):
                     continue
             except OSError as exc:
                 note(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))

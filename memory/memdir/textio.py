@@ -1,13 +1,17 @@
 """Reading memory files defensively, and counting text the way the agent does.
 
 Memory files come from agents and people; some are not UTF-8, some are binary, some are huge,
-some vanish between listing and reading. Every reader here returns what it could read plus
-:class:`~memdir.model.Problem` values; none raises for a bad file.
+some vanish between listing and reading, some are FIFOs or devices named like a memory, some are
+symlinks leading out of the memory dir. Every reader here returns what it could read plus
+:class:`~memdir.model.Problem` values; none raises for a bad file, none blocks on one (only
+regular files are opened) and none reads more than its cap.
 """
 
 from __future__ import annotations
 
 import os
+import stat as stat_module
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +78,73 @@ def _decode(data: bytes, problems: list[Problem]) -> str:
     return text
 
 
+#: Problem kinds meaning memdir did not read the file at all (its text is empty, not the file's).
+NOT_READ_KINDS = frozenset(("unreadable", "outside"))
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_KIND_NAMES = (
+    (stat_module.S_ISFIFO, "a FIFO"),
+    (stat_module.S_ISSOCK, "a socket"),
+    (stat_module.S_ISCHR, "a character device"),
+    (stat_module.S_ISBLK, "a block device"),
+    (stat_module.S_ISDIR, "a directory"),
+)
+
+
+class NotRegularFileError(OSError):
+    """A FIFO, socket, device or directory where a memory file was expected: never opened
+    (a FIFO blocks a reader for good, a device may act on being opened)."""
+
+    def __init__(self, mode: int) -> None:
+        kind = next((name for test, name in _KIND_NAMES if test(mode)), "a special file")
+        super().__init__(f"not a regular file ({kind})")
+        self.strerror = f"not a regular file ({kind})"
+
+
+def require_regular(mode: int) -> None:
+    """Raise :class:`NotRegularFileError` unless ``mode`` (a stat's) is a regular file's."""
+    if not stat_module.S_ISREG(mode):
+        raise NotRegularFileError(mode)
+
+
+def open_regular(path: Path | str) -> tuple[int, os.stat_result]:
+    """A read-only descriptor of ``path`` and its stat, for a regular file only.
+
+    Checked before opening (a device may act on ``open`` itself) and again on the descriptor
+    (the name may be swapped in between); opened non-blocking, so even a FIFO slipped in at
+    that moment cannot hang the reader. Raises :class:`NotRegularFileError` or another OSError.
+    """
+    require_regular(os.stat(path).st_mode)
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        stat = os.fstat(fd)
+        require_regular(stat.st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, stat
+
+
+def outside(path: Path, root: Path) -> Problem | None:
+    """The problem of reading ``path`` for the memory dir ``root`` when it resolves outside it
+    (a symlinked file or folder leading out), else None: memdir never reads through such a link.
+    The check is :func:`memdir.paths.relative_inside`, the one confinement check."""
+    from memdir.paths import relative_inside  # costs the import only to readers given a root
+
+    if relative_inside(root, path) is not None:
+        return None
+    return Problem(
+        "outside",
+        f"{path.name}: symlink leads outside the memory dir: memdir does not follow it",
+        Span(0, 0, 0, 0),
+    )
+
+
+def not_read(problems: Iterable[Problem]) -> Problem | None:
+    """The problem that kept memdir from reading a file at all (unreadable, not a regular file,
+    outside the memory dir), or None when it was read."""
+    return next((p for p in problems if p.kind in NOT_READ_KINDS), None)
+
+
 def _unreadable(path: Path, exc: OSError) -> ReadResult:
     reason = exc.strerror or type(exc).__name__
     return ReadResult(
@@ -82,16 +153,25 @@ def _unreadable(path: Path, exc: OSError) -> ReadResult:
 
 
 def read_text(
-    path: Path, max_bytes: int = MAX_PARSE_BYTES, keep_binary: bool = False
+    path: Path,
+    max_bytes: int = MAX_PARSE_BYTES,
+    keep_binary: bool = False,
+    *,
+    root: Path | None = None,
 ) -> ReadResult:
     """The whole file as text (at most ``max_bytes`` of it), with problems instead of errors.
 
     A binary file reads as empty unless ``keep_binary`` (the agent injects MEMORY.md whatever
     it holds, so memdir must read it the same way): then it is decoded anyway, still flagged.
+    With ``root`` (the memory dir), a path resolving outside it is not read (an ``outside``
+    problem); callers without it pass paths the confined walk produced.
     """
+    refused = outside(path, root) if root is not None else None
+    if refused is not None:
+        return ReadResult("", 0, 0.0, (refused,))
     try:
-        with path.open("rb") as handle:
-            stat = os.fstat(handle.fileno())
+        fd, stat = open_regular(path)
+        with os.fdopen(fd, "rb") as handle:
             data = handle.read(max_bytes + 1)
     except OSError as exc:
         return _unreadable(path, exc)
@@ -110,8 +190,8 @@ def read_head(path: Path, max_lines: int, max_bytes: int = HEAD_MAX_BYTES) -> Re
     # Enough raw bytes to decide: the decoded text is at most a BOM and a CR per line shorter.
     budget = max_bytes + 2 * max_lines + 8
     try:
-        with path.open("rb") as handle:
-            stat = os.fstat(handle.fileno())
+        fd, stat = open_regular(path)
+        with os.fdopen(fd, "rb") as handle:
             chunks: list[bytes] = []
             newlines = total = 0
             while newlines < max_lines and total <= budget:

@@ -159,8 +159,27 @@ def load_simple_yaml(lines: list[str]) -> dict[str, Any] | None:
     return data
 
 
+#: Bounds on one frontmatter's YAML: its size (the agent's scan reads no more of a file than
+#: this, so it never sees a larger block whole), its nesting, and the nodes it stands for with
+#: every alias expanded (a "billion laughs" block is a few lines standing for 10^9 nodes).
+YAML_MAX_CHARS = 64 * 1024
+YAML_MAX_DEPTH = 64
+YAML_MAX_NODES = 10_000
+
+
+def _bounded(text: str) -> str:
+    """``text`` when it is within :data:`YAML_MAX_CHARS`, else a YAML error (never parsed)."""
+    if len(text) > YAML_MAX_CHARS:
+        from yaml.error import MarkedYAMLError
+
+        reason = f"frontmatter too large ({len(text):,} characters; at most {YAML_MAX_CHARS:,})"
+        raise MarkedYAMLError(problem=reason)
+    return text
+
+
 def _load_yaml(text: str) -> Any:
     global _YAML
+    _bounded(text)
     if _YAML is None:
         from frontmatter.default_handlers import YAMLHandler
 
@@ -188,12 +207,50 @@ def safe_loader() -> type:
     if _SAFE_LOADER is not None:
         return _SAFE_LOADER
     import yaml
+    from yaml.composer import ComposerError
     from yaml.scanner import ScannerError
 
     breaks = "\r\n\x85\u2028\u2029"
     ends = "\0 \t" + breaks
 
     class TabLoader(yaml.SafeLoader):
+        # Hostile YAML: every node composed is weighed with its aliases expanded, and nesting
+        # is counted, so a block standing for too much is an error before anything walks it.
+        _weights: dict[int, int]
+        _depth = 0
+
+        def compose_document(self) -> Any:
+            self._weights = {}
+            self._depth = 0
+            return super().compose_document()
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self._depth >= YAML_MAX_DEPTH:
+                raise ComposerError(
+                    None, None, f"nested deeper than {YAML_MAX_DEPTH} levels", self.get_mark()
+                )
+            self._depth += 1
+            try:
+                node: Any = super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+            weights = self._weights
+            if id(node) not in weights:
+                weight = 1
+                if isinstance(node.value, list):
+                    for item in node.value:
+                        for child in item if isinstance(item, tuple) else (item,):
+                            weight += weights.get(id(child), 1)
+                weights[id(node)] = weight
+            if weights[id(node)] > YAML_MAX_NODES:
+                raise ComposerError(
+                    None,
+                    None,
+                    f"expands to more than {YAML_MAX_NODES:,} values through its aliases",
+                    self.get_mark(),
+                )
+            return node
+
         # PyYAML's own methods with libyaml's rules for tabs (scanner.c: where it eats blanks).
         def scan_to_next_token(self) -> None:
             if self.index == 0 and self.peek() == "\ufeff":
@@ -503,8 +560,9 @@ def parse_topic_text(
 
 
 def load_topic(path: Path, root: Path) -> TopicFile:
-    """Read and parse one topic file; unreadable, binary or non-UTF-8 files become problems."""
-    result = read_text(path)
+    """Read and parse one topic file; unreadable, binary or non-UTF-8 files become problems,
+    and so does one resolving outside ``root`` (it is not read)."""
+    result = read_text(path, root=root)
     rel = relative_name(path, root)
     if result.binary or (not result.text and result.problems):
         return TopicFile(
@@ -609,6 +667,8 @@ def _load_core_yaml(text: str) -> Any:
     Only whether a value is a string matters to the caller: every number loads as ``0.0``."""
     global _CORE_LOADER
     import yaml
+
+    _bounded(text)
 
     if _CORE_LOADER is None:
 

@@ -21,6 +21,7 @@ from memdir.model import TopicFile
 from memdir.paths import rel_path, relative_inside
 from memdir.scan import ScanResult, iter_topic_paths, scan
 from memdir.surface import Session
+from memdir.textio import not_read, outside, read_text
 from memdir.topic import load_topic, parse_topic_text
 
 if TYPE_CHECKING:
@@ -126,14 +127,21 @@ class MemoryDirectory:
     # --- reading ----------------------------------------------------------------------------
 
     def text(self, path: Path) -> str | None:
-        """The editor's text when open, else the file's; None when it does not exist."""
+        """The editor's text when open, else the file's; None when it does not exist or memdir
+        does not read it (a symlink leading out of the dir, a FIFO: see :meth:`refusal`)."""
+        if self.refusal(path) is not None:
+            return None
         opened = self._text_of(path)
         if opened is not None:
             return opened
-        try:
-            return path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
+        result = read_text(path, keep_binary=True)
+        return None if not_read(result.problems) else result.text
+
+    def refusal(self, path: Path) -> str | None:
+        """Why memdir does not read ``path`` even when an editor shows it (it resolves outside
+        the memory dir: the one confinement check), else None."""
+        problem = outside(path, self.root)
+        return problem.message if problem is not None else None
 
     def text_of(self, path: Path) -> str | None:
         """The editor's unsaved text of ``path`` when it is open, else None."""
@@ -141,13 +149,15 @@ class MemoryDirectory:
 
     def index(self) -> Index:
         opened = self._text_of(self.index_path)
-        if opened is not None:
+        if opened is not None and self.refusal(self.index_path) is None:
             return parse_index(opened, self.index_path, target=self.settings.agent_target)
         return load_index(self.root, self.settings.agent_target)
 
     def topic(self, path: Path) -> TopicFile | None:
+        """The topic file as the editor shows it, else as read from disk; one memdir does not
+        read (:func:`memdir.textio.not_read` names why) has no text."""
         opened = self._text_of(path)
-        if opened is not None:
+        if opened is not None and self.refusal(path) is None:
             return parse_topic_text(opened, path, self.rel(path))
         try:
             stat = path.stat()

@@ -27,6 +27,7 @@ from memdir.index import Index
 from memdir.lint.rules.base import offset_span
 from memdir.manifest import iso_mtime
 from memdir.model import IndexEntry, Span, TopicFile, WikiLink
+from memdir.textio import not_read
 from memdir.visibility import Visibility, prefetch_ranks, visibility
 
 from memdir_lsp.convert import changes_edit, location, whole_line
@@ -137,6 +138,10 @@ def describe(directory: MemoryDirectory, rel_path: str) -> str:
     topic = directory.topic(path) if path.is_file() or directory.text(path) is not None else None
     if topic is None:
         return f"**{rel_path}** does not exist yet."
+    refused = not_read(topic.problems)
+    if refused is not None:
+        # What lint says of it (MEM113, MEM114), never what lies behind it.
+        return f"**{rel_path}** is not read: {refused.message}."
     vis = visibility_of(directory, rel_path)
     title = topic.name or Path(rel_path).stem
     head = f"**{title}**" + (f" · `{topic.type}`" if topic.type else "") + f" · `{rel_path}`"
@@ -239,7 +244,7 @@ async def hover(ls: MemoryServer, params: types.HoverParams) -> types.Hover | No
     text = await asyncio.to_thread(describe, directory, directory.rel(subject))
     if subject == path:
         topic = directory.topic(path)
-        if topic is not None:
+        if topic is not None and not_read(topic.problems) is None:
             verify_after = directory.settings.verify_after_days
             text += "\n\n" + verification_text(topic, today, verify_after)
     return _hover(ls, text, span, lines)

@@ -7,6 +7,7 @@ import sys
 
 from memdir import constants as C
 from memdir.cli.common import (
+    CliError,
     add_dir_argument,
     add_json_argument,
     add_target_argument,
@@ -29,9 +30,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def cmd_index(args: argparse.Namespace) -> int:
     from memdir.index import load_index
     from memdir.projections import cli_json, index_summary
+    from memdir.textio import not_read
 
     directory = resolve_dir(args.dir)
     index = load_index(directory, resolve_target(args.target, directory))
+    refused = not_read(index.problems)
+    if refused is not None:
+        # Nothing read, so nothing to print as injected text: say why, as lint does.
+        raise CliError(refused.message)
     load = index.load
     if args.json:
         data = cli_json(index_summary(directory, index, exists=index.exists))

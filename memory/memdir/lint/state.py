@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from memdir import constants as C
 from memdir.config import Settings, load_settings
-from memdir.index import Index, parse_index
+from memdir.index import Index, load_index, parse_index
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.engine import LintContext
 from memdir.lint.rules import (
@@ -40,14 +40,12 @@ from memdir.lint.rules import (
 )
 from memdir.model import Frontmatter, Problem, Span, TopicFile
 from memdir.scan import Skipped, iter_topic_entries
-from memdir.textio import MAX_PARSE_BYTES, decode_bytes, read_text
+from memdir.textio import MAX_PARSE_BYTES, decode_bytes, require_regular
 from memdir.topic import _YAML_AWKWARD, _simple_scalar, find_links, load_topic, parse_topic_text
 
 if TYPE_CHECKING:
     from memdir.project import Changed, Project
 
-#: MEMORY.md is read whole, well past the topic-file cap: every entry counts for orphans.
-INDEX_MAX_BYTES = 64 * 1024 * 1024
 #: The frontmatter the agent writes: name, description and type (top level, or under
 #: ``metadata:``), closed by ``---``, each on its own line.
 _USUAL = re.compile(
@@ -178,6 +176,8 @@ def _read_bytes(path: str) -> tuple[bytes, os.stat_result]:
     fd = os.open(path, _OPEN_FLAGS)
     try:
         stat = os.fstat(fd)
+        # Opened non-blocking: a FIFO named like a memory is refused here, never read from.
+        require_regular(stat.st_mode)
         want = min(stat.st_size, MAX_PARSE_BYTES) + 1
         data = os.read(fd, want)
         while len(data) < want and len(data) != stat.st_size:
@@ -242,11 +242,6 @@ class DirState:
                 return real.relative_to(real_root).as_posix()
             except ValueError:
                 raise ValueError(f"{path} is not inside the memory dir {self.root}") from None
-
-    def _confined(self, path: str) -> bool:
-        real = os.path.realpath(path)
-        root = os.path.realpath(self.root)
-        return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
     @staticmethod
     def _is_topic(rel: str) -> bool:
@@ -366,7 +361,9 @@ class DirState:
         if not self._is_topic(rel):
             return
         disk = self._paths.get(rel) or os.fspath(self.root / rel)
-        if not self._confined(disk):
+        from memdir.paths import relative_inside  # the one confinement check; lint starts lighter
+
+        if relative_inside(self.root, disk) is None:
             # A symlink leading out of the memory dir: never read through it (MEM114 on refresh).
             self._files.pop(rel, None)
             self._asks.pop(rel, None)
@@ -460,10 +457,9 @@ class DirState:
             index = Index(empty.path, "", empty.lines, (), empty.other, empty.load, exists=False)
         else:
             self.reads[C.INDEX_FILENAME] += 1
-            result = read_text(path, INDEX_MAX_BYTES, keep_binary=True)
-            index = parse_index(
-                result.text, path, result.problems, self.settings.agent_target, result.size
-            )
+            # As every reader of MEMORY.md reads it: capped, regular files only, never through a
+            # link leading out (the walk reports that link as MEM114).
+            index = load_index(self.root, self.settings.agent_target)
         self._index = _IndexResult(key, index, self._check_index(index))
         return True
 
