@@ -13,6 +13,7 @@ model reads them; an unknown resource is a protocol error.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -21,12 +22,17 @@ from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
 from mcp.types import CallToolResult, InputRequiredResult, Resource, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from memdir import __version__
 from memdir import constants as C
+from memdir.cli import describe_os_error
 from memdir.config import load_settings
 from memdir.memory_tool import MEMORIES_ROOT, MemdirMemoryTool
 from memdir.projections import cli_json, index_summary, recall_view
@@ -39,6 +45,8 @@ from memdir.search import (
 )
 from memdir.surface import Session
 from memdir.write import MemoryWriter, WriteError
+
+logger = logging.getLogger(__name__)
 
 SERVER_NAME: Final = "memdir"
 #: The first (default) memory dir's index and files.
@@ -169,7 +177,10 @@ class MemdirMCP:
         for served in self.dirs:
             if directory == served.label:
                 return served.root
-        wanted = os.path.realpath(os.path.expanduser(directory))
+        try:
+            wanted = os.path.realpath(os.path.expanduser(directory))
+        except (ValueError, OSError):  # a NUL byte, a name the file system refuses
+            wanted = None
         for served in self.dirs:
             if wanted == os.path.realpath(served.root):
                 return served.root
@@ -378,6 +389,12 @@ class _Server(MCPServer):
             if isinstance(exc.__cause__, ValidationError):
                 said = "; ".join(argument_problems(exc.__cause__))
                 raise ToolError(f"Invalid arguments for {name}: {said}") from None
+            if isinstance(exc, UnexpectedToolError) and isinstance(exc.__cause__, OSError):
+                # The file system refused (a name too long, permissions): the reason and the
+                # file's name help the agent; the SDK would say only "Error executing tool".
+                said = describe_os_error(exc.__cause__)
+                logger.warning("%s: %s", name, exc.__cause__)
+                raise ToolError(f"Error executing tool {name}: {said}") from None
             raise
 
 
