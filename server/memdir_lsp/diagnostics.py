@@ -43,8 +43,6 @@ from memdir_lsp.server import FileEvent, MemoryServer
 
 logger = logging.getLogger(__name__)
 
-#: Seconds to wait after a keystroke before re-linting (reset by the next keystroke).
-DEBOUNCE_SECONDS = 0.2
 #: Seconds to wait after git's index or HEAD changed before listing the project again (a
 #: commit or checkout writes them several times).
 PROJECT_RELOAD_SECONDS = 0.5
@@ -148,6 +146,21 @@ async def relint(
         # (only then could code-point columns map to different client columns).
         if path in edited or previous.get(path) != results.get(path):
             publish(ls, directory, path, results.get(path, []))
+
+
+async def own_findings(ls: MemoryServer, directory: MemoryDirectory, path: Path) -> list[Any]:
+    """An open file's own findings, before the directory's first run (see linting)."""
+    from memdir_lsp import linting
+
+    return await asyncio.to_thread(linting.own_findings, directory, path, ls.today())
+
+
+async def publish_own_first(ls: MemoryServer, directory: MemoryDirectory, path: Path) -> None:
+    """Push: show an opened file's own findings while the directory's first run reads the
+    rest (that run publishes whatever it adds)."""
+    found = await own_findings(ls, directory, path)
+    if directory.root not in state_of(ls).results:
+        publish(ls, directory, path, found)
 
 
 def to_lsp(ls: MemoryServer, lines: Sequence[str], found: Any) -> types.Diagnostic:
@@ -330,8 +343,12 @@ async def on_document(ls: MemoryServer, uri: str, event: str) -> None:
     if found is None:
         return
     directory, path = found
+    state = state_of(ls)
+    if event == "open" and not state.pull and directory.root not in state.results:
+        ls.spawn(publish_own_first(ls, directory, path), f"first findings of {uri}")
     if event == "change":
-        _schedule(ls, uri, directory, path, DEBOUNCE_SECONDS)
+        # The setting (memdir.diagnostics.debounce), reset by the next keystroke.
+        _schedule(ls, uri, directory, path, ls.editor_settings.debounce_ms / 1000)
     else:
         # Open: the editor's text may differ from disk; close: back to the disk's text.
         _schedule(ls, uri, directory, path, 0.0)
@@ -404,8 +421,13 @@ async def document_diagnostic(
     pending = state.pending.pop(params.text_document.uri, None)
     if pending is not None:
         pending.cancel()
-    await relint(ls, directory, [path])
-    items = convert(ls, path, results_for(ls, directory, path))
+    if directory.root in state.results:
+        await relint(ls, directory, [path])
+        items = convert(ls, path, results_for(ls, directory, path))
+    else:
+        # The directory's first run is still reading every file: answer with the file's own
+        # findings now; that run's refresh makes the client pull the whole answer.
+        items = convert(ls, path, await own_findings(ls, directory, path))
     result_id = _result_id(items)
     if items:
         # A client may keep these after the document closes; see DiagnosticsState.

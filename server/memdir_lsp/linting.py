@@ -159,6 +159,20 @@ def _run(
     return grouped
 
 
+def own_findings(directory: MemoryDirectory, path: Path, today: dt.date | None) -> list[Diagnostic]:
+    """``path``'s own findings (its rules, not the directory's, no citations), from a state
+    that reads that file alone: an open file's first answer while :func:`run` still reads the
+    whole directory. Runs the same rules :func:`run` does for that file."""
+    state = DirState(directory.root, directory.settings)
+    if today is not None:
+        state.set_today(today)
+    try:
+        state.update(path, directory.text_of(path))
+    except ValueError:
+        return []  # not inside the directory after all (a symlinked spelling)
+    return list(state.own_findings(path))
+
+
 def latest(directory: MemoryDirectory, path: Path) -> list[Diagnostic]:
     """The findings for ``path`` of the directory's latest run (none before the first)."""
     return _latest.get(directory, {}).get(path, [])

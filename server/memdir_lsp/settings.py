@@ -26,8 +26,14 @@ from memdir_lsp.server import MemoryServer
 
 logger = logging.getLogger(__name__)
 
-#: Keys the server adds to memdir.toml's: where to look for memory directories.
-SERVER_KEYS = ("directories",)
+#: Keys the server adds to memdir.toml's: where to look for memory directories, and when to
+#: re-check after a keystroke (``diagnostics.debounce``).
+SERVER_KEYS = ("directories", "diagnostics", "diagnostics.debounce")
+#: Milliseconds after the last keystroke before a pushed re-check (pulls never wait): short,
+#: since an edit's re-check is incremental; 0 re-checks at every change.
+DEFAULT_DEBOUNCE_MS = 150
+#: Longer waits are a mistake (minutes without findings), not a preference.
+MAX_DEBOUNCE_MS = 10_000
 #: Keys of the same section that belong to the editor extension (how to start the server,
 #: protocol tracing): not ours to validate.
 CLIENT_KEYS = ("server", "trace")
@@ -39,6 +45,8 @@ class EditorSettings:
     directories: tuple[str, ...] = ()
     #: Valid memdir.toml keys as the editor sent them (camelCase accepted).
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    #: ``diagnostics.debounce``: milliseconds from the last keystroke to a pushed re-check.
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS
 
     def for_directory(self, root: Path) -> Settings:
         """A directory's own configuration file overlaid with the editor's keys."""
@@ -68,6 +76,9 @@ def parse_editor_settings(data: object) -> tuple[EditorSettings, list[str]]:
             directories = tuple(d for d in raw_dirs if d.strip())
         else:
             errors.append(f"`directories` must be a list of paths, got {raw_dirs!r}")
+    debounce_ms, problem = _debounce(data)
+    if problem is not None:
+        errors.append(problem)
     overrides: dict[str, Any] = {}
     for key, value in data.items():
         if key in SERVER_KEYS or key in CLIENT_KEYS:
@@ -77,7 +88,31 @@ def parse_editor_settings(data: object) -> tuple[EditorSettings, list[str]]:
             errors.extend(checked.errors)
         else:
             overrides[key] = value
-    return EditorSettings(directories, overrides), errors
+    return EditorSettings(directories, overrides, debounce_ms), errors
+
+
+def _debounce(data: Mapping[str, Any]) -> tuple[int, str | None]:
+    """``diagnostics.debounce`` (whole milliseconds, 0 to MAX_DEBOUNCE_MS) or the default; as
+    the dotted key (what VS Code's client sends) or nested (``{"diagnostics": {...}}``)."""
+    value = data.get("diagnostics.debounce")
+    nested = data.get("diagnostics")
+    if value is None and nested is not None:
+        if not isinstance(nested, Mapping):
+            return DEFAULT_DEBOUNCE_MS, f"`diagnostics` must be an object, got {nested!r}"
+        value = nested.get("debounce")
+    if value is None:
+        return DEFAULT_DEBOUNCE_MS, None
+    if (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and 0 <= value <= MAX_DEBOUNCE_MS
+        and value == int(value)
+    ):
+        return int(value), None
+    return DEFAULT_DEBOUNCE_MS, (
+        f"`diagnostics.debounce` must be whole milliseconds from 0 to {MAX_DEBOUNCE_MS}, "
+        f"got {value!r}"
+    )
 
 
 def apply_settings(server: MemoryServer, data: object, source: str) -> bool:

@@ -15,6 +15,7 @@ import { getConfiguration, isWorkspaceTrusted } from './vscodeapi';
 /** Keys the server understands (memdir.toml's keys in camelCase, plus `directories`). */
 export const SERVER_SETTING_KEYS = [
   'directories',
+  'diagnostics.debounce',
   'indexLineLimit',
   'severity',
   'select',

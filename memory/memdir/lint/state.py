@@ -472,6 +472,15 @@ class DirState:
         assert self._index is not None
         return self._index.index
 
+    def own_findings(self, path: Path | str) -> tuple[Diagnostic, ...]:
+        """The findings of ``path``'s own rules as last checked (not the directory rules'):
+        what an editor can show for an open file before the rest of the directory is read."""
+        rel = self.rel(path)
+        if rel == C.INDEX_FILENAME:
+            return self._index.diagnostics if self._index is not None else ()
+        found = self._files.get(rel)
+        return found.diagnostics if found is not None else ()
+
     def summaries(self) -> dict[str, TopicSummary]:
         return {rel: result.summary for rel, result in self._files.items()}
 

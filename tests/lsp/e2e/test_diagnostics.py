@@ -31,8 +31,8 @@ from pytest_lsp import LanguageClient
 
 async def test_index_diagnostics_push_or_pull(client: LanguageClient, workspace: Workspace) -> None:
     uri = open_doc(client, workspace, "MEMORY.md")
-    found = await wait_until(client, uri, lambda f: "MEM004" in codes(f))
-    assert "MEM005" in codes(found)  # missing.md
+    # The file's own findings (MEM004) may come first, the directory's (MEM005) with the rest.
+    found = await wait_until(client, uri, lambda f: {"MEM004", "MEM005"} <= set(codes(f)))
     assert all(d.source == "memdir" for d in found)
     dangling = next(d for d in found if d.code == "MEM005")
     assert dangling.range.start.line == 5

@@ -111,14 +111,27 @@ class DirectoryMemo:
 def _dangling_links(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     for entry, key in view.links:
         if key is not None and key not in view.summaries and not (ctx.root / key).is_file():
-            yield ctx.diag(
-                "MEM005",
-                ctx.index_path,
-                C.INDEX_FILENAME,
-                entry.target_span,
-                f"dangling link: {key} does not exist; the agent sees this hook every session, "
-                "but reading the memory fails. Write the file, fix the link or remove the entry",
-                plan.create_missing(view.index, entry, key),
+            # The fix renders a whole topic file: made once while the entry's line stays.
+            reuse = (entry, ctx)
+            found = view.memo.get("MEM005", str(entry.line), reuse)
+            yield (
+                found
+                if found is not None
+                else view.memo.put(
+                    "MEM005",
+                    str(entry.line),
+                    reuse,
+                    ctx.diag(
+                        "MEM005",
+                        ctx.index_path,
+                        C.INDEX_FILENAME,
+                        entry.target_span,
+                        f"dangling link: {key} does not exist; the agent sees this hook every "
+                        "session, but reading the memory fails. Write the file, fix the link or "
+                        "remove the entry",
+                        plan.create_missing(view.index, entry, key),
+                    ),
+                )
             )
 
 
