@@ -343,18 +343,19 @@ def resolve_path(root: Path, path: str, *, follow_leaf: bool = True) -> MemoryPa
             raise _unsafe(path, "traversal", "`..` is not allowed in memory paths")
     parts = split_path(relative)
     lexical = real_root.joinpath(*parts)
-    resolved = Path(os.path.realpath(lexical))
-    if not is_within(resolved, real_root):
+    # The one confinement check, on the resolved path: every folder on the way and the leaf
+    # itself (even where the link, not its target, is acted on) must stay inside.
+    resolved = relative_inside(real_root, lexical, follow_links=True)
+    if resolved is None:
         raise _unsafe(path, "symlink", "a symlink in it leads outside the memory dir")
     if follow_leaf or not parts:
-        target = resolved
+        rel = resolved
     else:
-        parent = Path(os.path.realpath(lexical.parent))
-        if not is_within(parent, real_root):
+        parent = relative_inside(real_root, lexical.parent, follow_links=True)
+        if parent is None:
             raise _unsafe(path, "symlink", "a symlink in it leads outside the memory dir")
-        target = parent / parts[-1]
-    rel = target.relative_to(real_root).as_posix()
-    rel = "" if rel == "." else rel
+        rel = posixpath.join(parent, parts[-1])
+    target = real_root / rel if rel else real_root
     if any(part.startswith(".") for part in rel.split("/") if part):
         # A link inside the dir may point at the lock or a temp file; never write those.
         raise _unsafe(path, "hidden", "it resolves to a name reserved for memdir")
