@@ -375,7 +375,10 @@ class MemoryServer(LanguageServer):
             # answer: routine, not a fault of the server.
             self.log(f"request refused: {error}")
             return
-        self.log(f"internal error: {error}", error=True)
+        text = str(error)
+        self.log(
+            text if text.startswith("internal error") else f"internal error: {text}", error=True
+        )
 
     # --- capabilities -------------------------------------------------------------------------
 
