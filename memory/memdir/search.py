@@ -13,6 +13,7 @@ same answers either way; docs/performance.md says why this and not another engin
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -224,9 +225,12 @@ def search_texts(
             (rel, grep_lines(text, regex, max_line_chars=max_line_chars)) for rel, text in files
         )
     else:
-        listed = list(files)
-        per_file = search_worker.run(
-            listed,
+        items = iter(files)
+        first = next(items, None)
+        if first is None:  # no file: no process
+            return SearchResult((), truncated=False)
+        found = search_worker.run(
+            itertools.chain([first], items),
             regex.pattern,
             regex.flags,
             limit=limit,
@@ -234,7 +238,6 @@ def search_texts(
             seconds=seconds,
             max_line_chars=max_line_chars,
         )
-        found = zip((rel for rel, _ in listed), per_file, strict=False)
     matches: list[SearchMatch] = []
     for rel, lines in found:
         for line, character, line_text in lines:

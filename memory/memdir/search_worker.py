@@ -7,10 +7,12 @@ the same thing whichever way it runs; the parent only waits on a pipe, and kills
 one file takes longer than the time limit.
 
 The parent writes one ASCII JSON line (``pattern``, ``flags``, ``limit``, ``chars``,
-``line_chars``, ``sizes``), then the files' texts back to back in UTF-8 (``surrogatepass``: a
-lone surrogate survives); ``sizes`` are their lengths in bytes. The child answers ``"ready"``
-once it has compiled the pattern, then one line per file as it reads them: the list of its
-``[line, character, text]`` matches (ASCII JSON); it stops after ``limit + 1`` matches in all.
+``line_chars``), then each file as its size in bytes on a line and its text in UTF-8
+(``surrogatepass``: a lone surrogate survives), then ``end``. Files are read and sent as the child
+asks for them, so a search holds one file at a time, and stops reading when the child stops. The
+child answers ``"ready"`` once it has compiled the pattern, then one line per file, the list of its
+``[line, character, text]`` matches (ASCII JSON), and ``"done"``; it stops after ``limit + 1``
+matches in all.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
@@ -41,7 +43,7 @@ class SlowPatternError(ValueError):
 
 
 def run(
-    files: Sequence[tuple[str, str]],
+    files: Iterable[tuple[str, str]],
     pattern: str,
     flags: int,
     *,
@@ -49,19 +51,19 @@ def run(
     chars: int,
     seconds: float,
     max_line_chars: int | None = None,
-) -> list[list[Match]]:
-    """The matches of each of ``files`` (``(path, text)``), in order, up to ``limit + 1`` in all
-    (the list stops at the file that went over); :class:`SlowPatternError` when one file takes
-    longer than ``seconds``."""
-    if not files:
-        return []
+) -> list[tuple[str, list[Match]]]:
+    """Each of ``files`` (``(path, text)``, consumed lazily) with its matches, in order, up to
+    ``limit + 1`` matches in all (the list stops at the file that went over);
+    :class:`SlowPatternError` when one file takes longer than ``seconds``."""
     if not sys.executable:
         raise RuntimeError("no Python interpreter to run the search in (sys.executable is empty)")
-    bodies = [text.encode("utf-8", "surrogatepass") for _, text in files]
-    header: dict[str, object] = {"pattern": pattern, "flags": flags, "limit": limit, "chars": chars}
-    header["line_chars"] = max_line_chars
-    header["sizes"] = [len(body) for body in bodies]
-    payload = [json.dumps(header).encode("ascii") + b"\n", *bodies]
+    header = {
+        "pattern": pattern,
+        "flags": flags,
+        "limit": limit,
+        "chars": chars,
+        "line_chars": max_line_chars,
+    }
     child = subprocess.Popen(
         [sys.executable, "-I", "-S", "-c", _BOOT, str(Path(__file__).resolve().parent.parent)],
         stdin=subprocess.PIPE,
@@ -72,9 +74,10 @@ def run(
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None
     state = _State()
     errors: list[bytes] = []
+    first = json.dumps(header).encode("ascii") + b"\n"
     threads = [
-        threading.Thread(target=_write, args=(child.stdin, payload), daemon=True),
-        threading.Thread(target=_collect, args=(child.stdout, state), daemon=True),
+        threading.Thread(target=_write, args=(child.stdin, first, files, state), daemon=True),
+        threading.Thread(target=_collect, args=(child.stdout, state, limit), daemon=True),
         threading.Thread(target=_read_all, args=(child.stderr, errors), daemon=True),
     ]
     for thread in threads:
@@ -83,18 +86,25 @@ def run(
         with state.changed:
             if not state.changed.wait_for(lambda: state.ready or state.ended, START_SECONDS):
                 raise RuntimeError("the search process did not start")
-            # The reader wakes this thread only at the end: it checks progress once in a while.
-            while not state.ended and len(state.results) < len(files) and state.found <= limit:
-                idle = time.monotonic() - state.last
-                if idle >= seconds:
-                    raise SlowPatternError(
-                        f"the pattern took longer than {seconds:g} s on "
-                        f"{files[len(state.results)][0]}; simplify it or search literally"
-                    )
-                state.changed.wait(seconds - idle)
-            if not state.ready or (len(state.results) < len(files) and state.found <= limit):
+            # The reader wakes this thread at the end only; the clock of a file starts when it
+            # has been sent and the previous one answered.
+            while not (state.done or state.ended or state.found > limit):
+                pending = len(state.results)
+                wait = seconds
+                if pending < len(state.sent):
+                    idle = time.monotonic() - max(state.last, state.sent[pending])
+                    if idle >= seconds:
+                        raise SlowPatternError(
+                            f"the pattern took longer than {seconds:g} s on "
+                            f"{state.names[pending]}; simplify it or search literally"
+                        )
+                    wait = seconds - idle
+                state.changed.wait(wait)
+            if state.failed is not None:
+                raise state.failed
+            if not (state.done or state.found > limit):
                 raise _failure(child, threads, errors)
-            return state.results
+            return list(zip(state.names, state.results, strict=False))
     finally:
         child.kill()
         child.wait()
@@ -106,47 +116,80 @@ def run(
 
 
 class _State:
-    """What the child has answered so far, filled by the reader thread."""
+    """What was sent to the child and what it answered, shared by the threads."""
 
     def __init__(self) -> None:
         self.changed = threading.Condition()
         self.ready = False
+        self.done = False
         self.ended = False
+        #: Paths of the files sent, and when each was (``time.monotonic``).
+        self.names: list[str] = []
+        self.sent: list[float] = []
+        #: An exception of the files' iterable (reading a file), raised in the caller.
+        self.failed: BaseException | None = None
         self.results: list[list[Match]] = []
         self.found = 0
-        #: When the last line arrived (``time.monotonic``).
+        #: When the last answer arrived.
         self.last = time.monotonic()
 
 
-def _collect(pipe: IO[bytes], state: _State) -> None:
+def _write(pipe: IO[bytes], first: bytes, files: Iterable[tuple[str, str]], state: _State) -> None:
+    items = iter(files)
+    try:
+        pipe.write(first)
+        while True:
+            try:
+                item = next(items, None)
+            except BaseException as exc:  # reading a file failed: raised in the caller's thread
+                with state.changed:
+                    state.failed = exc
+                return
+            if item is None:
+                pipe.write(b"end\n")
+                return
+            body = item[1].encode("utf-8", "surrogatepass")
+            with state.changed:
+                state.names.append(item[0])
+            pipe.write(b"%d\n" % len(body))
+            pipe.write(body)
+            pipe.flush()
+            with state.changed:
+                state.sent.append(time.monotonic())
+    except OSError:
+        pass  # the child stopped (at the limit) or was killed
+    finally:
+        with contextlib.suppress(OSError):
+            pipe.close()  # the child sees the end of its input (and answers "done")
+
+
+def _collect(pipe: IO[bytes], state: _State, limit: int) -> None:
     try:
         for line in pipe:
+            answer = line.strip()  # \r\n on Windows
             if not state.ready:
                 with state.changed:
-                    state.ready = line.strip() == b'"ready"'  # \r\n on Windows
+                    state.ready = answer == b'"ready"'
                     state.last = time.monotonic()
                     state.changed.notify()
                 if not state.ready:
                     break
-                continue
-            matches = [(int(n), int(c), str(t)) for n, c, t in json.loads(line)]
-            with state.changed:
-                state.results.append(matches)
-                state.found += len(matches)
-                state.last = time.monotonic()
+            elif answer == b'"done"':
+                with state.changed:
+                    state.done = True
+                    state.changed.notify()
+            else:
+                matches = [(int(n), int(c), str(t)) for n, c, t in json.loads(answer)]
+                with state.changed:
+                    state.results.append(matches)
+                    state.found += len(matches)
+                    state.last = time.monotonic()
+                    if state.found > limit:
+                        state.changed.notify()
     finally:  # also when a line does not parse: the waiting thread must not mistake it for slowness
         with state.changed:
             state.ended = True
             state.changed.notify()
-
-
-def _write(pipe: IO[bytes], payload: list[bytes]) -> None:
-    try:
-        for chunk in payload:
-            pipe.write(chunk)
-        pipe.close()
-    except OSError:
-        pass  # the child died or was killed; the reader reports it
 
 
 def _read_all(pipe: IO[bytes], into: list[bytes]) -> None:
@@ -177,14 +220,16 @@ def main() -> None:
     out.write('"ready"\n')
     out.flush()
     left = job["limit"] + 1
-    for size in job["sizes"]:
-        text = stdin.read(size).decode("utf-8", "surrogatepass")
+    while left > 0:
+        size = stdin.readline().strip()
+        if not size.isdigit():  # "end", or the end of the input
+            out.write('"done"\n')
+            break
+        text = stdin.read(int(size)).decode("utf-8", "surrogatepass")
         lines = grep_lines(text, regex, max_line_chars=job["line_chars"])
         found = list(itertools.islice(lines, left))
         out.write(json.dumps([[n, c, t[: job["chars"]]] for n, c, t in found]) + "\n")
         out.flush()  # the parent names the file it waits on from the lines it has
         left -= len(found)
-        if left <= 0:
-            break
     out.close()
     os._exit(0)  # nothing left to tidy; skip interpreter teardown

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 
 import pytest
 from memdir import search_worker
@@ -140,8 +141,35 @@ def test_long_lines_are_searched_in_their_first_characters_either_way(pattern: s
     assert [(m.line, m.character) for m in found.matches] == [(0, 10)]
 
 
-def test_nothing_to_search_starts_no_child() -> None:
+@pytest.mark.parametrize("pattern", ["x", "x+"])
+def test_files_are_read_one_by_one_and_not_after_the_limit(pattern: str) -> None:
+    read: list[str] = []
+
+    def texts() -> Iterator[tuple[str, str]]:
+        for n in range(100):
+            read.append(f"{n}.md")
+            yield f"{n}.md", "x\n" * 50_000  # 100 kB: more than a pipe holds
+
+    capped = search_texts(texts(), compile_pattern(pattern), limit=5)
+    assert len(capped.matches) == 5 and capped.truncated is True
+    assert len(read) < 100
+
+
+@pytest.mark.parametrize("pattern", ["x", "x+"])
+def test_a_file_that_cannot_be_read_fails_the_search_either_way(pattern: str) -> None:
+    def read(rel: str) -> str:
+        if rel == "b.md":
+            raise PermissionError(f"cannot read {rel}")
+        return "x\n"
+
+    with pytest.raises(PermissionError, match=r"cannot read b\.md"):
+        search_files(["a.md", "b.md", "c.md"], read, compile_pattern(pattern))
+
+
+def test_nothing_to_search_starts_no_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_worker, "run", None)
     assert search_texts([], compile_pattern(CATASTROPHIC)).matches == ()
+    assert search_files(FILES, FILES.get, compile_pattern(CATASTROPHIC), "*.txt").matches == ()
 
 
 def test_a_child_that_fails_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
