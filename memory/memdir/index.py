@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -483,7 +484,10 @@ class Fences:
         return False
 
 
-def classify_lines(lines: list[str]) -> tuple[list[IndexEntry], list[IndexLine]]:
+def classify_lines(
+    lines: list[str], reuse: Mapping[tuple[int, str], IndexEntry] | None = None
+) -> tuple[list[IndexEntry], list[IndexLine]]:
+    """Entries and other lines; ``reuse``: entries already parsed, by (line number, text)."""
     entries: list[IndexEntry] = []
     other: list[IndexLine] = []
     fences = Fences()
@@ -502,13 +506,15 @@ def classify_lines(lines: list[str]) -> tuple[list[IndexEntry], list[IndexLine]]
         if fences.is_code(line):
             other.append(IndexLine(number, line, "code"))
             continue
-        kind = _line_kind(line)
-        if kind in ("bullet", "text"):  # a blank line or a heading is never an entry
-            entry = parse_entry(line, number)
-            if entry is not None:
-                entries.append(entry)
+        entry = reuse.get((number, line)) if reuse else None
+        if entry is None:
+            kind = _line_kind(line)
+            if kind in ("bullet", "text"):  # a blank line or a heading is never an entry
+                entry = parse_entry(line, number)
+            if entry is None:
+                other.append(IndexLine(number, line, kind))
                 continue
-        other.append(IndexLine(number, line, kind))
+        entries.append(entry)
     return entries, other
 
 
@@ -544,11 +550,17 @@ def parse_index(
     problems: tuple[Problem, ...] = (),
     target: Target = DEFAULT_TARGET,
     size: int | None = None,
+    previous: Index | None = None,
 ) -> Index:
     """Parse the text of MEMORY.md: entries, other lines, and what path A loads of it as
-    ``target`` does. ``size`` is the file's size in bytes (default: the text's, in UTF-8)."""
+    ``target`` does. ``size`` is the file's size in bytes (default: the text's, in UTF-8).
+
+    ``previous``: the index before an edit; its entries on lines that kept their number and
+    text are taken over, not parsed again (an edit re-parses the lines it changed or moved).
+    """
     lines = text.split("\n")
-    entries, other = classify_lines(lines)
+    reuse = {(e.line, e.raw): e for e in previous.entries} if previous is not None else None
+    entries, other = classify_lines(lines, reuse)
     load = load_cap(text, target=target)
     limit = target.index_max_file_bytes
     if limit is not None and len(text) > limit // 4:

@@ -34,7 +34,7 @@ def utf16_len(text: str) -> int:
 
 def utf16_prefix_index(text: str, units: int) -> int:
     """The largest string index whose prefix is at most ``units`` UTF-16 code units long."""
-    if text.isascii():
+    if text.isascii() or max(text) <= "\uffff":  # one unit per character
         return min(units, len(text))
     count = 0
     for index, char in enumerate(text):

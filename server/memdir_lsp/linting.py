@@ -152,9 +152,7 @@ def _run(
             except ValueError:
                 continue  # not inside the directory after all (a symlinked spelling)
     result = state.lint()
-    grouped: dict[Path, list[Diagnostic]] = {}
-    for found in result.diagnostics:
-        grouped.setdefault(found.path, []).append(found)
+    grouped = {group[0].path: list(group) for group in result.grouped.values()}
     _latest[directory] = grouped
     return grouped
 

@@ -20,8 +20,8 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -149,6 +149,8 @@ class LintResult:
     #: Relative paths whose diagnostics differ from the previous lint of the same state (every
     #: file with diagnostics on a first run): what a server must republish.
     changed: frozenset[str] = frozenset()
+    #: The same diagnostics by relative path, files with findings only (not to be changed).
+    grouped: Mapping[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
 
     def by_file(self) -> dict[str, list[Diagnostic]]:
         grouped: dict[str, list[Diagnostic]] = {}
@@ -213,6 +215,19 @@ class DirState:
         self._index: _IndexResult | None = None
         self._skipped: tuple[Skipped, ...] = ()
         self._previous: dict[str, tuple[Diagnostic, ...]] = {}
+        #: What the last :meth:`lint` saw, to tell what changed since: the file results, the
+        #: index, context and skipped files, the directory rules' findings by file, and the
+        #: files with findings in order.
+        self._linted: dict[str, FileResult] = {}
+        self._linted_index: _IndexResult | None = None
+        self._linted_context: LintContext | None = None
+        self._linted_skipped: tuple[Skipped, ...] = ()
+        self._directory: dict[str, tuple[Diagnostic, ...]] = {}
+        self._order: list[str] = []
+        #: A refresh happened since the last lint: the directory rules run again.
+        self._rescanned = True
+        #: How often :meth:`lint` ran the directory rules (tests check an edit's cost with it).
+        self.directory_runs = 0
         self._memo = DirectoryMemo()
         #: File -> the keys of what its check asked the project (:meth:`Project.recording`),
         #: for files that asked anything: a change of the project's files can change only the
@@ -341,6 +356,7 @@ class DirState:
             self._asks.pop(rel, None)
             self._paths.pop(rel, None)
         self._skipped = tuple(skipped)
+        self._rescanned = True
         if self._refresh_index():
             reread.add(C.INDEX_FILENAME)
         return reread
@@ -441,7 +457,8 @@ class DirState:
         path = self.root / C.INDEX_FILENAME
         overlay = self._overlays.get(C.INDEX_FILENAME)
         if overlay is not None:
-            index = parse_index(overlay, path, target=self.settings.agent_target)
+            before = self._index.index if self._index is not None else None
+            index = parse_index(overlay, path, target=self.settings.agent_target, previous=before)
             self._index = _IndexResult(None, index, self._check_index(index))
             return True
         try:
@@ -485,39 +502,70 @@ class DirState:
         return {rel: result.summary for rel, result in self._files.items()}
 
     def lint(self) -> LintResult:
-        """Diagnostics for the whole directory from the cached state (reads nothing new)."""
+        """Diagnostics for the whole directory from the cached state (reads nothing new).
+
+        Proportional to what changed since the last call: the files whose results were
+        replaced are regrouped, and the directory rules run again only when what they read
+        changed (MEMORY.md, a file's summary, the skipped files, the settings or date) or after
+        a :meth:`refresh` (they may look at the disk); otherwise their findings are reused.
+        """
         index = self.index
         assert self._index is not None
-        collected: list[Diagnostic] = list(self._index.diagnostics)
-        for result in self._files.values():
-            collected.extend(result.diagnostics)
-        collected.extend(
-            check_directory(index, self.summaries(), self._skipped, self.context, self._memo)
+        files = self._files
+        linted = self._linted
+        edited = {rel for rel, result in files.items() if linted.get(rel) is not result}
+        edited.update(rel for rel in linted if rel not in files)
+        rerun = (
+            self._rescanned
+            or self._index is not self._linted_index
+            or self.context is not self._linted_context
+            or self._skipped != self._linted_skipped
+            or any(
+                (rel in files) != (rel in linted) or files[rel].summary != linted[rel].summary
+                for rel in edited
+            )
         )
-        collected.sort(key=Diagnostic.sort_key)
-        current: dict[str, tuple[Diagnostic, ...]] = {}
-        for rel, group in _group(collected):
-            current[rel] = group
-        changed = {
-            rel
-            for rel in set(current) | set(self._previous)
-            if current.get(rel, ()) != self._previous.get(rel, ())
-        }
+        regroup = set(edited)
+        if self._index is not self._linted_index:
+            regroup.add(C.INDEX_FILENAME)
+        if rerun:
+            found = check_directory(
+                index, self.summaries(), self._skipped, self.context, self._memo
+            )
+            directory: dict[str, tuple[Diagnostic, ...]] = {}
+            for diagnostic in found:
+                directory.setdefault(diagnostic.rel_path, ())
+                directory[diagnostic.rel_path] += (diagnostic,)
+            regroup.update(
+                rel
+                for rel in set(directory) | set(self._directory)
+                if directory.get(rel) != self._directory.get(rel)
+            )
+            self._directory = directory
+        self.directory_runs += rerun
+        self._rescanned = False
+        self._linted = dict(files)
+        self._linted_index = self._index
+        self._linted_context = self.context
+        self._linted_skipped = self._skipped
+        current = dict(self._previous)
+        changed: set[str] = set()
+        for rel in regroup:
+            own = self._index.diagnostics if rel == C.INDEX_FILENAME else ()
+            if rel in files:
+                own = files[rel].diagnostics
+            group = tuple(sorted(own + self._directory.get(rel, ()), key=Diagnostic.sort_key))
+            if group != current.get(rel, ()):
+                changed.add(rel)
+            if group:
+                current[rel] = group
+            else:
+                current.pop(rel, None)
+        if set(current) != set(self._previous):
+            self._order = sorted(current)
         self._previous = current
-        return LintResult(self.root, tuple(collected), len(self._files), frozenset(changed))
-
-
-def _group(diagnostics: Iterable[Diagnostic]) -> Iterable[tuple[str, tuple[Diagnostic, ...]]]:
-    current: list[Diagnostic] = []
-    rel: str | None = None
-    for diagnostic in diagnostics:
-        if diagnostic.rel_path != rel:
-            if rel is not None:
-                yield rel, tuple(current)
-            rel, current = diagnostic.rel_path, []
-        current.append(diagnostic)
-    if rel is not None:
-        yield rel, tuple(current)
+        collected = tuple(d for rel in self._order for d in current[rel])
+        return LintResult(self.root, collected, len(files), frozenset(changed), current)
 
 
 def lint_directory(
