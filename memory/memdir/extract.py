@@ -60,7 +60,14 @@ from memdir.lint.secrets import redact
 from memdir.manifest import format_manifest
 from memdir.paths import relative_inside
 from memdir.scan import scan
-from memdir.search import InvalidPatternError, compile_pattern, glob_matcher, glob_regex, grep_lines
+from memdir.search import (
+    InvalidPatternError,
+    SlowPatternError,
+    compile_pattern,
+    glob_matcher,
+    glob_regex,
+    search_texts,
+)
 from memdir.select import NO_CREDENTIALS, credential_values
 from memdir.transcript import (
     MemoryWrite,
@@ -517,30 +524,41 @@ class ProjectTools:
         except InvalidPatternError as exc:
             raise ProjectToolError(str(exc)) from None
         base = self.resolve(path)
-        matches: list[str] = []
-        files = 0
-        for file in self._walk(base):
-            rel = self._shown(file)
-            if wanted is not None and not wanted(rel):
-                continue
-            files += 1
-            if files > GREP_MAX_FILES:
-                matches.append(f"… [stopped after {GREP_MAX_FILES} files; narrow the path or glob]")
-                break
-            try:
-                if file.stat().st_size > GREP_MAX_FILE_BYTES:
+        stopped: list[str] = []
+
+        def texts() -> Iterator[tuple[str, str]]:
+            files = 0
+            for file in self._walk(base):
+                rel = self._shown(file)
+                if wanted is not None and not wanted(rel):
                     continue
-                data = file.read_bytes()
-            except OSError:
-                continue
-            if b"\x00" in data[:8192]:
-                continue
-            text = data.decode("utf-8", errors="replace")
-            for number, _column, line in grep_lines(text, regex, max_line_chars=LINE_MAX_CHARS):
-                matches.append(f"{rel}:{number + 1}: {line[:300]}")
-                if len(matches) >= GREP_MAX_MATCHES:
-                    matches.append(f"… [more than {GREP_MAX_MATCHES} matches; narrow the search]")
-                    return "\n".join(matches)
+                files += 1
+                if files > GREP_MAX_FILES:
+                    stopped.append(
+                        f"… [stopped after {GREP_MAX_FILES} files; narrow the path or glob]"
+                    )
+                    return
+                try:
+                    if file.stat().st_size > GREP_MAX_FILE_BYTES:
+                        continue
+                    data = file.read_bytes()
+                except OSError:
+                    continue
+                if b"\x00" not in data[:8192]:
+                    yield rel, data.decode("utf-8", errors="replace")
+
+        # A model's pattern may backtrack without end: search_texts bounds it (memdir.search).
+        try:
+            found = search_texts(
+                texts(), regex, limit=GREP_MAX_MATCHES, max_line_chars=LINE_MAX_CHARS
+            )
+        except SlowPatternError as exc:
+            raise ProjectToolError(str(exc)) from None
+        matches = [f"{m.path}:{m.line + 1}: {m.text[:300]}" for m in found.matches]
+        if found.truncated:
+            matches.append(f"… [more than {GREP_MAX_MATCHES} matches; narrow the search]")
+        else:
+            matches += stopped
         return "\n".join(matches) if matches else "No matches."
 
     def glob(self, pattern: str, path: str = ".") -> str:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from memdir import search_worker
+from memdir.extract import ProjectTools
 from memdir.search import (
     PATTERN_SECONDS,
     InvalidPatternError,
@@ -176,6 +178,19 @@ def test_a_child_that_fails_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search_worker, "_BOOT", "import sys; sys.exit('worker broke')")
     with pytest.raises(RuntimeError, match=r"search process failed .*worker broke"):
         search_files(FILES, FILES.get, compile_pattern("a+"))
+
+
+def test_the_extraction_agents_grep_is_bounded_too(tmp_path: Path) -> None:
+    """A model's pattern runs where a user's does: the extraction agent's project ``grep``."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text(f"# {RULE}\nprint('hi')\n", encoding="utf-8")
+    tools = ProjectTools(tmp_path)
+    slow = tools.call("grep", {"pattern": CATASTROPHIC})
+    assert slow.is_error
+    assert slow.text.endswith(
+        "the pattern took longer than 2 s on src/app.py; simplify it or search literally"
+    )
+    assert tools.call("grep", {"pattern": "pri+nt"}).text == "src/app.py:2: print('hi')"
 
 
 @pytest.mark.parametrize(
