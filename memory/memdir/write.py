@@ -9,8 +9,9 @@ hold for all of them:
   percent-encodings (``%2e%2e``, double-encoded ``%252e``), backslashes, NUL and control
   characters, Unicode look-alikes of ``/``, ``\\`` and ``.`` (fullwidth solidus, division slash,
   one-dot leader ...), names starting with ``.`` (reserved for the lock and temp files), names too
-  long for a temp file to sit beside them, and symlinks that resolve outside the dir. The memory
-  dir itself can never be deleted or renamed.
+  long for a temp file to sit beside them, and symlinks that resolve outside the dir (decided by
+  :func:`memdir.paths.relative_inside` on the resolved path, when the operation starts under the
+  lock). The memory dir itself can never be deleted or renamed.
 * **Atomic.** New content is written to a temp file in the same directory, fsynced and moved into
   place (:func:`write_atomic`), so a reader or a crash sees the old file or the new
   one, never half of either. ``create`` and ``rename`` never replace an existing file: they
