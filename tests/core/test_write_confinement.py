@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from memdir.cli import main
-from memdir.fixes.plan import creatable, create_missing, move_to_topic
+from memdir.fixes.plan import creatable, create_missing, move_to_topic, quick_fixes, safe_fixes
 from memdir.index import parse_index
 from memdir.lint import lint_directory
 from memdir.write import MemoryWriter, UnsafePathError
@@ -81,3 +81,19 @@ def test_creatable_is_the_writers_answer(linked: tuple[Path, Path]) -> None:
     (root / "inner").symlink_to(root / "sub", target_is_directory=True)
     # A link to a folder inside would create the file under another name: not planned either.
     assert not creatable(root, "inner/a.md")
+
+
+def test_no_fix_edits_an_index_that_leads_out(make_dir: MakeDir, tmp_path: Path) -> None:
+    """MEMORY.md a symlink to a file outside: lint does not follow it, and the editor is offered
+    no edit of it (applying one would write outside); ``memdir lint --fix`` writes nothing."""
+    root = make_dir({"a.md": "---\nname: a\ndescription: the a memory of this dir\n---\nBody.\n"})
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Outside\n", encoding="utf-8")
+    (root / "MEMORY.md").symlink_to(outside)
+    diagnostics = lint_directory(root).diagnostics
+    orphan = [d for d in diagnostics if d.code == "MEM107"]
+    assert orphan and all(d.fix is not None for d in orphan)
+    assert all(quick_fixes(d) == [] for d in orphan)
+    assert safe_fixes(diagnostics) == []
+    assert main(["lint", "--fix", str(root)]) in (0, 1)
+    assert outside.read_text(encoding="utf-8") == "# Outside\n"

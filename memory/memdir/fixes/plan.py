@@ -20,6 +20,7 @@ import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
@@ -432,11 +433,31 @@ def move_fixes(
 # --- what the editor offers for one finding ----------------------------------------------------
 
 
+def confined(fix: Fix) -> bool:
+    """Whether an editor applying ``fix`` stays inside the memory dir: every file it edits
+    resolves inside (MEMORY.md or a topic file may be a symlink leading out, which lint does
+    not follow but an editor would), every file it creates is :func:`creatable`."""
+    from memdir.paths import relative_inside  # see creatable
+
+    for edit in fix.edits:
+        root = edit.path.parents[len(PurePosixPath(edit.rel_path).parts) - 1]
+        if relative_inside(root, edit.rel_path, follow_links=True) is None:
+            return False
+    for create in fix.creates:
+        root = create.path.parents[len(PurePosixPath(create.rel_path).parts) - 1]
+        if not creatable(root, create.rel_path):
+            return False
+    return True
+
+
 def distinct(fixes: Iterable[Fix]) -> list[Fix]:
-    """``fixes`` without repeats: a fix with the same effect as an earlier one is dropped."""
+    """``fixes`` without repeats (a fix with the same effect as an earlier one is dropped), and
+    without a fix that would write through a symlink leading out (:func:`confined`)."""
     seen: set[object] = set()
     kept: list[Fix] = []
     for fix in fixes:
+        if not confined(fix):
+            continue
         effect = fix.effect()
         if effect not in seen:
             seen.add(effect)
@@ -474,7 +495,7 @@ def quick_fixes(
 
 def safe_fixes(diagnostics: Iterable[Diagnostic]) -> list[Fix]:
     """The fixes ``memdir lint --fix`` and the editor's "fix all" apply unattended."""
-    return [d.fix for d in diagnostics if d.fix is not None and d.fix.safe]
+    return [d.fix for d in diagnostics if d.fix is not None and d.fix.safe and confined(d.fix)]
 
 
 # --- renaming ---------------------------------------------------------------------------------
