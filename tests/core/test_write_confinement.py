@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 from memdir.cli import main
-from memdir.fixes.plan import creatable, create_missing, move_to_topic, quick_fixes, safe_fixes
+from memdir.fixes.plan import (
+    creatable,
+    create_missing,
+    move_to_topic,
+    quick_fixes,
+    rename_edits,
+    safe_fixes,
+)
 from memdir.index import parse_index
 from memdir.lint import lint_directory
 from memdir.write import MemoryWriter, UnsafePathError
@@ -97,3 +104,17 @@ def test_no_fix_edits_an_index_that_leads_out(make_dir: MakeDir, tmp_path: Path)
     assert safe_fixes(diagnostics) == []
     assert main(["lint", "--fix", str(root)]) in (0, 1)
     assert outside.read_text(encoding="utf-8") == "# Outside\n"
+
+
+def test_rename_edits_skip_an_index_that_leads_out(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    outside = tmp_path / "outside.md"
+    outside.write_text("- [A](a.md) — the a memory\n", encoding="utf-8")
+    (root / "MEMORY.md").symlink_to(outside)
+    index = parse_index(outside.read_text(encoding="utf-8"), root / "MEMORY.md")
+    assert rename_edits(index, (), "a.md", "b.md") == []
+    inside = parse_index("- [A](a.md) — the a memory\n", root / "sub" / "MEMORY.md")
+    (root / "sub").mkdir()
+    (root / "sub" / "MEMORY.md").write_text("x", encoding="utf-8")
+    assert len(rename_edits(inside, (), "a.md", "b.md")) == 1

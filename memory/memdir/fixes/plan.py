@@ -433,16 +433,20 @@ def move_fixes(
 # --- what the editor offers for one finding ----------------------------------------------------
 
 
+def _edits_inside(edit: TextEdit) -> bool:
+    """The file ``edit`` changes resolves inside its memory dir."""
+    from memdir.paths import relative_inside  # see creatable
+
+    root = edit.path.parents[len(PurePosixPath(edit.rel_path).parts) - 1]
+    return relative_inside(root, edit.rel_path, follow_links=True) is not None
+
+
 def confined(fix: Fix) -> bool:
     """Whether an editor applying ``fix`` stays inside the memory dir: every file it edits
     resolves inside (MEMORY.md or a topic file may be a symlink leading out, which lint does
     not follow but an editor would), every file it creates is :func:`creatable`."""
-    from memdir.paths import relative_inside  # see creatable
-
-    for edit in fix.edits:
-        root = edit.path.parents[len(PurePosixPath(edit.rel_path).parts) - 1]
-        if relative_inside(root, edit.rel_path, follow_links=True) is None:
-            return False
+    if not all(_edits_inside(edit) for edit in fix.edits):
+        return False
     for create in fix.creates:
         root = create.path.parents[len(PurePosixPath(create.rel_path).parts) - 1]
         if not creatable(root, create.rel_path):
@@ -554,4 +558,5 @@ def rename_edits(
                 if replacement != target:
                     span = Span.on_line(number, match.start(2), match.end(2))
                     edits.append(TextEdit(topic.path, topic.rel_path, span, replacement))
-    return edits
+    # An editor would apply them through a symlink leading out (a MEMORY.md linked elsewhere).
+    return [edit for edit in edits if _edits_inside(edit)]
