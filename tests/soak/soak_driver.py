@@ -83,7 +83,11 @@ SNIPPETS = (
     "# Heading {n}\n",
     "```\n- [Fenced]({rel}) — in a fence\n```\n",
     "{long}\n",
+    "\ud800",
+    "lone \udfff surrogate",
 )
+#: A lone surrogate: sent as is (JSON can carry one); the server takes U+FFFD in its place.
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def units(text: str, encoding: str) -> int:
@@ -173,7 +177,8 @@ class Model:
         """Write to disk with a strictly later modification time (the state's caches key on it)."""
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
+        # A lone surrogate reaches the disk as a careless tool writes it: not valid UTF-8.
+        path.write_bytes(text.encode("utf-8", errors="surrogatepass"))
         self.clock += 7
         os.utime(path, (self.clock, self.clock))
 
@@ -400,14 +405,14 @@ async def execute(s: Session, op: Op) -> bool:
                     text=new,
                 )
             )
-            text = text[:start] + new + text[end:]
+            text = text[:start] + SURROGATE.sub("\ufffd", new) + text[end:]
         m.open[rel] = text
         _did_change(s, rel, changes)
     elif kind == "full":
         _, rel, text = op
         if rel not in m.open:
             return False
-        m.open[rel] = text
+        m.open[rel] = SURROGATE.sub("\ufffd", text)
         _did_change(s, rel, [types.TextDocumentContentChangeWholeDocument(text=text)])
     elif kind == "open":
         _, rel = op
