@@ -12,7 +12,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, islice
 from pathlib import Path
 from typing import Literal
 
@@ -431,15 +431,16 @@ def load_cap(
         # Applied once where the file is read and once where the context is assembled.
         injected = js_trim(for_model(for_model(injected)))
 
-    # Map what was loaded back to file lines, for the entries the agent never sees.
+    # Map what was loaded back to file lines, for the entries the agent never sees: the loaded
+    # lines and the first one cut, not the rest (a long index is cut after 200 lines).
     lines = text.split("\n")
     starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    full = (loaded.count("\n") + 1 if loaded else 0) - (1 if partial_line else 0)
     file_lines: list[int] = []
     offset = lead
-    for visible_line in trimmed.split("\n") if trimmed else ():
+    for visible_line in islice(trimmed.split("\n"), full + 1) if trimmed else ():
         file_lines.append(bisect_right(starts, visible.source(offset)) - 1)
         offset += len(visible_line) + 1
-    full = (loaded.count("\n") + 1 if loaded else 0) - (1 if partial_line else 0)
     first_cut = file_lines[full] if reason and full < len(file_lines) else None
     return IndexLoad(
         text=injected,
