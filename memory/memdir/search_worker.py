@@ -7,7 +7,7 @@ the same thing whichever way it runs; the parent only waits on a pipe, and kills
 one file takes longer than the time limit.
 
 The parent writes one ASCII JSON line (``pattern``, ``flags``, ``limit``, ``chars``,
-``line_chars``), then each file as its size in bytes on a line and its text in UTF-8
+``line_chars``, ``seconds``), then each file as its size in bytes on a line and its text in UTF-8
 (``surrogatepass``: a lone surrogate survives), then ``end``. Files are read and sent as the child
 asks for them, so a search holds one file at a time, and stops reading when the child stops. The
 child answers ``"ready"`` once it has compiled the pattern, then one line per file, the list of its
@@ -63,6 +63,7 @@ def run(
         "limit": limit,
         "chars": chars,
         "line_chars": max_line_chars,
+        "seconds": seconds,
     }
     child = subprocess.Popen(
         [sys.executable, "-I", "-S", "-c", _BOOT, str(Path(__file__).resolve().parent.parent)],
@@ -209,10 +210,13 @@ def _failure(
 
 def main() -> None:
     """The child: compile, answer ``ready``, then grep file after file."""
+    import math
     import re
+    import signal
 
     from memdir.search import grep_lines
 
+    alarm = getattr(signal, "alarm", None)
     stdin = sys.stdin.buffer
     job = json.loads(stdin.readline())
     regex = re.compile(job["pattern"], job["flags"])
@@ -226,8 +230,14 @@ def main() -> None:
             out.write('"done"\n')
             break
         text = stdin.read(int(size)).decode("utf-8", "surrogatepass")
+        if alarm is not None:
+            # Where the parent was killed before it could kill this process (POSIX only): the
+            # default action of SIGALRM ends it, whatever the regex engine is doing.
+            alarm(math.ceil(job["seconds"]) + 2)
         lines = grep_lines(text, regex, max_line_chars=job["line_chars"])
         found = list(itertools.islice(lines, left))
+        if alarm is not None:
+            alarm(0)  # waiting for the next file is not the pattern's time
         out.write(json.dumps([[n, c, t[: job["chars"]]] for n, c, t in found]) + "\n")
         out.flush()  # the parent names the file it waits on from the lines it has
         left -= len(found)

@@ -7,7 +7,11 @@ the same answers whichever way it runs.
 
 from __future__ import annotations
 
+import json
 import re
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -166,6 +170,27 @@ def test_a_file_that_cannot_be_read_fails_the_search_either_way(pattern: str) ->
 
     with pytest.raises(PermissionError, match=r"cannot read b\.md"):
         search_files(["a.md", "b.md", "c.md"], read, compile_pattern(pattern))
+
+
+@pytest.mark.skipif(not hasattr(signal, "alarm"), reason="POSIX alarm")
+def test_a_child_whose_parent_died_ends_by_itself() -> None:
+    """A parent killed mid-search cannot kill its child: the child's own alarm ends it."""
+    header = {"pattern": CATASTROPHIC, "flags": 32, "limit": 5, "chars": 400}
+    header |= {"line_chars": None, "seconds": 0.1}
+    body = RULE.encode()
+    job = json.dumps(header).encode() + b"\n%d\n" % len(body) + body
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from memdir.search_worker import main; main()"
+    )
+    child = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, str(Path(search_worker.__file__).parent.parent)],
+        input=job,
+        capture_output=True,
+        timeout=120,  # against a hang of the test itself; the alarm fires after 3 s
+        check=False,
+    )
+    assert child.returncode == -signal.SIGALRM
+    assert child.stdout == b'"ready"\n'
 
 
 def test_nothing_to_search_starts_no_child(monkeypatch: pytest.MonkeyPatch) -> None:
