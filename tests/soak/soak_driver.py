@@ -256,6 +256,9 @@ def generate(seed: int, steps: int, model: Model) -> Callable[[Model], Op]:
             return ("close", rng.choice(sorted(m.open)))
         if roll < 0.66 and m.open:
             return ("save", rng.choice(sorted(m.open)))
+        if roll < 0.74 and "MEMORY.md" not in files:
+            entries = "".join(f"- [{f}]({f}) — about {f}\n" for f in topics[:: rng.choice((1, 2))])
+            return ("disk_write", "MEMORY.md", "# Memory\n\n" + entries)
         if roll < 0.74:
             n = next(counter)
             folder = rng.choice(("", "", "notes/", "people/"))
@@ -267,10 +270,16 @@ def generate(seed: int, steps: int, model: Model) -> Callable[[Model], Op]:
             start, end, new = _edit(rng, text, files)
             return ("disk_write", rel, text[:start] + new + text[end:])
         if roll < 0.87 and closed:
+            if "MEMORY.md" not in m.open and "MEMORY.md" in files and rng.random() < 0.1:
+                return ("disk_delete", "MEMORY.md")  # the agent writes a new one later
             return ("disk_delete", rng.choice(closed))
-        if roll < 0.93 and closed:
+        if roll < 0.91 and closed:
             old = rng.choice(closed)
             return ("disk_rename", old, f"renamed-{seed}-{next(counter)}.md")
+        folders = sorted({f.rsplit("/", 1)[0] for f in closed if "/" in f})
+        if roll < 0.93 and folders:
+            old = rng.choice(folders)
+            return ("folder_rename", old, f"{old}-{next(counter)}")
         if topics:
             old = rng.choice(topics)
             folder = rng.choice(("", "notes/"))
@@ -451,6 +460,16 @@ async def execute(s: Session, op: Op) -> bool:
         if old in m.open or not (m.root / old).is_file() or not _valid_target(m, new):
             return False
         (m.root / new).parent.mkdir(parents=True, exist_ok=True)
+        os.rename(m.root / old, m.root / new)
+        _watched(s, (old, deleted), (new, created))
+    elif kind == "folder_rename":
+        # A folder moved by a shell or git: its watcher reports the folder, not each file.
+        _, old, new = op
+        inside = old + "/"
+        if not (m.root / old).is_dir() or (m.root / new).exists():
+            return False
+        if any(rel.startswith(inside) for rel in m.open):
+            return False
         os.rename(m.root / old, m.root / new)
         _watched(s, (old, deleted), (new, created))
     elif kind == "editor_rename":
