@@ -76,7 +76,7 @@ from memdir.transcript import (
     recent_memory_writes,
     render_conversation,
 )
-from memdir.write import LOCK_FILENAME, FileChange
+from memdir.write import JOURNAL_FILENAME, LOCK_FILENAME, TEMP_NAME, FileChange
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -704,10 +704,12 @@ def _copy_private(source: str, target: str) -> None:
 
 
 def _copy_for_dry_run(memory_dir: Path, sandbox: Path) -> None:
+    # The writer's own files stay behind: an unfinished write is the real dir's next writer's to
+    # finish, not something the dry run's diff should show as extraction's doing.
+    own = (LOCK_FILENAME, EXTRACT_LOCK_FILENAME, JOURNAL_FILENAME)
+
     def ignore(_directory: str, names: list[str]) -> set[str]:
-        return {
-            n for n in names if n in (LOCK_FILENAME, EXTRACT_LOCK_FILENAME) or n.endswith(".tmp")
-        }
+        return {n for n in names if n in own or TEMP_NAME.match(n) or n.endswith(".tmp")}
 
     # symlinks=True: links are copied as links, so one leading out still leads out and is still
     # refused by the write checks; nothing outside is ever read into the sandbox.
