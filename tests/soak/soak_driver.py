@@ -639,6 +639,12 @@ async def run_ops(
     s = await start(preset, root)
     outcome = Outcome([])
     try:
+        # The first lint agrees too, and has read the directory before anything changes it:
+        # a replay then does not depend on how far the server got on its own.
+        want, got = await settle(s)
+        if want != got:
+            outcome.failed_at, outcome.diff = -1, difference(want, got)
+            return outcome
         next_op = generate(seed, steps, s.model) if ops is None else None
         total = len(ops) if ops is not None else steps
         for index in range(total):
