@@ -30,6 +30,11 @@ SEED = int(os.environ.get("MEMDIR_SOAK_SEED", "18"))
 FILES = 24
 
 
+# The agent's layout (``<config>/projects/<slug>/memory``) makes the folder a memory dir with or
+# without MEMORY.md, so a session may delete the index: a plain folder stops being one (by
+# design, memdir_lsp.discovery) and would rightly have no findings at all.
+
+
 def _setup(root: Path) -> None:
     generate_memdir(root, FILES, seed=SEED)
 
@@ -37,7 +42,12 @@ def _setup(root: Path) -> None:
 @pytest.mark.parametrize("preset", PRESETS)
 async def test_soak_findings_equal_lint(preset: str, tmp_path: Path) -> None:
     outcome = await run_ops(
-        preset, tmp_path / "memory", seed=SEED, steps=STEPS, every=10, setup=_setup
+        preset,
+        tmp_path / "projects" / "soak" / "memory",
+        seed=SEED,
+        steps=STEPS,
+        every=10,
+        setup=_setup,
     )
     if outcome.failed_at is None:
         assert outcome.compared > STEPS // 10, "the session compared (almost) no findings"
@@ -45,7 +55,7 @@ async def test_soak_findings_equal_lint(preset: str, tmp_path: Path) -> None:
     counter = itertools.count()
 
     def fresh() -> Path:
-        return tmp_path / f"min-{next(counter)}" / "memory"
+        return tmp_path / f"min-{next(counter)}" / "projects" / "soak" / "memory"
 
     smallest = await minimise(preset, fresh, _setup, outcome.ops[: outcome.failed_at + 1])
     pytest.fail(
