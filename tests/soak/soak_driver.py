@@ -223,7 +223,7 @@ def _edit(rng: random.Random, text: str, files: list[str]) -> tuple[int, int, st
     return start, end, new
 
 
-def generate(seed: int, steps: int, model: Model) -> Callable[[Model], Op]:
+def generate(seed: int) -> Callable[[Model], Op]:
     """A generator of the next operation for the model's current state."""
     rng = random.Random(seed)
     counter = iter(range(10**9))
@@ -645,7 +645,7 @@ async def run_ops(
         if want != got:
             outcome.failed_at, outcome.diff = -1, difference(want, got)
             return outcome
-        next_op = generate(seed, steps, s.model) if ops is None else None
+        next_op = generate(seed) if ops is None else None
         total = len(ops) if ops is not None else steps
         for index in range(total):
             op = ops[index] if ops is not None else next_op(s.model)  # type: ignore[misc]
