@@ -135,7 +135,8 @@ def visibility_of(directory: MemoryDirectory, rel_path: str) -> Visibility:
 def describe(directory: MemoryDirectory, rel_path: str) -> str:
     """The hover card of a topic file: frontmatter, first lines, and who will see it."""
     path = directory.root / rel_path
-    topic = directory.topic(path) if path.is_file() or directory.text(path) is not None else None
+    # exists(), not is_file(): a FIFO named like a memory gets its message, not "does not exist".
+    topic = directory.topic(path) if path.exists() or directory.text(path) is not None else None
     if topic is None:
         return f"**{rel_path}** does not exist yet."
     refused = not_read(topic.problems)

@@ -480,10 +480,9 @@ class MemoryServer(LanguageServer):
         """The text of ``path`` as the client sees it (open buffer, else disk), split in lines."""
         text = self.open_text(path)
         if text is None:
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = ""
+            from memdir.textio import read_text  # regular files only (a FIFO blocks), capped
+
+            text = read_text(path, keep_binary=True).text
         return text.split("\n")
 
     def to_range(self, span: Span, lines: Sequence[str]) -> types.Range:
