@@ -202,7 +202,7 @@ def search_dir(
     from memdir.textio import read_text
 
     def read(rel: str) -> str | None:
-        result = read_text(root / rel)
+        result = read_text(root / rel, root=root)
         return None if result.binary else result.text
 
     paths = [INDEX_FILENAME] if (root / INDEX_FILENAME).is_file() else []

@@ -66,6 +66,11 @@ def test_lint_reports_the_links_and_nothing_behind_them(linked: Path) -> None:
     assert codes == {("MEMORY.md", "MEM114"), ("secret.md", "MEM114"), ("linked", "MEM114")}
 
 
+def test_search_finds_nothing_behind_a_link_out(linked: Path) -> None:
+    proc = run("search", SECRET, "--dir", str(linked))
+    assert SECRET not in proc.stdout + proc.stderr
+
+
 @pytest.mark.parametrize("name", ["secret.md", "linked/secret.md"])
 def test_show_refuses_a_link_out(linked: Path, name: str) -> None:
     proc = run("show", "--dir", str(linked), name)
