@@ -36,6 +36,10 @@ ProjectEvent = tuple[str, str]
 _latest: weakref.WeakKeyDictionary[MemoryDirectory, dict[Path, list[Diagnostic]]] = (
     weakref.WeakKeyDictionary()
 )
+#: Open files' own findings given before the directory's first run (:func:`own_findings`).
+_first: weakref.WeakKeyDictionary[MemoryDirectory, dict[Path, list[Diagnostic]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _project(directory: MemoryDirectory, reload: bool = False) -> Project | None:
@@ -168,9 +172,16 @@ def own_findings(directory: MemoryDirectory, path: Path, today: dt.date | None) 
         state.update(path, directory.text_of(path))
     except ValueError:
         return []  # not inside the directory after all (a symlinked spelling)
-    return list(state.own_findings(path))
+    found = list(state.own_findings(path))
+    # What the editor shows until the first run is done: code actions fix these.
+    _first.setdefault(directory, {})[path] = found
+    return found
 
 
 def latest(directory: MemoryDirectory, path: Path) -> list[Diagnostic]:
-    """The findings for ``path`` of the directory's latest run (none before the first)."""
-    return _latest.get(directory, {}).get(path, [])
+    """The findings for ``path`` of the directory's latest run; before the first, its own
+    findings when :func:`own_findings` gave them (none otherwise)."""
+    found = _latest.get(directory)
+    if found is None:
+        return _first.get(directory, {}).get(path, [])
+    return found.get(path, [])
