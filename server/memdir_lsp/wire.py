@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import Any, Protocol
 
-from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcParseError
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.protocol import JsonRPCProtocol
 
@@ -92,9 +92,16 @@ def envelope_error(data: Any) -> str | None:
     return None
 
 
-def answer_error(protocol: JsonRPCProtocol, msg_id: Any, error: Exception) -> None:
+def answer_error(protocol: JsonRPCProtocol, msg_id: Any, error: JsonRpcException) -> None:
     logger.warning("%s", error)
-    protocol._send_response(msg_id, error=error.to_response_error())  # type: ignore[attr-defined]
+    # A plain dict: pygls' converter would drop an `id` of None, which JSON-RPC requires.
+    protocol._send_data(
+        {
+            "jsonrpc": "2.0",
+            "id": msg_id,
+            "error": {"code": error.code, "message": error.message},
+        }
+    )
 
 
 def dispatch(protocol: JsonRPCProtocol, body: bytes) -> None:

@@ -56,7 +56,7 @@ class Wire:
         """The next response with ``msg_id`` (notifications and others skipped)."""
         while True:
             message = await asyncio.wait_for(self.read(), ANSWER_TIMEOUT)
-            if "method" not in message and message.get("id") == msg_id:
+            if "method" not in message and "id" in message and message["id"] == msg_id:
                 return message
 
     async def request(self, method: str, **params: Any) -> dict[str, Any]:
