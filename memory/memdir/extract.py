@@ -44,7 +44,6 @@ import inspect
 import json
 import logging
 import os
-import re
 import shutil
 import stat
 import tempfile
@@ -63,9 +62,9 @@ from memdir.scan import scan
 from memdir.search import (
     InvalidPatternError,
     SlowPatternError,
+    compile_glob,
     compile_pattern,
     glob_matcher,
-    glob_regex,
     search_texts,
 )
 from memdir.select import NO_CREDENTIALS, credential_values
@@ -319,9 +318,9 @@ class ProjectToolError(Exception):
     """A refused or failed project tool call; the message goes back to the model."""
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
+def _compile_glob(pattern: str) -> Callable[[str], bool]:
     try:
-        return glob_regex(pattern)
+        return compile_glob(pattern)
     except InvalidPatternError as exc:
         raise ProjectToolError(str(exc)) from None
 
@@ -565,11 +564,11 @@ class ProjectTools:
         if pattern.startswith("/") or ".." in pattern.split("/"):
             raise ProjectToolError("glob patterns are relative to the folder and cannot contain ..")
         base = self.resolve(path)
-        regex = _glob_regex(pattern)
+        matches = _compile_glob(pattern)
         found: list[tuple[float, str]] = []
         for file in self._walk(base):
             rel_to_base = file.relative_to(base).as_posix() if base.is_dir() else file.name
-            if regex.match(rel_to_base):
+            if matches(rel_to_base):
                 with contextlib.suppress(OSError):
                     found.append((file.stat().st_mtime, self._shown(file)))
         found.sort(key=lambda item: (-item[0], item[1]))

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from memdir import search_worker
 from memdir.search_worker import SlowPatternError
@@ -30,9 +32,9 @@ __all__ = [
     "SearchMatch",
     "SearchResult",
     "SlowPatternError",
+    "compile_glob",
     "compile_pattern",
     "glob_matcher",
-    "glob_regex",
     "grep_lines",
     "search_dir",
     "search_files",
@@ -52,64 +54,204 @@ MAX_PATTERN_CHARS = 10_000
 _IN_PROCESS_CHARS = 200
 #: What lets ``re`` backtrack: quantifiers, alternation, and every ``(?`` construct.
 _BACKTRACKING = frozenset("*+?{|")
+#: Longest glob accepted: its automaton has a few states per character, and a path costs at most
+#: its length times that many steps.
+MAX_GLOB_CHARS = 1_000
+#: Subsets of automaton states one compiled glob remembers; past it, new ones are recomputed per
+#: path (still linear), so a hostile glob cannot grow memory without bound.
+_GLOB_CACHE_STATES = 2_000
+
+# Automaton node kinds: the consuming ones take one character (a literal, a ``[...]`` class, any
+# but ``/``, anything); ``_SPLIT`` goes on to two nodes without consuming; ``_ACCEPT`` ends.
+_LITERAL, _CLASS, _NOT_SLASH, _ANY, _SPLIT, _ACCEPT = range(6)
+
+_Token = tuple[str, object]
 
 
 class InvalidPatternError(ValueError):
     """A glob or regular expression that does not compile; the message says why."""
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A glob as a regex over a whole relative path.
+def compile_glob(pattern: str) -> Callable[[str], bool]:
+    """A test of whole relative paths against a glob.
 
-    ``**/`` spans any number of folders, ``*`` and ``?`` stay inside one name, ``[...]`` (``!``
-    negates) and ``{a,b}`` work as in shells.
+    ``**/`` spans any number of folders, ``**`` anything, ``*`` and ``?`` stay inside one name,
+    ``[...]`` (``!`` negates) and ``{a,b}`` (options are globs) work as in shells. Matching runs a
+    small automaton over the path, never a backtracking search, so it takes time linear in the
+    path whatever the glob.
     """
+    if len(pattern) > MAX_GLOB_CHARS:
+        raise InvalidPatternError(f"the glob is longer than {MAX_GLOB_CHARS} characters")
     try:
-        return re.compile("(?s:" + _glob_body(pattern) + r")\Z")
+        tokens = _glob_tokens(pattern)
     except re.error as exc:
         raise InvalidPatternError(f"invalid glob {pattern!r}: {exc}") from None
-
-
-def _glob_body(pattern: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        char = pattern[i]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end]
-            body = "^" + body[1:] if body.startswith("!") else body
-            out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
-            i = end
-        elif char == "{" and "}" in pattern[i:]:
-            end = pattern.index("}", i)
-            options = pattern[i + 1 : end].split(",")
-            out.append("(?:" + "|".join(_glob_body(o) for o in options) + ")")
-            i = end
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
+    return _Glob(tokens).matches
 
 
 def glob_matcher(glob: str) -> Callable[[str], bool]:
     """A test of relative paths; a glob without ``/`` matches the file name in any folder."""
-    regex = glob_regex(glob)
+    matches = compile_glob(glob)
     if "/" in glob:
-        return lambda rel: regex.match(rel) is not None
-    return lambda rel: regex.match(rel.rsplit("/", 1)[-1]) is not None
+        return matches
+    return lambda rel: matches(rel.rsplit("/", 1)[-1])
+
+
+def _glob_tokens(pattern: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            tokens.append(("dirs", None))
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            tokens.append(("any*", None))
+            i += 2
+            continue
+        char = pattern[i]
+        end = _class_end(pattern, i) if char == "[" else -1
+        if char == "*":
+            tokens.append(("name*", None))
+        elif char == "?":
+            tokens.append(("name?", None))
+        elif end > 0:
+            body = pattern[i + 1 : end]
+            body = "^" + body[1:] if body.startswith("!") else body
+            # The class keeps ``re``'s meaning of ranges and negation for one character.
+            tokens.append(("class", re.compile(f"[{body.replace(chr(92), chr(92) * 2)}]")))
+            i = end
+        elif char == "{" and "}" in pattern[i:]:
+            end = pattern.index("}", i)
+            options = pattern[i + 1 : end].split(",")
+            tokens.append(("alt", [_glob_tokens(option) for option in options]))
+            i = end
+        else:
+            tokens.append(("literal", char))
+        i += 1
+    return tokens
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """Where the ``[...]`` opened at ``start`` closes, or -1 (then ``[`` is a literal): a ``]``
+    first in the class (after ``!`` or ``^``) is a member, as in shells."""
+    first = start + 2 if pattern[start + 1 : start + 2] in ("!", "^") else start + 1
+    return pattern.find("]", first + 1)
+
+
+class _Glob:
+    """A glob as a Thompson automaton, run as a lazily built DFA over the path's characters."""
+
+    def __init__(self, tokens: list[_Token]) -> None:
+        self._kind: list[int] = []
+        self._arg: list[Any] = []
+        self._out: list[int] = []
+        self._alt: list[int] = []
+        start = self._build(tokens, self._node(_ACCEPT))
+        self._lock = threading.Lock()
+        self._sets: list[frozenset[int]] = []
+        self._ids: dict[frozenset[int], int] = {}
+        self._moves: list[dict[str, int]] = []
+        self._accepting: list[bool] = []
+        self._start = self._intern(self._closure([start]))
+        self._dead = self._intern(frozenset())
+
+    def _node(self, kind: int, arg: object = None, out: int = -1, alt: int = -1) -> int:
+        self._kind.append(kind)
+        self._arg.append(arg)
+        self._out.append(out)
+        self._alt.append(alt)
+        return len(self._kind) - 1
+
+    def _loop(self, kind: int, then: int) -> int:
+        """``kind`` zero or more times, then ``then``."""
+        split = self._node(_SPLIT, alt=then)
+        self._out[split] = self._node(kind, out=split)
+        return split
+
+    def _build(self, tokens: list[_Token], then: int) -> int:
+        """The node that matches ``tokens`` followed by whatever ``then`` matches."""
+        for kind, arg in reversed(tokens):
+            if kind == "literal":
+                then = self._node(_LITERAL, arg, then)
+            elif kind == "class":
+                then = self._node(_CLASS, arg, then)
+            elif kind == "name?":
+                then = self._node(_NOT_SLASH, out=then)
+            elif kind == "name*":
+                then = self._loop(_NOT_SLASH, then)
+            elif kind == "any*":
+                then = self._loop(_ANY, then)
+            elif kind == "dirs":  # nothing, or anything ending in "/"
+                folders = self._loop(_ANY, self._node(_LITERAL, "/", then))
+                then = self._node(_SPLIT, out=folders, alt=then)
+            else:
+                options = [self._build(option, then) for option in cast(list[list[_Token]], arg)]
+                then = options[-1]
+                for option in reversed(options[:-1]):
+                    then = self._node(_SPLIT, out=option, alt=then)
+        return then
+
+    def _closure(self, nodes: Iterable[int]) -> frozenset[int]:
+        """The consuming and accepting nodes reachable from ``nodes`` without consuming."""
+        seen: set[int] = set()
+        found: set[int] = set()
+        stack = list(nodes)
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if self._kind[node] == _SPLIT:
+                stack += (self._out[node], self._alt[node])
+            else:
+                found.add(node)
+        return frozenset(found)
+
+    def _step(self, nodes: frozenset[int], char: str) -> frozenset[int]:
+        kind, arg, out = self._kind, self._arg, self._out
+        return self._closure(
+            out[node]
+            for node in nodes
+            if (k := kind[node]) == _ANY
+            or (k == _NOT_SLASH and char != "/")
+            or (k == _LITERAL and char == arg[node])
+            or (k == _CLASS and arg[node].match(char) is not None)
+        )
+
+    def _intern(self, nodes: frozenset[int]) -> int:
+        """The DFA state of ``nodes``, or -1 when the cache is full."""
+        with self._lock:
+            known = self._ids.get(nodes)
+            if known is not None or len(self._sets) >= _GLOB_CACHE_STATES:
+                return -1 if known is None else known
+            self._ids[nodes] = len(self._sets)
+            self._sets.append(nodes)
+            self._moves.append({})
+            self._accepting.append(any(self._kind[node] == _ACCEPT for node in nodes))
+            return len(self._sets) - 1
+
+    def matches(self, path: str) -> bool:
+        state, moves, dead = self._start, self._moves, self._dead
+        for index, char in enumerate(path):
+            following = moves[state].get(char)
+            if following is None:
+                nodes = self._step(self._sets[state], char)
+                following = self._intern(nodes)
+                if following < 0:  # the cache is full: go on without it
+                    return self._matches_uncached(nodes, path[index + 1 :])
+                moves[state][char] = following
+            if following == dead:
+                return False
+            state = following
+        return self._accepting[state]
+
+    def _matches_uncached(self, nodes: frozenset[int], rest: str) -> bool:
+        for char in rest:
+            if not nodes:
+                return False
+            nodes = self._step(nodes, char)
+        return any(self._kind[node] == _ACCEPT for node in nodes)
 
 
 def compile_pattern(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:

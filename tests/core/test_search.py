@@ -8,9 +8,9 @@ import pytest
 from memdir.extract import ProjectTools
 from memdir.search import (
     InvalidPatternError,
+    compile_glob,
     compile_pattern,
     glob_matcher,
-    glob_regex,
     grep_lines,
     search_files,
 )
@@ -42,7 +42,7 @@ def test_invalid_patterns_say_why() -> None:
     with pytest.raises(InvalidPatternError, match="unterminated"):
         compile_pattern("(")
     with pytest.raises(InvalidPatternError, match="invalid glob"):
-        glob_regex("[z-a]x]")
+        compile_glob("[z-a]x]")
 
 
 def test_grep_lines_count_lines_like_an_editor() -> None:
