@@ -56,7 +56,7 @@ _IN_PROCESS_CHARS = 200
 _BACKTRACKING = frozenset("*+?{|")
 #: Longest glob accepted: its automaton has a few states per character, and a path costs at most
 #: its length times that many steps.
-MAX_GLOB_CHARS = 1_000
+MAX_GLOB_CHARS = 256
 #: Subsets of automaton states one compiled glob remembers; past it, new ones are recomputed per
 #: path (still linear), so a hostile glob cannot grow memory without bound.
 _GLOB_CACHE_STATES = 2_000
