@@ -32,7 +32,7 @@ export default tseslint.config(
   {
     files: ['e2e/**/*.js', '*.mjs'],
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', require: 'readonly', __dirname: 'readonly', module: 'writable', setTimeout: 'readonly', Buffer: 'readonly' },
+      globals: { process: 'readonly', console: 'readonly', require: 'readonly', __dirname: 'readonly', module: 'writable', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', fetch: 'readonly', URL: 'readonly', Buffer: 'readonly' },
       sourceType: 'commonjs',
     },
   },
