@@ -89,6 +89,11 @@ def test_dir_state_update_refuses_a_link_out(linked: Path) -> None:
     state.update(linked / "linked" / "secret.md", f"---\nname: x\ndescription: {SECRET}\n---\n")
     assert set(state.summaries()) == {"own.md"}
     assert state.index.text == ""
+    # An editor showing the MEMORY.md behind the link: its text is not linted either.
+    state.update(linked / "MEMORY.md", f"- [Secret](secret.md) — {SECRET}\n{SECRET}\n")
+    assert state.index.text == ""
+    found = state.lint().diagnostics
+    assert {d.code for d in found if d.rel_path == "MEMORY.md"} == {"MEM114"}
 
 
 def test_walk_skips_links_out_with_a_reason(linked: Path) -> None:

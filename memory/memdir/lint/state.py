@@ -366,19 +366,22 @@ class DirState:
 
         A path that no longer exists (and has no text) is dropped. Nothing else is read.
         """
+        from memdir.paths import relative_inside  # the one confinement check; lint starts lighter
+
         rel = self.rel(path)
         if text is not None:
             self._overlays[rel] = text
         else:
             self._overlays.pop(rel, None)
         if rel == C.INDEX_FILENAME:
+            if text is not None and relative_inside(self.root, self.root / rel) is None:
+                # An editor's MEMORY.md that leads out is not linted either (MEM114 says why).
+                self._overlays.pop(rel, None)
             self._refresh_index(force=True)
             return
         if not self._is_topic(rel):
             return
         disk = self._paths.get(rel) or os.fspath(self.root / rel)
-        from memdir.paths import relative_inside  # the one confinement check; lint starts lighter
-
         if relative_inside(self.root, disk) is None:
             # A symlink leading out of the memory dir: never read through it (MEM114 on refresh).
             self._files.pop(rel, None)
