@@ -31,12 +31,14 @@ from memdir.search import (
     search_files,
 )
 from memdir.surface import surface_file
+from memdir.textio import not_read
 from memdir.visibility import list_memories
 from pygls.exceptions import JsonRpcInvalidParams
 
 from memdir_lsp import protocol as P
 from memdir_lsp.convert import workspace_edit
 from memdir_lsp.directory import MemoryDirectory
+from memdir_lsp.errors import RequestFailed
 from memdir_lsp.memory_protocol import types as T
 from memdir_lsp.memory_protocol.converter import structure_params, to_wire
 from memdir_lsp.server import FileEvent, MemoryServer
@@ -67,18 +69,26 @@ def resolve_directory(ls: MemoryServer, params: T.DirectoryParams) -> MemoryDire
     directory = ls.directories.get(path)
     if directory is None:
         known = ", ".join(ls.path_to_uri(p) for p in ls.directories) or "none"
-        raise JsonRpcInvalidParams(f"{uri} is not a known memory directory (known: {known})")
+        raise JsonRpcInvalidParams(
+            f"`directory`: {uri} is not a known memory directory (known: {known})"
+        )
     return directory
 
 
-def resolve_file(directory: MemoryDirectory, name: str) -> Path:
-    """A file named by a path relative to the dir, an absolute path or a file URI, inside it."""
+def resolve_file(directory: MemoryDirectory, name: str, field: str = "path") -> Path:
+    """A file named by a path relative to the dir, an absolute path or a file URI, inside it;
+    ``field`` names the parameter in the error."""
+    given = name
     if name.startswith("file:"):
         resolved = MemoryServer.uri_to_path(name)
-        name = str(resolved) if resolved else ""
+        if resolved is None:
+            raise JsonRpcInvalidParams(f"`{field}`: {given!r} is not a file URI this server reads")
+        name = str(resolved)
     path = directory.resolve_inside(name)
     if path is None:
-        raise JsonRpcInvalidParams(f"{name!r} is outside the memory directory {directory.root}")
+        raise JsonRpcInvalidParams(
+            f"`{field}`: {given!r} is outside the memory directory {directory.root}"
+        )
     return path
 
 
@@ -87,6 +97,11 @@ def resolve_file(directory: MemoryDirectory, name: str) -> Path:
 
 def index_result(directory: MemoryDirectory) -> Any:
     index = directory.index()
+    refused = not_read(index.problems)
+    if refused is not None:
+        # Nothing read (a MEMORY.md leading out of the dir, not a regular file, unreadable):
+        # say why, as `memdir index` does, rather than answer an empty index.
+        raise RequestFailed(refused.message)
     exists = index.exists or directory.index_path.exists()
     return to_wire(index_summary(directory.root, index, exists=exists))
 
@@ -329,7 +344,7 @@ async def memory_did_read(ls: MemoryServer, params: Any) -> None:
     paths = []
     for name in read.paths:
         try:
-            paths.append(resolve_file(directory, name))
+            paths.append(resolve_file(directory, name, "paths"))
         except JsonRpcInvalidParams as exc:
             ls.log(f"{P.MEMORY_DID_READ}: {exc.message}", types.MessageType.Warning)
     ls.sessions.get(directory.root, read.session_id).mark_read(paths)

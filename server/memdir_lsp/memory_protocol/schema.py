@@ -323,7 +323,11 @@ def markdown(doc: JsonSchema) -> str:
         if "result" in props:
             out.append(f"- **Result:** {_md_type(props['result'])}")
         for error in message.get("x-errors", ()):
-            out.append(f"- **Error** (`InvalidParams`): {error}")
+            # An error is InvalidParams unless it names its JSON-RPC error first.
+            code, _, text = (
+                error.partition(": ") if error.startswith("RequestFailed") else ("",) * 3
+            )
+            out.append(f"- **Error** (`{code or 'InvalidParams'}`): {text or error}")
         out.append("")
     out += ["## Types", ""]
     for name, definition in doc["$defs"].items():

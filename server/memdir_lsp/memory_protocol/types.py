@@ -370,7 +370,8 @@ class Method:
     params: type
     result: type | None
     doc: str
-    #: When it answers with a JSON-RPC error (InvalidParams) instead of a result.
+    #: When it answers with a JSON-RPC error instead of a result: InvalidParams, unless the
+    #: text starts with another error's name (``RequestFailed: ...``).
     errors: tuple[str, ...] = ()
 
 
@@ -388,7 +389,11 @@ METHODS: tuple[Method, ...] = (
         DirectoryParams,
         IndexSummary,
         "MEMORY.md as path A loads it: the injected text and how much of the load cap it uses.",
-        DIRECTORY_ERRORS,
+        (
+            *DIRECTORY_ERRORS,
+            "RequestFailed: MEMORY.md was not read (it leads outside the memory dir, is not a "
+            "regular file, or cannot be read); the message says why, as lint does",
+        ),
     ),
     Method(
         P.MEMORY_MANIFEST,
