@@ -29,6 +29,7 @@ from memdir.fixes.plan import MOVE_CODES, move_fixes, quick_fixes, safe_fixes
 from memdir.lint.diagnostic import Diagnostic
 from memdir.paths import relative_inside
 from memdir.write import MemoryWriter, WriteError
+from pygls.exceptions import JsonRpcInvalidParams
 
 from memdir_lsp import linting
 from memdir_lsp.convert import workspace_edit
@@ -200,7 +201,7 @@ async def create_file(ls: MemoryServer, *files: Any) -> dict[str, Any]:
             and len(item) == 2
             and all(isinstance(part, str) for part in item)
         ):
-            raise ValueError("memdir.createFile takes [uri, text] pairs")
+            raise JsonRpcInvalidParams("memdir.createFile takes [uri, text] pairs of strings")
         uri, text = item
         path = ls.uri_to_path(uri)
         directory = ls.directory_for(path) if path is not None else None

@@ -15,6 +15,7 @@ from lsp_helpers import (
     topic,
 )
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
 
@@ -166,6 +167,11 @@ async def test_without_create_support_a_command_creates_the_file(
         )
     )
     assert outside["created"] == [] and not (workspace.root.parent / "x.md").exists()
+    # Malformed arguments: InvalidParams saying what it takes, not a silent null.
+    with pytest.raises(JsonRpcInvalidParams, match=r"\[uri, text\] pairs"):
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="memdir.createFile", arguments=[["only a uri"]])
+        )
 
 
 async def test_no_move_on_headings_or_topics(client: LanguageClient, workspace: Workspace) -> None:
