@@ -141,3 +141,18 @@ def test_an_index_edit_reparses_only_the_lines_it_changed_or_moved() -> None:
     moved = parse_index("\n" + text, previous=before)
     assert not kept & {id(e) for e in moved.entries}
     assert [e.line for e in moved.entries] == [e.line + 1 for e in before.entries]
+
+
+def test_an_index_edit_checks_the_links_of_the_lines_it_changed_only() -> None:
+    from memdir.index import parse_index
+    from memdir.lint.rules import DirectoryMemo
+
+    text = "".join(f"- [T{i}](t{i}.md) — hook {i}\n" for i in range(20))
+    memo = DirectoryMemo()
+    first = parse_index(text)
+    before = memo.links(first)
+    edited = text.replace("(t5.md)", "(../t5.md)")
+    after = memo.links(parse_index(edited, previous=first))
+    assert [i for i, pair in enumerate(after) if pair is not before[i]] == [5]
+    assert after[5][1] is None  # leaves the dir: no topic file
+    assert after == memo.links(parse_index(edited)) == DirectoryMemo().links(parse_index(edited))

@@ -84,9 +84,14 @@ class DirectoryMemo:
         return self._pairs
 
     def links(self, index: Index) -> list[tuple[IndexEntry, str | None]]:
-        """Each entry with its link key (None for a link that is no topic file), per index."""
+        """Each entry with its link key (None for a link that is no topic file), per index.
+
+        Entries an edit's re-parse took over (``parse_index(previous=)``) keep their pair:
+        only the lines it changed or moved are checked.
+        """
         if self._links_of is not index:
-            self._links = entry_links(index.entries)
+            known = {id(pair[0]): pair for pair in self._links}
+            self._links = [known.get(id(e)) or entry_links((e,))[0] for e in index.entries]
             self._links_of = index
         return self._links
 
