@@ -99,7 +99,9 @@ def parse_entry(line: str, number: int) -> IndexEntry | None:
 
 def encode_target(path: str) -> str:
     """URL-encode only what a Markdown link target cannot hold."""
-    return _TARGET_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), path)
+    return _TARGET_UNSAFE.sub(
+        lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8", "surrogatepass")), path
+    )
 
 
 def render_entry(title: str, path: str, hook: str = "", bullet: str = "-") -> str:
@@ -203,6 +205,9 @@ class Index:
     #: Entries whose line is not (fully) loaded by path A.
     cut_entries: tuple[IndexEntry, ...] = field(default_factory=tuple)
     exists: bool = True
+    #: The line opening a fenced block or HTML comment left open at the end of the text: a line
+    #: appended after it would be hidden in it (not an entry), so new entries go before it.
+    open_block: int | None = None
 
 
 def _to_fixed_1(value: float) -> str:
@@ -487,12 +492,14 @@ class Fences:
 
 def classify_lines(
     lines: list[str], reuse: Mapping[tuple[int, str], IndexEntry] | None = None
-) -> tuple[list[IndexEntry], list[IndexLine]]:
-    """Entries and other lines; ``reuse``: entries already parsed, by (line number, text)."""
+) -> tuple[list[IndexEntry], list[IndexLine], int | None]:
+    """Entries, other lines, and the line opening a block still open at the end (see
+    :attr:`Index.open_block`); ``reuse``: entries already parsed, by (line number, text)."""
     entries: list[IndexEntry] = []
     other: list[IndexLine] = []
     fences = Fences()
     in_comment = False
+    block_start = 0
     fm_close: int | None = None
     if lines and _FM_BOUNDARY.match(lines[0]):
         fm_close = next((i for i in range(1, len(lines)) if _FM_BOUNDARY.match(lines[i])), None)
@@ -501,10 +508,15 @@ def classify_lines(
             other.append(IndexLine(number, line, "frontmatter"))
             continue
         if in_comment or (fences.open is None and _COMMENT_OPEN.match(line)):
+            if not in_comment:
+                block_start = number
             in_comment = "-->" not in line[line.find("<!--") + 4 if not in_comment else 0 :]
             other.append(IndexLine(number, line, "comment"))
             continue
+        was_open = fences.open is not None
         if fences.is_code(line):
+            if not was_open:
+                block_start = number
             other.append(IndexLine(number, line, "code"))
             continue
         entry = reuse.get((number, line)) if reuse else None
@@ -516,7 +528,7 @@ def classify_lines(
                 other.append(IndexLine(number, line, kind))
                 continue
         entries.append(entry)
-    return entries, other
+    return entries, other, block_start if in_comment or fences.open is not None else None
 
 
 def _line_kind(line: str) -> str:
@@ -561,7 +573,7 @@ def parse_index(
     """
     lines = text.split("\n")
     reuse = {(e.line, e.raw): e for e in previous.entries} if previous is not None else None
-    entries, other = classify_lines(lines, reuse)
+    entries, other, open_block = classify_lines(lines, reuse)
     load = load_cap(text, target=target)
     limit = target.index_max_file_bytes
     if limit is not None and len(text) > limit // 4:
@@ -579,6 +591,7 @@ def parse_index(
         load=load,
         problems=problems,
         cut_entries=cut,
+        open_block=open_block,
     )
 
 

@@ -23,7 +23,7 @@ from memdir import constants as C
 from memdir.paths import relative_inside
 from memdir.sanitize import neutralize_tags, strip_invisible
 from memdir.target import DEFAULT_TARGET, Target
-from memdir.textio import read_text, utf16_len
+from memdir.textio import read_text, utf8_len, utf16_len
 
 _DAY_SECONDS = 86_400
 
@@ -108,7 +108,7 @@ def cut_text(
     for number, line in enumerate(text.split("\n")):
         if number >= max_lines:
             return "\n".join(kept), "lines"
-        cost = len(line.encode("utf-8")) + (1 if number else 0)
+        cost = utf8_len(line) + (1 if number else 0)
         if used + cost > max_bytes:
             return "\n".join(kept), "bytes"
         kept.append(line)
@@ -190,7 +190,7 @@ def surface_file(
     rel = relative_inside(root, path, follow_links=False) or str(path)
     shown = display_path(path)
     block = render_block(shown, content, result.mtime, reason, now, target)
-    size = len(content.encode("utf-8"))
+    size = utf8_len(content)
     if target.budget_utf16_with_note:
         cost = utf16_len(content + truncation_suffix(reason, shown))
     else:

@@ -26,10 +26,19 @@ HEAD_MAX_BYTES = 64 * 1024
 
 
 def utf16_len(text: str) -> int:
-    """Length in UTF-16 code units: what a JavaScript string's ``length`` reports."""
+    """Length in UTF-16 code units: what a JavaScript string's ``length`` reports (a lone
+    surrogate, which an editor's JSON can carry, is one unit there too)."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def utf8_len(text: str) -> int:
+    """Length in UTF-8 bytes; a lone surrogate counts the 3 bytes of the U+FFFD it is written
+    as, instead of failing."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def utf16_prefix_index(text: str, units: int) -> int:
@@ -220,7 +229,7 @@ def read_head(path: Path, max_lines: int, max_bytes: int = HEAD_MAX_BYTES) -> Re
     stopped = False
     for line in _decode(b"\n".join(parts[:complete]), problems).split("\n"):
         line = line.removesuffix("\r")
-        size = len(line.encode("utf-8")) + (1 if kept else 0)
+        size = utf8_len(line) + (1 if kept else 0)
         if used + size > max_bytes:
             stopped = True
             break

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from memdir import constants as C
 from memdir.model import Frontmatter, MemoryHeader, Problem, Span, TopicFile, WikiLink
-from memdir.textio import read_head, read_text
+from memdir.textio import read_head, read_text, utf8_len
 
 if TYPE_CHECKING:
     from frontmatter.default_handlers import YAMLHandler
@@ -553,7 +553,7 @@ def parse_topic_text(
         # Most files link nothing; skip the per-line scan for them.
         links=find_links(lines, body_line) if "[[" in text else (),
         mtime=mtime,
-        size=len(text.encode("utf-8")) if size is None else size,
+        size=utf8_len(text) if size is None else size,
         problems=tuple(all_problems),
         text=text,
     )

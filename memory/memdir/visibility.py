@@ -19,6 +19,7 @@ from memdir.manifest import iso_mtime
 from memdir.projections import SkippedFile, skipped_files
 from memdir.scan import ScanResult
 from memdir.surface import cut_for_injection
+from memdir.textio import utf8_len
 
 IndexState = Literal["loaded", "cut", "missing"]
 
@@ -67,7 +68,7 @@ def visibility(
     size = 0
     if text is not None:
         _content, reason = cut_for_injection(text)
-        size = len(text.encode("utf-8"))
+        size = utf8_len(text)
     rank = ranks.get(rel_path)
     return Visibility(
         in_index=bool(entries),

@@ -149,10 +149,13 @@ def entries_linking(index: Index, rel_path: str, *, folder: bool = False) -> lis
 
 
 def entry_insertion(index: Index, line: str) -> TextEdit:
-    """Insert an index line after the last entry, else after the last non-blank line."""
+    """Insert an index line after the last entry, else after the last non-blank line (before
+    a fenced block or comment left open at the end, where the line would be hidden)."""
     lines = index.lines
     if index.entries:
         last = index.entries[-1].line  # entries are parsed in line order
+    elif index.open_block is not None:
+        return _index_edit(index, Span(index.open_block, 0, index.open_block, 0), line + "\n")
     else:
         last = len(lines) - 1
         while last >= 0 and not lines[last].strip():
