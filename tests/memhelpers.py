@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 
 from memdir.model import MemoryHeader
+from memdir.paths import slugify
 
 #: The repository checkout the tests run in.
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,3 +74,46 @@ def selector_env_vars() -> tuple[str, ...]:
     from memdir.select_openai import API_KEY_ENV
 
     return (*CREDENTIAL_ENV_VARS, API_KEY_ENV, OPENAI_BASE_URL_ENV)
+
+
+#: git for the repositories the tests make: a fixed identity, no user or system config read.
+GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.org",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.org",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=GIT_ENV)
+
+
+def write_files(root: Path, files: Mapping[str, str | bytes]) -> None:
+    """Each of ``files`` (a path relative to ``root``: its text or bytes), folders made."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+
+
+def git_project(tmp_path: Path, files: Mapping[str, str | bytes]) -> Path:
+    """``tmp_path/project``: a git repository of ``files`` in one commit on ``main``."""
+    root = tmp_path / "project"
+    root.mkdir()
+    write_files(root, files)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    return root
+
+
+def agent_memory_dir(config_dir: Path, project: Path) -> Path:
+    """The agent's memory dir of ``project`` under the config dir ``config_dir``."""
+    return config_dir / "projects" / slugify(Path(os.path.realpath(project))) / "memory"

@@ -4,7 +4,6 @@ cite only what exists."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -19,46 +18,15 @@ from memdir.lint.fix import apply_fixes
 from memdir.lint.rules.citations import extract_citations, identifier_target, path_target
 from memdir.lint.state import DirState
 from memdir.project import Project, list_project, parse_name_status, resolve_renames
-from memhelpers import EXAMPLES, ROOT
+from memhelpers import EXAMPLES, ROOT, git, git_project, write_files
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.org",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.org",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=_ENV)
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
-def repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    write(root, files)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
-    return root
 
 
 def memory(tmp_path: Path, topics: dict[str, str]) -> Path:
     directory = tmp_path / "memory"
-    write(directory, {"MEMORY.md": "".join(f"- [{n}]({n}) — x\n" for n in topics)})
-    write(
+    write_files(directory, {"MEMORY.md": "".join(f"- [{n}]({n}) — x\n" for n in topics)})
+    write_files(
         directory,
         {
             name: f"---\nname: {name}\ndescription: a fact about the project\n"
@@ -178,7 +146,7 @@ def test_rename_parsing_follows_chains_and_moved_directories() -> None:
 
 
 def test_committed_rename_says_where_the_file_went(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(
         tmp_path,
         {"retry.md": "Retries live in `src/app/old.py`; see also [cards](src/app/cards.py)."},
@@ -197,7 +165,7 @@ def test_committed_rename_says_where_the_file_went(tmp_path: Path) -> None:
 
 
 def test_staged_rename_is_seen_before_the_commit(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(tmp_path, {"retry.md": "Retries: src/app/old.py."})
     git(root, "mv", "src/app/old.py", "src/app/retry.py")
     [(_, code, message)] = findings(directory, root)
@@ -205,8 +173,8 @@ def test_staged_rename_is_seen_before_the_commit(tmp_path: Path) -> None:
 
 
 def test_deleted_file_and_ignored_file(tmp_path: Path) -> None:
-    root = repo(tmp_path, {**CODE, ".gitignore": "build/\n"})
-    write(root, {"build/out.js": "x", "notes/draft.py": "untracked = 1\n"})
+    root = git_project(tmp_path, {**CODE, ".gitignore": "build/\n"})
+    write_files(root, {"build/out.js": "x", "notes/draft.py": "untracked = 1\n"})
     directory = memory(
         tmp_path,
         {
@@ -225,7 +193,7 @@ def test_deleted_file_and_ignored_file(tmp_path: Path) -> None:
 
 
 def test_paths_that_may_live_elsewhere_are_left_alone(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(
         tmp_path,
         {
@@ -241,7 +209,7 @@ def test_paths_that_may_live_elsewhere_are_left_alone(tmp_path: Path) -> None:
 
 
 def test_moved_directory(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(tmp_path, {"util.md": "Helpers are in `lib/`, limits in lib/util.py."})
     assert findings(directory, root) == []
     git(root, "mv", "lib", "pkg")
@@ -256,7 +224,7 @@ def test_moved_directory(tmp_path: Path) -> None:
 
 
 def test_removed_function_and_flag(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(
         tmp_path,
         {
@@ -265,7 +233,9 @@ def test_removed_function_and_flag(tmp_path: Path) -> None:
         },
     )
     assert findings(directory, root) == []
-    write(root, {"src/app/old.py": "def retry_order(order):\n    pass\n", "Makefile": "ship:\n"})
+    write_files(
+        root, {"src/app/old.py": "def retry_order(order):\n    pass\n", "Makefile": "ship:\n"}
+    )
     git(root, "mv", "scripts/deploy.sh", "scripts/ship.sh")
     git(root, "commit", "-q", "-am", "rename things")
     found = findings(directory, root)
@@ -278,7 +248,7 @@ def test_removed_function_and_flag(tmp_path: Path) -> None:
 
 
 def test_chinese_memory(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(
         tmp_path,
         {
@@ -288,7 +258,7 @@ def test_chinese_memory(tmp_path: Path) -> None:
     )
     assert findings(directory, root) == []
     git(root, "mv", "jobs/retention.yaml", "jobs/cleanup.yaml")
-    write(root, {"src/app/old.py": "def retry(order):\n    pass\n"})
+    write_files(root, {"src/app/old.py": "def retry(order):\n    pass\n"})
     git(root, "commit", "-q", "-am", "重命名")
     found = findings(directory, root)
     assert [code for _, code, _ in found] == ["MEM117", "MEM118"]
@@ -296,9 +266,9 @@ def test_chinese_memory(tmp_path: Path) -> None:
 
 
 def test_memory_dir_inside_the_project_does_not_vouch_for_itself(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = root / ".claude" / "memory"
-    write(
+    write_files(
         directory,
         {
             "MEMORY.md": "- [a](a.md) — x\n",
@@ -317,7 +287,7 @@ def test_memory_dir_inside_the_project_does_not_vouch_for_itself(tmp_path: Path)
 
 
 def test_examples_against_the_project_they_describe(tmp_path: Path) -> None:
-    root = repo(
+    root = git_project(
         tmp_path,
         {
             "internal/store/orders.go": "type OrderRepository struct{}\n",
@@ -362,7 +332,7 @@ def test_no_project_no_findings_and_nothing_loaded(tmp_path: Path) -> None:
 
 def test_plain_directory_is_walked(tmp_path: Path) -> None:
     root = tmp_path / "plain"
-    write(
+    write_files(
         root,
         {
             "src/a.py": "def keep_me():\n    pass\n",
@@ -383,7 +353,7 @@ def test_plain_directory_is_walked(tmp_path: Path) -> None:
 
 
 def test_project_updates_one_file_at_a_time(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     project = Project.load(root)
     assert project.has_word("retry_payment")
     project.update_file("src/app/old.py", b"def other():\n    pass\n")
@@ -398,7 +368,7 @@ def test_project_updates_one_file_at_a_time(tmp_path: Path) -> None:
 
 
 def test_cli_project_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(tmp_path, {"a.md": "See `src/app/gone.py`."})
     assert main(["lint", str(directory), "--project", str(root)]) == 1
     out, _ = capsys.readouterr()
@@ -412,12 +382,12 @@ def test_cli_project_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_names_of_other_systems_are_left_alone(tmp_path: Path) -> None:
-    root = repo(tmp_path, {**CODE, "src/app/redact.py": "def phone(x):\n    return x\n"})
+    root = git_project(tmp_path, {**CODE, "src/app/redact.py": "def phone(x):\n    return x\n"})
     directory = memory(
         tmp_path,
         {"a.md": "Query `tracks.gps_points_all`; call `redact.address()`, not `redact.phone()`."},
     )
-    write(
+    write_files(
         directory,
         {
             "grafana.md": "---\nname: grafana\ndescription: dashboards\ntype: reference\n---\n"
@@ -431,11 +401,11 @@ def test_names_of_other_systems_are_left_alone(tmp_path: Path) -> None:
 def test_cli_default_is_the_project_of_the_agents_memory_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     config = tmp_path / "claude"
     slug = "".join(c if c.isalnum() and c.isascii() else "-" for c in str(root.resolve()))
     agent_memory = config / "projects" / slug / "memory"
-    write(
+    write_files(
         agent_memory,
         {
             "MEMORY.md": "- [a](a.md) — where retries live\n",
@@ -453,9 +423,11 @@ def test_cli_default_is_the_project_of_the_agents_memory_dir(
 
 
 def test_one_pass_lookup_agrees_with_the_word_index(tmp_path: Path) -> None:
-    root = repo(tmp_path, {**CODE, ".gitignore": "ignored/\n"})
-    write(root, {".claude/memory/a.md": "only_in_memory\n", "ignored/x.py": "only_ignored = 1\n"})
-    write(root, {"untracked.py": "only_untracked = 1\n"})
+    root = git_project(tmp_path, {**CODE, ".gitignore": "ignored/\n"})
+    write_files(
+        root, {".claude/memory/a.md": "only_in_memory\n", "ignored/x.py": "only_ignored = 1\n"}
+    )
+    write_files(root, {"untracked.py": "only_untracked = 1\n"})
     words = ["retry_payment", "deploy", "dry-run", "only_in_memory", "only_ignored"]
     words += ["only_untracked", "nothing_here"]
     batch = Project.load(root, root / ".claude" / "memory")
@@ -475,7 +447,7 @@ def test_one_pass_lookup_agrees_with_the_word_index(tmp_path: Path) -> None:
 
 
 def test_the_index_is_checked_too(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(tmp_path, {"a.md": "Nothing cited."})
     with (directory / "MEMORY.md").open("a", encoding="utf-8") as index:
         index.write("- [Retries](a.md) — retries live in `src/app/old.py`\n")
@@ -542,7 +514,7 @@ def test_renamed_text_falls_back_to_the_full_path_or_nothing() -> None:
 
 
 def test_fix_for_a_renamed_file_in_every_form(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(
         tmp_path,
         {
@@ -566,7 +538,7 @@ def test_fix_for_a_renamed_file_in_every_form(tmp_path: Path) -> None:
 
 def test_fix_for_a_file_cited_by_its_tail(tmp_path: Path) -> None:
     files = {**CODE, "pkg/lint/state.py": "class DirState: ...\n", "tools/check/state.py": ""}
-    root = repo(tmp_path, files)
+    root = git_project(tmp_path, files)
     directory = memory(tmp_path, {"a.md": "The cache is in `lint/state.py`."})
     assert diagnostics(directory, root) == []
     git(root, "mv", "pkg/lint", "pkg/cache")
@@ -585,7 +557,7 @@ def test_fix_for_a_file_cited_by_its_tail(tmp_path: Path) -> None:
 
 
 def test_fix_for_a_moved_directory(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(
         tmp_path,
         {"util.md": "Helpers are in `lib/`, limits in lib/util.py:1 and [text](lib/text.py)."},
@@ -599,7 +571,7 @@ def test_fix_for_a_moved_directory(tmp_path: Path) -> None:
 
 
 def test_fix_in_a_chinese_memory_and_in_the_index(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(
         tmp_path,
         {"保留.md": "新建日志表时，同时在`jobs/retention.yaml:2`里加一条；代码见src/app/old.py。"},
@@ -617,7 +589,7 @@ def test_fix_in_a_chinese_memory_and_in_the_index(tmp_path: Path) -> None:
 
 
 def test_no_fix_without_a_rename(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(
         tmp_path, {"a.md": "The job is `jobs/retention.yaml`; see `src/app/gone.py`."}
     )
@@ -629,7 +601,7 @@ def test_no_fix_without_a_rename(tmp_path: Path) -> None:
 
 
 def test_the_editor_offers_the_fix(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(tmp_path, {"a.md": "See `src/app/old.py`."})
     git(root, "mv", "src/app/old.py", "src/app/new.py")
     [found] = diagnostics(directory, root)
@@ -641,7 +613,7 @@ def test_the_editor_offers_the_fix(tmp_path: Path) -> None:
 
 
 def test_flags_of_other_programs_are_not_checked(tmp_path: Path) -> None:
-    root = repo(tmp_path, CODE)
+    root = git_project(tmp_path, CODE)
     directory = memory(
         tmp_path,
         {
@@ -657,7 +629,7 @@ def test_flags_of_other_programs_are_not_checked(tmp_path: Path) -> None:
 
 
 def test_flags_of_the_projects_own_programs_are_checked(tmp_path: Path) -> None:
-    root = repo(tmp_path, {**CODE, "src/app/cli.py": "prog = 'shipit'\n"})
+    root = git_project(tmp_path, {**CODE, "src/app/cli.py": "prog = 'shipit'\n"})
     directory = memory(
         tmp_path,
         {

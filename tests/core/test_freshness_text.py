@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,23 +16,11 @@ from memdir.lint.state import DirState
 from memdir.model import TopicFile
 from memdir.project import Project
 from memdir.topic import parse_topic_text
+from memhelpers import git, git_project
 
 TODAY = dt.date(2027, 3, 15)
 
-_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.org",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.org",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=_ENV)
 
 
 def topic(text: str, path: Path = Path("/m/x.md")) -> TopicFile:
@@ -87,17 +74,12 @@ def test_never_verified() -> None:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    root = tmp_path / "project"
-    for rel, text in {
+    files = {
         "src/app.py": "def charge(card):\n    return card\n",
         "src/old.py": "def retry_payment():\n    pass\n",
         "src/gone.py": "x = 1\n",
-    }.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
+    }
+    root = git_project(tmp_path, files)
     git(root, "mv", "src/old.py", "src/retry.py")
     git(root, "rm", "-q", "src/gone.py")
     git(root, "commit", "-q", "-m", "move")

@@ -4,27 +4,16 @@ every answer equal to a fresh Project's; the update's answer says whether a find
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 import pytest
 from memdir import project as project_module
 from memdir.project import Project, words_in
+from memhelpers import git, git_project, write_files
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.org",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.org",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 CODE = {
     "src/app/payments.py": "def retry_payment(order):\n    return charge_card(order)\n",
@@ -44,28 +33,12 @@ PATHS = [
 ]  # fmt: skip
 
 
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=_ENV)
-
-
-def write(root: Path, files: Mapping[str, str | bytes]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
-
-
 def make_project(tmp_path: Path, use_git: bool, files: Mapping[str, str | bytes] = CODE) -> Path:
+    if use_git:
+        return git_project(tmp_path, files)
     root = tmp_path / "project"
     root.mkdir()
-    write(root, files)
-    if use_git:
-        git(root, "init", "-q", "-b", "main")
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", "start")
+    write_files(root, files)
     return root
 
 
@@ -130,7 +103,9 @@ def test_the_first_word_asked_brings_the_memory_dirs_words(
 ) -> None:
     root = make_project(tmp_path, True)
     memory = tmp_path / "memory"
-    write(memory, {"a.md": "Use `retry_payment()` and `charge_card()`; not `refund_all()`.\n"})
+    write_files(
+        memory, {"a.md": "Use `retry_payment()` and `charge_card()`; not `refund_all()`.\n"}
+    )
     passes: list[set[str]] = []
     search = project_module.search_files
 
@@ -153,7 +128,7 @@ def test_the_memory_dir_and_links_do_not_vouch(tmp_path: Path, backend: str) -> 
     outside = tmp_path / "outside.py"
     outside.write_text("only_outside = 1\n")
     (root / "link.py").symlink_to(outside)
-    write(root, {".claude/memory/a.md": "only_in_memory\n"})
+    write_files(root, {".claude/memory/a.md": "only_in_memory\n"})
     project = Project.load(root, root / ".claude" / "memory", ["only_outside", "only_in_memory"])
     assert project.exists("link.py")
     assert not project.has_word("only_outside") and not project.has_word("only_in_memory")
@@ -221,17 +196,17 @@ def test_the_answer_says_whether_a_finding_can_change(tmp_path: Path, use_git: b
     root = make_project(tmp_path, use_git)
     project = Project.load(root, None, WORDS)
     answers(project)  # the rules have asked about these words and paths
-    write(root, {"src/app/cards.py": "def charge_card(order):\n    return order  # noted\n"})
+    write_files(root, {"src/app/cards.py": "def charge_card(order):\n    return order  # noted\n"})
     assert not project.update_file("src/app/cards.py")  # nothing cited changed
-    write(root, {"src/app/payments.py": "def other():\n    pass\n"})
+    write_files(root, {"src/app/payments.py": "def other():\n    pass\n"})
     assert project.update_file("src/app/payments.py")  # retry_payment is gone
-    write(root, {"docs/notes.md": "Nothing about helpers.\n"})
+    write_files(root, {"docs/notes.md": "Nothing about helpers.\n"})
     assert not project.update_file("docs/notes.md")  # charge_card is still in cards.py
-    write(root, {"src/app/extra.py": "retry_payment = 1\n"})
+    write_files(root, {"src/app/extra.py": "retry_payment = 1\n"})
     assert project.update_file("src/app/extra.py")  # a new file brings a word back
-    write(root, {"tests/test_unrelated.py": "x = 1\n"})
+    write_files(root, {"tests/test_unrelated.py": "x = 1\n"})
     assert not project.update_file("tests/test_unrelated.py")  # no cited path is near it
-    write(root, {"src/app/new.py": "x = 1\n"})
+    write_files(root, {"src/app/new.py": "x = 1\n"})
     assert project.update_file("src/app/new.py")  # a cited path now exists
     (root / "tests/test_unrelated.py").unlink()
     assert not project.remove_file("tests/test_unrelated.py")
@@ -255,9 +230,9 @@ def test_the_answer_names_the_words_and_paths_that_changed(tmp_path: Path, use_g
     project.has_word("build")  # not recording: nothing collected
     assert outer == {"order", "/scripts/"}
 
-    write(root, {"src/app/payments.py": "def other():\n    pass\n"})
+    write_files(root, {"src/app/payments.py": "def other():\n    pass\n"})
     assert project.update_file("src/app/payments.py").keys == {"retry_payment"}
-    write(root, {"src/app/new.py": "retry_payment = 1\n"})
+    write_files(root, {"src/app/new.py": "retry_payment = 1\n"})
     # A new file: the word it brings back, and the cited paths it is, or lies under.
     assert project.update_file("src/app/new.py").keys == {
         "retry_payment", "/src/app/new.py/", "/src/app/"
@@ -276,13 +251,13 @@ def test_ignored_files_are_not_the_projects(tmp_path: Path, use_git: bool) -> No
     root = make_project(tmp_path, use_git, {**CODE, ".gitignore": "generated/\n"})
     project = Project.load(root, None, ["only_generated"])
     skipped = "generated/out.py" if use_git else "node_modules/x/out.py"
-    write(root, {skipped: "only_generated = 1\n"})
+    write_files(root, {skipped: "only_generated = 1\n"})
     assert not project.update_file(skipped)
     assert skipped not in project.files and not project.has_word("only_generated")
     assert not project.update_file(".git/index")
     if use_git:
-        write(root, {"generated/more.py": "x = 1\n", "src/app/debug.log": "only_generated\n"})
-        write(root, {"src/app/new.py": "only_generated = 1\n"})
+        write_files(root, {"generated/more.py": "x = 1\n", "src/app/debug.log": "only_generated\n"})
+        write_files(root, {"src/app/new.py": "only_generated = 1\n"})
         (root / ".gitignore").write_text("generated/\n*.log\n")
         assert not project.update_file("generated/more.py")  # the directory's answer, kept
         assert not project.update_file("src/app/debug.log")
@@ -328,7 +303,7 @@ def test_the_history_read_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyP
     root = make_project(tmp_path, True)
     git(root, "mv", "src/app/payments.py", "src/app/moved.py")
     git(root, "commit", "-q", "-m", "move")
-    write(root, {"src/app/cards.py": "def charge_card(order):\n    return None\n"})
+    write_files(root, {"src/app/cards.py": "def charge_card(order):\n    return None\n"})
     git(root, "commit", "-q", "-am", "later")
     assert Project.load(root).renamed_to("src/app/payments.py") == "src/app/moved.py"
     monkeypatch.setattr(project_module, "MAX_HISTORY_COMMITS", 1)

@@ -8,15 +8,13 @@ starts; its memory is the agent's memory dir of that project (under the test run
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import CONFIG_DIR
 from lsp_helpers import Workspace, build, codes, quick_fixes, wait_until
 from lsprotocol import types
-from memdir.paths import slugify
+from memhelpers import agent_memory_dir, git, git_project
 from pytest_lsp import LanguageClient
 
 MEMORY = (
@@ -24,41 +22,22 @@ MEMORY = (
     "Retries live in `src/app/old.py:12`; 重试逻辑见 src/app/old.py。\n"
 )
 INDEX = "# Memory index\n\n- [Retries](retries.md) — where payment retries live\n"
-_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_SYSTEM": os.devnull,
-}
-
-
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=_ENV)
-
-
-def _memory_dir(root: Path) -> Path:
-    return CONFIG_DIR / "projects" / slugify(Path(os.path.realpath(root))) / "memory"
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Workspace:
     """The project, its file renamed in the last commit; its memory in the agent's place."""
-    root = tmp_path / "project"
-    build(root, {"src/app/old.py": "def retry_payment(order):\n    return order\n"})
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "start")
-    _git(root, "mv", "src/app/old.py", "src/app/retry.py")
-    _git(root, "commit", "-q", "-m", "rename")
-    build(_memory_dir(root), {"MEMORY.md": INDEX, "retries.md": MEMORY})
+    root = git_project(
+        tmp_path, {"src/app/old.py": "def retry_payment(order):\n    return order\n"}
+    )
+    git(root, "mv", "src/app/old.py", "src/app/retry.py")
+    git(root, "commit", "-q", "-m", "rename")
+    build(agent_memory_dir(CONFIG_DIR, root), {"MEMORY.md": INDEX, "retries.md": MEMORY})
     return Workspace(root)
 
 
 async def test_renamed_path_quick_fix(client: LanguageClient, workspace: Workspace) -> None:
-    uri = (_memory_dir(workspace.root) / "retries.md").as_uri()
+    uri = (agent_memory_dir(CONFIG_DIR, workspace.root) / "retries.md").as_uri()
     found = await wait_until(client, uri, lambda f: codes(f).count("MEM117") == 2)
     offered: dict[str, str] = {}
     for diagnostic in (d for d in found if d.code == "MEM117"):

