@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -269,3 +270,82 @@ def pull_like_vscode(capabilities: types.ClientCapabilities) -> None:
     capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(
         refresh_support=True
     )
+
+
+# --- the raw wire ------------------------------------------------------------------------------
+
+
+class Wire:
+    """A bare JSON-RPC client over the server's stdio that can also send raw bytes; what it
+    reads while waiting for an answer (notifications, other answers) is kept in order."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, timeout: float) -> None:
+        self.proc = proc
+        self.timeout = timeout
+        self.next_id = 0
+        self.notifications: list[dict[str, Any]] = []
+
+    def raw(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+
+    def frame(self, body: bytes) -> None:
+        self.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.frame(json.dumps({"jsonrpc": "2.0", **message}).encode())
+
+    def notify(self, method: str, **params: Any) -> None:
+        self.send({"method": method, **params})
+
+    async def read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        length = 0
+        while (line := await self.proc.stdout.readline()).strip():
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        message: dict[str, Any] = json.loads(await self.proc.stdout.readexactly(length))
+        return message
+
+    async def answer(self, msg_id: Any) -> dict[str, Any]:
+        """The next response with ``msg_id``."""
+        while True:
+            message = await asyncio.wait_for(self.read(), self.timeout)
+            if "method" not in message and "id" in message and message["id"] == msg_id:
+                return message
+            self.notifications.append(message)
+
+    async def request(self, method: str, **params: Any) -> dict[str, Any]:
+        """The response to ``method``; ``params=`` as given (absent when not passed)."""
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, **params})
+        return await self.answer(self.next_id)
+
+    async def initialize(self, root: Path) -> dict[str, Any]:
+        """The ``initialize`` answer for a client of no capabilities at ``root``; then
+        ``initialized``."""
+        answer = await self.request(
+            "initialize", params={"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        )
+        self.notify("initialized", params={})
+        return answer
+
+
+async def start_wire(tmp_path: Path, *args: str, stderr: int, timeout: float) -> Wire:
+    """``memdir-lsp`` (with ``args``) over stdio, its agent config dir in ``tmp_path``; the
+    memory dir ``tmp_path/memory`` holds :data:`FILES`."""
+    build(tmp_path / "memory", FILES)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+    env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "claude")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "memdir_lsp",
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+        env=env,
+    )
+    return Wire(proc, timeout)

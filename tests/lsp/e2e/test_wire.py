@@ -8,51 +8,10 @@ errors), so a routine session, refused requests included, must write nothing the
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
-from lsp_helpers import FILES, build
-
-
-class Wire:
-    """A bare JSON-RPC client over the server's stdio."""
-
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self.next_id = 0
-        self.notifications: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-
-    async def read(self) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        length = 0
-        while (line := await self.proc.stdout.readline()).strip():
-            name, _, value = line.decode().partition(":")
-            if name.lower() == "content-length":
-                length = int(value)
-        message: dict[str, Any] = json.loads(await self.proc.stdout.readexactly(length))
-        return message
-
-    async def request(self, method: str, **params: Any) -> dict[str, Any]:
-        """The response to ``method``; ``params=`` as given (absent when not passed)."""
-        self.next_id += 1
-        self.send({"id": self.next_id, "method": method, **params})
-        while True:
-            message = await asyncio.wait_for(self.read(), 10)
-            if message.get("id") == self.next_id and "method" not in message:
-                return message
-            self.notifications.append(message)
-
-    def notify(self, method: str, **params: Any) -> None:
-        self.send({"method": method, **params})
-
+from lsp_helpers import start_wire
 
 Answers = dict[str, dict[str, Any]]
 
@@ -63,26 +22,9 @@ async def session(tmp_path: Path, *args: str) -> tuple[Answers, list[dict[str, A
     Returns the answers by name, the server's notifications, and its stderr.
     """
     memory = tmp_path / "memory"
-    build(memory, FILES)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
-    env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "claude")
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "memdir_lsp",
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=env,
-    )
-    wire = Wire(proc)
-    answers: Answers = {}
-    answers["initialize"] = await wire.request(
-        "initialize",
-        params={"processId": None, "rootUri": memory.as_uri(), "capabilities": {}},
-    )
-    wire.notify("initialized", params={})
+    wire = await start_wire(tmp_path, *args, stderr=asyncio.subprocess.PIPE, timeout=10)
+    proc = wire.proc
+    answers: Answers = {"initialize": await wire.initialize(memory)}
     answers["index without params"] = await wire.request("memory/index")
     answers["index with null"] = await wire.request("memory/index", params=None)
     answers["index with []"] = await wire.request("memory/index", params=[])

@@ -11,90 +11,33 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_helpers import FILES, build
+from lsp_helpers import Wire, start_wire
 from memdir_lsp import protocol as P
 
 #: Generous: a silent server is a failure, not a slow one.
 ANSWER_TIMEOUT = 30
 
 
-class Wire:
-    """A bare JSON-RPC client over the server's stdio that can also send raw bytes."""
-
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self.next_id = 0
-
-    def raw(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-
-    def frame(self, body: bytes) -> None:
-        self.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.frame(json.dumps({"jsonrpc": "2.0", **message}).encode())
-
-    async def read(self) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        length = 0
-        while (line := await self.proc.stdout.readline()).strip():
-            name, _, value = line.decode().partition(":")
-            if name.lower() == "content-length":
-                length = int(value)
-        message: dict[str, Any] = json.loads(await self.proc.stdout.readexactly(length))
-        return message
-
-    async def answer(self, msg_id: Any) -> dict[str, Any]:
-        """The next response with ``msg_id`` (notifications and others skipped)."""
-        while True:
-            message = await asyncio.wait_for(self.read(), ANSWER_TIMEOUT)
-            if "method" not in message and "id" in message and message["id"] == msg_id:
-                return message
-
-    async def request(self, method: str, **params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        self.send({"id": self.next_id, "method": method, **params})
-        return await self.answer(self.next_id)
-
-    async def alive(self) -> None:
-        answer = await self.request(P.MEMORY_INDEX, params={})
-        assert "result" in answer, answer
+async def alive(wire: Wire) -> None:
+    """The server still answers."""
+    answer = await wire.request(P.MEMORY_INDEX, params={})
+    assert "result" in answer, answer
 
 
 @pytest.fixture
 async def wire(tmp_path: Path) -> AsyncIterator[Wire]:
-    memory = tmp_path / "memory"
-    build(memory, FILES)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
-    env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "claude")
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "memdir_lsp",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env=env,
-    )
-    wire = Wire(proc)
-    init = await wire.request(
-        "initialize",
-        params={"processId": None, "rootUri": memory.as_uri(), "capabilities": {}},
-    )
-    assert "result" in init
-    wire.send({"method": "initialized", "params": {}})
+    wire = await start_wire(tmp_path, stderr=asyncio.subprocess.DEVNULL, timeout=ANSWER_TIMEOUT)
+    assert "result" in await wire.initialize(tmp_path / "memory")
     yield wire
     await wire.request("shutdown")
     wire.send({"method": "exit"})
-    assert await asyncio.wait_for(proc.wait(), ANSWER_TIMEOUT) == 0
+    assert await asyncio.wait_for(wire.proc.wait(), ANSWER_TIMEOUT) == 0
 
 
 def assert_clean(answer: dict[str, Any]) -> None:
@@ -113,7 +56,7 @@ async def test_malformed_headers_are_skipped_and_the_server_keeps_serving(wire: 
     wire.raw(b"Content-Length: abc\r\n\r\n" + body)  # not a number
     wire.raw(b"this is not a header\r\n\r\n" + body)  # no colon
     wire.raw(b"Content-Type: application/json\r\n\r\n" + body)  # no length at all
-    await wire.alive()
+    await alive(wire)
     # A valid header glued to the garbage before it (no newline after a body) still counts.
     wire.raw(b"Content-Length: 5\r\n\r\nhello")
     wire.next_id += 1
@@ -124,7 +67,7 @@ async def test_malformed_headers_are_skipped_and_the_server_keeps_serving(wire: 
     parse_error = await wire.answer(None)  # "hello" is not JSON
     assert parse_error["error"]["code"] == -32700
     assert "result" in await wire.answer(wire.next_id)
-    await wire.alive()
+    await alive(wire)
 
 
 async def test_unreadable_bodies_are_answered_as_json_rpc_says(wire: Wire) -> None:
@@ -152,7 +95,7 @@ async def test_unreadable_bodies_are_answered_as_json_rpc_says(wire: Wire) -> No
         answer = await wire.answer(msg_id)
         assert answer["error"]["code"] == -32600, (message, answer)
         assert_clean(answer)
-    await wire.alive()
+    await alive(wire)
 
 
 async def test_every_custom_request_without_params_is_answered(wire: Wire) -> None:
@@ -176,7 +119,7 @@ async def test_every_custom_request_without_params_is_answered(wire: Wire) -> No
         assert_clean(answer)
     for method in (P.MEMORY_DID_READ, P.MEMORY_COMPACTED):
         wire.send({"method": method})
-    await wire.alive()
+    await alive(wire)
 
 
 async def test_params_that_break_the_file_system_or_the_parser_get_one_sentence(
@@ -216,4 +159,4 @@ async def test_params_that_break_the_file_system_or_the_parser_get_one_sentence(
             },
         }
     )
-    await wire.alive()
+    await alive(wire)
