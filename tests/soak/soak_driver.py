@@ -34,7 +34,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 # The e2e suite's helpers (apply an edit as a client does, VS Code's pull capabilities).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lsp" / "e2e"))
-from lsp_helpers import apply_text_edits, pull_like_vscode
+from lsp_helpers import apply_text_edits, pull_like_vscode, units
 
 #: Shared by every server the soak starts: agent discovery never reads the real ~/.claude.
 CONFIG_DIR = Path(tempfile.mkdtemp(prefix="memdir-soak-claude-"))
@@ -88,14 +88,6 @@ SNIPPETS = (
 )
 #: A lone surrogate: sent as is (JSON can carry one); the server takes U+FFFD in its place.
 SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def units(text: str, encoding: str) -> int:
-    if encoding == "utf-8":
-        return len(text.encode("utf-8"))
-    if encoding == "utf-16":
-        return len(text.encode("utf-16-le")) // 2
-    return len(text)
 
 
 def snap(text: str, offset: int) -> int:
