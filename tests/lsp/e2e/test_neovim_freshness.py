@@ -10,16 +10,13 @@ by a new client; with the documented opt-in (``dynamicRegistration = true``) at 
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 from lsp_helpers import build
 from memhelpers import agent_memory_dir, git, git_project
-from test_neovim import CONFIG, HERE, NVIM, SCRIPTS, _nvim_version
+from test_neovim import NVIM, _nvim_version, run_driver
 
 MEMORY = """\
 ---
@@ -52,43 +49,15 @@ def test_freshness_in_neovim(tmp_path: Path, watch: bool) -> None:
     claude = tmp_path / "claude"
     memory = agent_memory_dir(claude, project)
     build(memory, {"MEMORY.md": INDEX, "payments.md": MEMORY})
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
-    out = tmp_path / "report.json"
-    env.update(
-        OUT=str(out),
-        CONFIG=str(CONFIG),
+    report = run_driver(
+        tmp_path,
+        "freshness.lua",
+        memory / "payments.md",
         PROJECT=str(project),
         CHANGED=str(project / "src" / "util.py"),
         CHANGED_TEXT="def charge_again(charge):\n    return charge\n",
         WATCH="1" if watch else "0",
-        PATH=os.pathsep.join([SCRIPTS, env.get("PATH", "")]),
-        HOME=str(tmp_path / "home"),
-        CLAUDE_CONFIG_DIR=str(claude),
     )
-    for name in ("CONFIG", "DATA", "STATE", "CACHE"):
-        env[f"XDG_{name}_HOME"] = str(tmp_path / "xdg" / name.lower())
-    proc = subprocess.run(
-        [
-            NVIM,
-            "--headless",
-            "--clean",
-            "-n",
-            "-i",
-            "NONE",
-            "-u",
-            str(HERE / "nvim" / "freshness.lua"),
-            str(memory / "payments.md"),
-        ],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.exists(), proc.stderr
-    report = json.loads(out.read_text())
-    assert proc.returncode == 0 and report["ok"], (report.get("error"), report, proc.stderr[-2000:])
 
     # The documented root (the memory dir), the project added as a folder; no watching by default.
     assert report["root_dir"] == str(memory)
