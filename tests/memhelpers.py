@@ -23,6 +23,25 @@ def topic(name: str, description: str, type_: str = "project", body: str = "Body
     return f"---\nname: {name}\ndescription: {description}\ntype: {type_}\n---\n{body}"
 
 
+#: What stands only outside the memory dir that :func:`linked_out` makes: never to be shown.
+SECRET = "SECRET-CONTENT-OUTSIDE"
+
+
+def linked_out(tmp_path: Path) -> Path:
+    """``tmp_path/memory``, whose MEMORY.md, ``secret.md`` and folder ``linked`` are symlinks
+    leading out of it (to ``tmp_path/outside``, holding :data:`SECRET`)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "MEMORY.md").write_text(f"- [Secret](secret.md) — {SECRET}\n{SECRET}\n")
+    (outside / "secret.md").write_text(topic("secret", f"the {SECRET} file", body=SECRET))
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "MEMORY.md").symlink_to(outside / "MEMORY.md")
+    (root / "secret.md").symlink_to(outside / "secret.md")
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    return root
+
+
 #: The query and the one memory the agent-face tests recall with it.
 DEPLOY_QUERY = "how do deploys to the staging cluster work?"
 DEPLOY_MEMORY = (

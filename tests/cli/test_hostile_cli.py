@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from memhelpers import topic
+from memhelpers import SECRET, linked_out
 
-SECRET = "SECRET-CONTENT-OUTSIDE"
 #: Generous: the safety net against a hang, far above any normal run on a busy machine.
 SAFETY_NET = 180
 
@@ -34,16 +33,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def linked(tmp_path: Path) -> Path:
     """A memory dir whose MEMORY.md, ``secret.md`` and folder ``linked`` lead out of it."""
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "MEMORY.md").write_text(f"- [Secret](secret.md) — {SECRET}\n{SECRET}\n")
-    (outside / "secret.md").write_text(topic("secret", f"the {SECRET} file", body=SECRET))
-    root = tmp_path / "memory"
-    root.mkdir()
-    (root / "MEMORY.md").symlink_to(outside / "MEMORY.md")
-    (root / "secret.md").symlink_to(outside / "secret.md")
-    (root / "linked").symlink_to(outside, target_is_directory=True)
-    return root
+    return linked_out(tmp_path)
 
 
 def test_index_of_a_link_out_says_so_and_prints_nothing(linked: Path) -> None:

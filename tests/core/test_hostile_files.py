@@ -29,9 +29,7 @@ from memdir.topic import (
     load_topic,
     parse_topic_text,
 )
-from memhelpers import topic
-
-SECRET = "SECRET-CONTENT-OUTSIDE"
+from memhelpers import SECRET, linked_out, topic
 
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 
@@ -39,15 +37,7 @@ needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here
 @pytest.fixture
 def linked(tmp_path: Path) -> Path:
     """A memory dir whose MEMORY.md, ``secret.md`` and folder ``linked`` lead out of it."""
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "MEMORY.md").write_text(f"- [Secret](secret.md) — {SECRET}\n{SECRET}\n")
-    (outside / "secret.md").write_text(topic("secret", f"the {SECRET} file", body=SECRET))
-    root = tmp_path / "memory"
-    root.mkdir()
-    (root / "MEMORY.md").symlink_to(outside / "MEMORY.md")
-    (root / "secret.md").symlink_to(outside / "secret.md")
-    (root / "linked").symlink_to(outside, target_is_directory=True)
+    root = linked_out(tmp_path)
     (root / "own.md").write_text(topic("own", "a memory of this dir, linked from nowhere"))
     return root
 
