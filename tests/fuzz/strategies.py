@@ -14,21 +14,29 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
-#: Examples per fuzzed method (or MCP tool).
-EXAMPLES = int(os.environ.get("MEMDIR_FUZZ_EXAMPLES") or (500 if THOROUGH else 25))
 
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    derandomize=not THOROUGH,
-    deadline=None,
-    database=None,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.data_too_large,
-        HealthCheck.large_base_example,
-    ],
-)
+
+def fuzz_settings(examples: int, thorough: int, *suppress: HealthCheck) -> settings:
+    """A fuzz run of ``examples`` (``thorough`` under the thorough profile), derandomized by
+    default; ``suppress``: health checks to skip beyond the slow and large-data ones."""
+    return settings(
+        max_examples=int(
+            os.environ.get("MEMDIR_FUZZ_EXAMPLES") or (thorough if THOROUGH else examples)
+        ),
+        derandomize=not THOROUGH,
+        deadline=None,
+        database=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.large_base_example,
+            *suppress,
+        ],
+    )
+
+
+#: Examples per fuzzed method (or MCP tool).
+FUZZ = fuzz_settings(25, 500, HealthCheck.function_scoped_fixture)
 
 #: Strings that broke (or could break) a server: lengths past the file system's, lone
 #: surrogates, NUL, traversal, regexes that overflow or nest too deep, control characters.

@@ -14,14 +14,14 @@ The default run is short and reproducible (``derandomize``: the same examples ev
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hypothesis import HealthCheck, event, given, settings
+from fuzz.strategies import fuzz_settings
+from hypothesis import event, given
 from hypothesis import strategies as st
 from memdir.index import load_index, parse_index
 from memdir.lexical import select_lexical
@@ -30,19 +30,7 @@ from memdir.lint.state import DirState
 from memdir.manifest import format_manifest
 from memdir.scan import scan
 
-THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
-EXAMPLES = int(os.environ.get("MEMDIR_FUZZ_EXAMPLES") or (1000 if THOROUGH else 60))
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    derandomize=not THOROUGH,
-    deadline=None,
-    database=None,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-        HealthCheck.large_base_example,
-    ],
-)
+FUZZ = fuzz_settings(60, 1000)
 
 # Pieces that steer random text into the parsers' corners: frontmatter fragments, index
 # entries, links, fences, comments, BOM, NUL, lone surrogates, CR-only and CRLF line ends,
