@@ -146,13 +146,22 @@ async def _start_session(
     lsp_client.init_result = result  # type: ignore[attr-defined]
 
 
-@pytest_lsp.fixture(params=["visual_studio_code", "neovim"], config=CONFIG)
-async def client(
-    request: pytest.FixtureRequest, lsp_client: LanguageClient, workspace: Workspace
-) -> AsyncIterator[None]:
-    await _start_session(request, lsp_client, workspace)
-    yield
-    await asyncio.wait_for(lsp_client.shutdown_session(), 5.0)
+def client_fixture(config: ClientServerConfig) -> Any:
+    """A ``client`` fixture, once per preset, whose server ``config`` starts (a test module
+    with its own server assigns it to ``client``)."""
+
+    @pytest_lsp.fixture(params=["visual_studio_code", "neovim"], config=config)
+    async def client(
+        request: pytest.FixtureRequest, lsp_client: LanguageClient, workspace: Workspace
+    ) -> AsyncIterator[None]:
+        await _start_session(request, lsp_client, workspace)
+        yield
+        await asyncio.wait_for(lsp_client.shutdown_session(), 5.0)
+
+    return client
+
+
+client = client_fixture(CONFIG)
 
 
 @pytest.fixture

@@ -9,15 +9,12 @@ server's next diagnostics.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_lsp
-from conftest import CONFIG_DIR, SERVER_ENV, _start_session
+from conftest import CONFIG_DIR, SERVER_ENV, client_fixture
 from lsp_helpers import Workspace, build, codes, open_doc, pos, wait_until
 from lsprotocol import types
 from memhelpers import agent_memory_dir, git, git_project
@@ -67,13 +64,7 @@ def memory_dir(workspace: Workspace) -> Path:
     return agent_memory_dir(CONFIG_DIR, workspace.root)
 
 
-@pytest_lsp.fixture(params=["visual_studio_code", "neovim"], config=CONFIG)
-async def client(
-    request: pytest.FixtureRequest, lsp_client: LanguageClient, workspace: Workspace
-) -> AsyncIterator[None]:
-    await _start_session(request, lsp_client, workspace)
-    yield
-    await asyncio.wait_for(lsp_client.shutdown_session(), 5.0)
+client = client_fixture(CONFIG)
 
 
 async def settled(client: LanguageClient, memory_dir: Path) -> str:
