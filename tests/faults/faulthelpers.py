@@ -6,13 +6,20 @@ import asyncio
 import datetime as dt
 import json
 import os
+import random
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from memdir import write
 from memdir.write import JOURNAL_FILENAME, TEMP_NAME
 
 #: Every writer in the fault tests stamps ``modified`` with this, so two runs write the same bytes.
 CLOCK = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
+
+#: ``MEMDIR_FAULTS=long``: every kill point is tried, not a drawn few.
+LONG = os.environ.get("MEMDIR_FAULTS") == "long"
 
 
 def topic(name: str, description: str, body: str = "Body.\n") -> str:
@@ -119,3 +126,38 @@ class RawLspClient:
                 return message.get("result")
             if "method" in message and "id" in message:
                 await self.send({"id": message["id"], "result": None})  # the server asks: no
+
+
+async def start_lsp(config_dir: Path) -> RawLspClient:
+    """``memdir-lsp --stdio`` (stderr dropped), the agent's config dir at ``config_dir``."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "memdir_lsp",
+        "--stdio",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, "CLAUDE_CONFIG_DIR": str(config_dir)},
+    )
+    return RawLspClient(process)
+
+
+def kill_points(run: Callable[[], object]) -> int:
+    """How many kill points ``run`` passes (counted in this process: the same writer code)."""
+    write._kill_at, write._steps = 1 << 30, 0
+    try:
+        run()
+        return write._steps
+    finally:
+        write._kill_at, write._steps = 0, 0
+
+
+def drawn_points(count: int, most: int) -> list[int]:
+    """Kill points of 1..``count`` to try: all when :data:`LONG`, else ``most`` drawn with a
+    printed seed."""
+    if LONG:
+        return list(range(1, count + 1))
+    seed = random.randrange(1 << 32)
+    print(f"kill points drawn with seed {seed}")
+    return sorted(random.Random(seed).sample(range(1, count + 1), min(most, count)))

@@ -7,23 +7,27 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from faulthelpers import assert_old_or_new, build, leftovers, topic, visible
-from memdir import write
+from faulthelpers import (
+    assert_old_or_new,
+    build,
+    drawn_points,
+    kill_points,
+    leftovers,
+    topic,
+    visible,
+)
 from memdir.lint import apply_fixes, lint_directory
 from memdir.memory_tool import MemdirMemoryTool
 from memdir.write import KILL_AT_ENV
 
 pytestmark = pytest.mark.slow  # a few Python processes per kill
 
-LONG = os.environ.get("MEMDIR_FAULTS") == "long"
 RENAME = {"command": "rename", "old_path": "/memories/deploy.md", "new_path": "/memories/ops/d.md"}
 NEXT = {"command": "create", "path": "/memories/next.md", "file_text": topic("next", "next one")}
 FIX_FILES = {
@@ -41,24 +45,6 @@ def memdir(*args: str, kill_at: int | None = None) -> int:
     return subprocess.run(command, env=env, capture_output=True, check=False).returncode
 
 
-def points_of(run: Callable[[], object]) -> int:
-    """How many kill points ``run`` passes (counted in this process: the same writer code)."""
-    write._kill_at, write._steps = 1 << 30, 0
-    try:
-        run()
-        return write._steps
-    finally:
-        write._kill_at, write._steps = 0, 0
-
-
-def drawn(count: int) -> list[int]:
-    if LONG:
-        return list(range(1, count + 1))
-    seed = random.randrange(1 << 32)
-    print(f"kill point drawn with seed {seed}")
-    return [random.Random(seed).randrange(1, count + 1)]
-
-
 def index_lines(state: dict[str, bytes | None]) -> list[str]:
     return sorted((state["MEMORY.md"] or b"").decode().splitlines())
 
@@ -66,14 +52,14 @@ def index_lines(state: dict[str, bytes | None]) -> list[str]:
 def test_memdir_tool_killed_is_finished_or_undone_by_the_next_run(tmp_path: Path) -> None:
     before = visible(build(tmp_path / "before"))
     root = build(tmp_path / "done")
-    count = points_of(lambda: MemdirMemoryTool(root).run(RENAME))
+    count = kill_points(lambda: MemdirMemoryTool(root).run(RENAME))
     after = visible(root)
     assert memdir("tool", "--dir", str(root), json.dumps(NEXT)) == 0
     finished = visible(root)
     root = build(tmp_path / "undone")
     assert memdir("tool", "--dir", str(root), json.dumps(NEXT)) == 0
     undone = visible(root)
-    for point in drawn(count):
+    for point in drawn_points(count, 1):
         root = build(tmp_path / f"killed-{point}")
         assert memdir("tool", "--dir", str(root), json.dumps(RENAME), kill_at=point) == -9
         assert_old_or_new(visible(root), before, after)
@@ -91,10 +77,10 @@ def test_memdir_tool_killed_is_finished_or_undone_by_the_next_run(tmp_path: Path
 def test_memdir_lint_fix_killed_leaves_each_file_old_or_new(tmp_path: Path) -> None:
     before = visible(build(tmp_path / "before", FIX_FILES))
     root = build(tmp_path / "done", FIX_FILES)
-    count = points_of(lambda: apply_fixes(lint_directory(root).diagnostics))
+    count = kill_points(lambda: apply_fixes(lint_directory(root).diagnostics))
     after = visible(root)
     assert after != before
-    for point in drawn(count):
+    for point in drawn_points(count, 1):
         root = build(tmp_path / f"killed-{point}", FIX_FILES)
         assert memdir("lint", "--fix", str(root), kill_at=point) == -signal.SIGKILL
         assert_old_or_new(visible(root), before, after)

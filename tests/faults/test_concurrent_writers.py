@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faulthelpers import RawLspClient, leftovers
+from faulthelpers import leftovers, start_lsp
 from mcp import Client, StdioServerParameters
 
 CLI_WRITERS, LSP_WRITERS, MCP_WRITERS = 3, 2, 3
@@ -44,17 +44,8 @@ async def cli_writer(root: Path, name: str) -> list[str]:
 
 
 async def lsp_writer(root: Path, name: str) -> list[str]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "memdir_lsp",
-        "--stdio",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env={**os.environ, "CLAUDE_CONFIG_DIR": str(root.parent / "claude-config")},
-    )
-    client = RawLspClient(process)
+    client = await start_lsp(root.parent / "claude-config")
+    process = client.process
     lines = [f"{name} line {n}" for n in range(SERVER_LINES)]
     try:
         folder = {"uri": root.as_uri(), "name": "memory"}

@@ -4,12 +4,10 @@ nothing through a symlinked folder leading out: any name, a hidden one, missing 
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 
 import pytest
-from faulthelpers import RawLspClient
+from faulthelpers import start_lsp
 
 pytestmark = pytest.mark.slow  # the real server over stdio
 
@@ -21,17 +19,8 @@ async def test_create_file_command_refuses_a_symlinked_folder(tmp_path: Path) ->
     outside = tmp_path / "outside"
     outside.mkdir()
     (root / "link").symlink_to(outside, target_is_directory=True)
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "memdir_lsp",
-        "--stdio",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env={**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config")},
-    )
-    client = RawLspClient(process)
+    client = await start_lsp(tmp_path / "claude-config")
+    process = client.process
     try:
         folder = {"uri": root.as_uri(), "name": "memory"}
         init = {"processId": None, "capabilities": {}, "workspaceFolders": [folder]}

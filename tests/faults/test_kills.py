@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,16 @@ import anthropic
 import fake_anthropic
 import httpx2
 import pytest
-from faulthelpers import CLOCK, assert_old_or_new, build, leftovers, topic, visible
+from faulthelpers import (
+    CLOCK,
+    assert_old_or_new,
+    build,
+    drawn_points,
+    kill_points,
+    leftovers,
+    topic,
+    visible,
+)
 from memdir import write
 from memdir.config import Settings
 from memdir.extract import run_extraction
@@ -31,7 +39,6 @@ from memdir.write import MemoryWriter
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 
-LONG = os.environ.get("MEMDIR_FAULTS") == "long"
 SAMPLE = 2
 
 Operation = Callable[[Path], object]
@@ -142,20 +149,8 @@ def run_killed_at(root: Path, operation: Operation, step: int) -> bool:
 def expected_after(tmp_path: Path, operation: Operation) -> tuple[dict[str, bytes | None], int]:
     """The dir after ``operation`` ran to the end, and how many kill points it passed."""
     root = build(tmp_path / "uninterrupted")
-    write._kill_at, write._steps = 1 << 30, 0
-    try:
-        operation(root)
-        return visible(root), write._steps
-    finally:
-        write._kill_at, write._steps = 0, 0
-
-
-def points(count: int) -> list[int]:
-    if LONG:
-        return list(range(1, count + 1))
-    seed = random.randrange(1 << 32)
-    print(f"kill points drawn with seed {seed}")
-    return sorted(random.Random(seed).sample(range(1, count + 1), min(SAMPLE, count)))
+    count = kill_points(lambda: operation(root))
+    return visible(root), count
 
 
 #: Writes made of several operations: what the dir holds between them (each operation is
@@ -178,7 +173,7 @@ def test_a_write_killed_at_any_point_is_old_or_new_and_recovered(tmp_path: Path,
         states.insert(-1, visible(tmp_path / f"between-{n}"))
     assert after != before
     assert count > 3, "the write has fewer kill points than it has steps"
-    for step in points(count):
+    for step in drawn_points(count, SAMPLE):
         root = build(tmp_path / f"killed-{step}")
         assert run_killed_at(root, operation, step)
         assert_old_or_new(visible(root), *states)
