@@ -105,18 +105,27 @@ def _path_key(rel: str) -> str:
     return f"/{rel}/"
 
 
-def _git(root: Path, *args: str) -> bytes | None:
+def _run(
+    command: list[str], timeout: float, cwd: Path | None = None, input: bytes | None = None
+) -> subprocess.CompletedProcess[bytes] | None:
+    """``command`` run to its end, output captured; None when it could not start or timed out."""
     try:
-        done = subprocess.run(
-            ["git", "-C", os.fspath(root), *args],
+        return subprocess.run(
+            command,
+            cwd=cwd,
+            input=input,
             capture_output=True,
-            timeout=_GIT_TIMEOUT,
+            timeout=timeout,
             check=False,
             env=_ENV,
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout if done.returncode == 0 else None
+
+
+def _git(root: Path, *args: str) -> bytes | None:
+    done = _run(["git", "-C", os.fspath(root), *args], _GIT_TIMEOUT)
+    return done.stdout if done is not None and done.returncode == 0 else None
 
 
 def _is_git_root(root: Path) -> bool:
@@ -413,16 +422,8 @@ def _grep(root: Path, words: list[str], files: list[str]) -> dict[str, set[str]]
     base = [grep, "-F", "-w", "-o", "-H", "-I", "-s", "--null", "-d", "skip", "-D", "skip"]
 
     def run(chunk: list[str]) -> bytes | None:
-        try:
-            done = subprocess.run(
-                [*base, *patterns, "--", *chunk],
-                cwd=root,
-                capture_output=True,
-                timeout=_GREP_TIMEOUT,
-                check=False,
-                env=_ENV,
-            )
-        except (OSError, subprocess.SubprocessError):
+        done = _run([*base, *patterns, "--", *chunk], _GREP_TIMEOUT, cwd=root)
+        if done is None:
             return None
         # 1: nothing found; 2 with nothing said: a listed file is gone (-s), the rest was read.
         if done.returncode in (0, 1) or (done.returncode == 2 and not done.stderr):
@@ -746,16 +747,12 @@ class Project:
             return True
         asked = [rel] if not parent or parent in self._ignored_dirs else [f"{parent}/", rel]
         # git check-ignore lists the ignored ones among the paths given (exit 1: none).
-        try:
-            done = subprocess.run(
-                ["git", "-C", os.fspath(self.root), "check-ignore", "-z", "--stdin"],
-                input=b"".join(_path_bytes(path) + b"\0" for path in asked),
-                capture_output=True,
-                timeout=_GIT_TIMEOUT,
-                check=False,
-                env=_ENV,
-            )
-        except (OSError, subprocess.SubprocessError):
+        done = _run(
+            ["git", "-C", os.fspath(self.root), "check-ignore", "-z", "--stdin"],
+            _GIT_TIMEOUT,
+            input=b"".join(_path_bytes(path) + b"\0" for path in asked),
+        )
+        if done is None:
             return False
         ignored = set(_zsplit(done.stdout)) if done.returncode == 0 else set()
         if parent:
