@@ -275,6 +275,11 @@ def _unsafe(path: str, reason: str, why: str) -> UnsafePathError:
     return UnsafePathError(f"refusing path {path!r}: {why}", path=path, reason=reason, detail=why)
 
 
+def _cannot(doing: str, path: str, exc: OSError) -> WriteError:
+    """The error for an operation on ``path`` the file system refused: what, and its reason."""
+    return WriteError(f"cannot {doing}: {exc.strerror or exc}", path=path)
+
+
 def _check_characters(path: str) -> None:
     if "\x00" in path:
         raise _unsafe(path, "nul", "it contains a NUL byte")
@@ -421,7 +426,7 @@ def _read_bytes(target: MemoryPath, shown: str) -> bytes:
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EMLINK):
             raise _unsafe(shown, "symlink", "it became a symlink") from None
-        raise WriteError(f"cannot read {shown}: {exc.strerror or exc}", path=shown) from exc
+        raise _cannot(f"read {shown}", shown, exc) from exc
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -856,9 +861,7 @@ class MemoryWriter:
                 except FileExistsError:
                     raise PathExistsError(f"{path} already exists", path=path) from None
                 except OSError as exc:
-                    raise WriteError(
-                        f"cannot create {path}: {exc.strerror or exc}", path=path
-                    ) from exc
+                    raise _cannot(f"create {path}", path, exc) from exc
                 finally:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(temp)
@@ -988,7 +991,7 @@ class MemoryWriter:
         except FileNotFoundError:
             raise PathNotFoundError(f"{path} does not exist", path=path) from None
         except OSError as exc:
-            raise WriteError(f"cannot delete {path}: {exc.strerror or exc}", path=path) from exc
+            raise _cannot(f"delete {path}", path, exc) from exc
         change = FileChange("deleted", target.rel, before=before, is_dir=is_dir)
         extra = self._index_remove(target.rel, is_dir=is_dir, warnings=warnings)
         return WriteResult(target.rel, (change, *extra), warnings=tuple(warnings))
@@ -1043,9 +1046,7 @@ class MemoryWriter:
         except FileNotFoundError:
             raise PathNotFoundError(f"{old_path} does not exist", path=old_path) from None
         except OSError as exc:
-            raise WriteError(
-                f"cannot rename {old_path} to {new_path}: {exc.strerror or exc}", path=old_path
-            ) from exc
+            raise _cannot(f"rename {old_path} to {new_path}", old_path, exc) from exc
         _fsync_dir(dest.path.parent)
         if source.path.parent != dest.path.parent:
             _fsync_dir(source.path.parent)
@@ -1065,7 +1066,7 @@ class MemoryWriter:
         try:
             return _read_text(self._resolve(path), path)
         except OSError as exc:
-            raise WriteError(f"cannot read {path}: {exc.strerror or exc}", path=path) from exc
+            raise _cannot(f"read {path}", path, exc) from exc
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -1242,9 +1243,7 @@ class MemoryWriter:
             try:
                 write_atomic(target.path, after)
             except OSError as exc:
-                raise WriteError(
-                    f"cannot write {shown}: {exc.strerror or exc}", path=shown
-                ) from exc
+                raise _cannot(f"write {shown}", shown, exc) from exc
             change = FileChange("changed", target.rel, before=before, after=after)
             if not maintain:
                 return WriteResult(target.rel, (change,), after, changed_line)
