@@ -53,6 +53,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "memory"))
+sys.path.insert(0, str(HERE))
+
+from timing import median_time, percentile  # noqa: E402
 
 GOAL_COLD = 1.0
 GOAL_CHANGE = 0.050
@@ -357,20 +360,6 @@ def generate_memories(directory: Path, project: Project, count: int, seed: int) 
 
 
 # --- timing --------------------------------------------------------------------------------------
-
-
-def median_time(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def fmt(seconds: float) -> str:

@@ -52,6 +52,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import gen_memdir  # noqa: E402
+from timing import median_time  # noqa: E402
 
 FLOOR_SOURCE = """
 import os, sys
@@ -74,15 +75,6 @@ def floor_loop(root: Path) -> int:
                     handle.read(4096)
                 count += 1
     return count
-
-
-def median_time(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 #: Commands run as an installed tool runs: with bytecode caching on. Under
@@ -261,8 +253,8 @@ def bench_size(
 
     # Garbage left by the cold runs above is not the warm run's cost: collect it first.
     gc.collect()
-    row.times["warm_update"] = _timed_after(touch, warm_update, reps)
-    row.times["warm_refresh"] = _timed_after(touch, warm_refresh, reps)
+    row.times["warm_update"] = median_time(warm_update, reps, prepare=touch)
+    row.times["warm_refresh"] = median_time(warm_refresh, reps, prepare=touch)
     target.write_bytes(original)
     # Its old mtime too: the next run (and the next size's cold runs) lint the generated dir.
     os.utime(target, ns=(original_stat.st_atime_ns, original_stat.st_mtime_ns))
@@ -278,16 +270,6 @@ def bench_size(
                 except subprocess.TimeoutExpired:
                     row.notes.append(f"{name}: over {peer_timeout:.0f} s, stopped")
     return row
-
-
-def _timed_after(prepare: Callable[[], None], run: Callable[[], None], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        prepare()
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def fmt(seconds: float | None) -> str:
