@@ -8,6 +8,7 @@ fresh random examples. ``MEMDIR_FUZZ_EXAMPLES=N`` sets the count (per method) by
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -103,3 +104,40 @@ def mutated(template: dict[str, Any], extra: st.SearchStrategy[Any]) -> st.Searc
         return out
 
     return st.one_of(st.just(template), one_changed(), json_values)
+
+
+def schema_values(prop: dict[str, Any], text: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """A value of the JSON-schema property ``prop``'s type: ``text`` where it is a string."""
+    if "enum" in prop:
+        return st.sampled_from(prop["enum"])
+    if "anyOf" in prop:
+        return st.one_of(*(schema_values(p, text) for p in prop["anyOf"]))
+    kind = prop.get("type")
+    if kind == "string":
+        return text
+    if kind in ("integer", "number"):
+        return numbers
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "null":
+        return st.none()
+    if kind == "array":
+        return st.lists(schema_values(prop.get("items", {}), text), max_size=4)
+    return json_values
+
+
+@st.composite
+def schema_object(
+    draw: st.DrawFn,
+    schema: dict[str, Any],
+    text_for: Callable[[str], st.SearchStrategy[Any]],
+) -> dict[str, Any]:
+    """An object of the JSON-schema ``schema``: its required properties and a draw of the
+    others, the strings of property ``name`` drawn from ``text_for(name)``."""
+    props = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    return {
+        name: draw(schema_values(prop, text_for(name)))
+        for name, prop in props.items()
+        if name in required or draw(st.booleans())
+    }

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fuzz.strategies import FUZZ, json_values, mutated, numbers, strings
+from fuzz.strategies import FUZZ, json_values, mutated, numbers, schema_object, strings
 from hypothesis import given
 from hypothesis import strategies as st
 from memdir_lsp import protocol as P
@@ -196,36 +196,10 @@ def standard_params(method: str, root: Path) -> st.SearchStrategy[Any]:
 SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))["$defs"]
 
 
-def from_schema(prop: dict[str, Any], root: Path) -> st.SearchStrategy[Any]:
-    """A value of the schema's type, hostile where it is a string."""
-    if "enum" in prop:
-        return st.sampled_from(prop["enum"])
-    if "anyOf" in prop:
-        return st.one_of(*(from_schema(p, root) for p in prop["anyOf"]))
-    kind = prop.get("type")
-    if kind == "string":
-        return st.one_of(strings, uris(root))
-    if kind in ("integer", "number"):
-        return numbers
-    if kind == "boolean":
-        return st.booleans()
-    if kind == "null":
-        return st.none()
-    if kind == "array":
-        return st.lists(from_schema(prop.get("items", {}), root), max_size=4)
-    return json_values
-
-
 @st.composite
 def custom_params(draw: st.DrawFn, cls_name: str, root: Path) -> Any:
-    definition = SCHEMA[cls_name]
-    props = definition.get("properties", {})
-    required = set(definition.get("required", []))
-    params = {
-        name: draw(from_schema(prop, root))
-        for name, prop in props.items()
-        if name in required or draw(st.booleans())
-    }
+    text = st.one_of(strings, uris(root))
+    params = draw(schema_object(SCHEMA[cls_name], lambda _name: text))
     if "directory" in params and draw(st.booleans()):
         params["directory"] = None  # mostly the default dir, so the rest of the params matter
     return draw(mutated(params, json_values))

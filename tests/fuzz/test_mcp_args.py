@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 import pytest
-from fuzz.strategies import FUZZ, HOSTILE_STRINGS, json_values, mutated, numbers, strings
+from fuzz.strategies import FUZZ, HOSTILE_STRINGS, json_values, mutated, schema_object, strings
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp import Client, MCPError
@@ -33,34 +33,11 @@ TOOL_PATHS = st.one_of(
 )
 
 
-def value_for(name: str, prop: dict[str, Any]) -> st.SearchStrategy[Any]:
-    if "enum" in prop:
-        return st.sampled_from(prop["enum"])
-    if "anyOf" in prop:
-        return st.one_of(*(value_for(name, p) for p in prop["anyOf"]))
-    kind = prop.get("type")
-    if kind == "string":
-        return TOOL_PATHS if name.endswith("path") else strings
-    if kind == "integer":
-        return numbers
-    if kind == "boolean":
-        return st.booleans()
-    if kind == "null":
-        return st.none()
-    if kind == "array":
-        return st.lists(value_for(name, prop.get("items", {})), max_size=4)
-    return json_values
-
-
 @st.composite
 def arguments(draw: st.DrawFn, schema: dict[str, Any]) -> Any:
-    props = schema.get("properties", {})
-    required = set(schema.get("required", []))
-    args = {
-        name: draw(value_for(name, prop))
-        for name, prop in props.items()
-        if name in required or draw(st.booleans())
-    }
+    args = draw(
+        schema_object(schema, lambda name: TOOL_PATHS if name.endswith("path") else strings)
+    )
     drawn = draw(mutated(args, json_values))
     # The SDK's client sends only an object; anything else becomes an unknown argument.
     return drawn if isinstance(drawn, dict) else {"unknown": drawn}
