@@ -140,6 +140,14 @@ def dirs(tmp_path: Path) -> tuple[Path, Path, Path]:
     return memory_dir, project, transcript
 
 
+@pytest.fixture
+def scratch(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temp dir of this process (outside ``tmp_path``, whose tree the tests compare)."""
+    scratch = tmp_path_factory.mktemp("scratch")
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    return scratch
+
+
 #: In the layout the prompt teaches (Claude Code's): ``type`` under ``metadata``.
 PNPM = (
     "---\nname: use-pnpm\ndescription: the user wants pnpm, never npm\n"
@@ -411,13 +419,8 @@ async def test_a_connection_error_and_missing_credentials_are_recorded(
 
 
 async def test_dry_run_writes_nothing_and_shows_the_writes(
-    dirs: tuple[Path, Path, Path],
-    tmp_path: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-    monkeypatch: pytest.MonkeyPatch,
+    dirs: tuple[Path, Path, Path], tmp_path: Path, scratch: Path
 ) -> None:
-    scratch = tmp_path_factory.mktemp("scratch")
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     memory_dir, _project, transcript = dirs
     before = tree(tmp_path)
     api = FakeAPI(
@@ -843,12 +846,8 @@ def modes(top: Path) -> dict[str, int]:
 
 
 async def test_the_dry_run_copy_is_private_and_removed_on_an_exception(
-    dirs: tuple[Path, Path, Path],
-    tmp_path_factory: pytest.TempPathFactory,
-    monkeypatch: pytest.MonkeyPatch,
+    dirs: tuple[Path, Path, Path], scratch: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    scratch = tmp_path_factory.mktemp("scratch")
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     memory_dir, _project, transcript = dirs
     (memory_dir / "team").mkdir(mode=0o755)
     (memory_dir / "team" / "keys.md").write_text(topic("keys", "where keys live"), "utf-8")
@@ -903,16 +902,13 @@ asyncio.run(run_extraction(
 
 
 async def test_a_killed_dry_run_leaves_a_private_copy_the_next_run_removes(
-    dirs: tuple[Path, Path, Path],
-    tmp_path_factory: pytest.TempPathFactory,
-    monkeypatch: pytest.MonkeyPatch,
+    dirs: tuple[Path, Path, Path], scratch: Path
 ) -> None:
     import os
     import signal
     import subprocess
     import sys
 
-    scratch = tmp_path_factory.mktemp("scratch")
     memory_dir, _project, transcript = dirs
     (memory_dir / "release-freeze.md").chmod(0o644)
     env = {**os.environ, "TMPDIR": str(scratch)}
@@ -928,8 +924,8 @@ async def test_a_killed_dry_run_leaves_a_private_copy_the_next_run_removes(
     left_modes = modes(left)
     assert left_modes["."] == 0o700  # nobody else can reach what is inside
     assert left_modes["memory/release-freeze.md"] == 0o600
-    # The next dry run sweeps it (its process is gone), then cleans up after itself.
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    # The next dry run (in this process: ``scratch`` is its temp dir) sweeps it (its process is
+    # gone), then cleans up after itself.
     api = FakeAPI(lambda _body: message(text("Nothing to save.")))
     result = await run_extraction(
         transcript, memory_dir, client=api.client(), settings=Settings(), dry_run=True
