@@ -40,17 +40,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def make_dir(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
     """Build a memory dir from {relative path: text or bytes}; mtimes follow the dict order."""
 
+    # Imported here: memhelpers loads memdir, which this root conftest otherwise leaves alone.
+    from memhelpers import write_files
+
     def build(files: dict[str, str | bytes], base_mtime: float = 1_700_000_000.0) -> Path:
         root = tmp_path / "memory"
         root.mkdir(exist_ok=True)
-        for offset, (rel, content) in enumerate(files.items()):
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content, encoding="utf-8")
-            os.utime(path, (base_mtime + offset, base_mtime + offset))
+        write_files(root, files, base_mtime)
         return root
 
     return build

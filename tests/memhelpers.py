@@ -111,15 +111,20 @@ def git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=GIT_ENV)
 
 
-def write_files(root: Path, files: Mapping[str, str | bytes]) -> None:
-    """Each of ``files`` (a path relative to ``root``: its text or bytes), folders made."""
-    for rel, text in files.items():
+def write_files(
+    root: Path, files: Mapping[str, str | bytes], mtime: float | None = None, step: float = 1.0
+) -> None:
+    """Each of ``files`` (a path relative to ``root``: its text or bytes), folders made; with
+    ``mtime``, modification times from it, ``step`` seconds apart in the dict's order."""
+    for offset, (rel, text) in enumerate(files.items()):
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(text, bytes):
             path.write_bytes(text)
         else:
             path.write_text(text, encoding="utf-8")
+        if mtime is not None:
+            os.utime(path, (mtime + offset * step, mtime + offset * step))
 
 
 def git_project(tmp_path: Path, files: Mapping[str, str | bytes]) -> Path:

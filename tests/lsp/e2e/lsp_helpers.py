@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 from lsprotocol import types
 from memdir_lsp.memory_protocol.converter import plain
 from memdir_lsp.memory_protocol.schema import SCHEMA_PATH
+from memhelpers import write_files
 from pytest_lsp import LanguageClient
 
 INDEX = """\
@@ -69,13 +70,8 @@ class Workspace:
 
 def build(root: Path, files: dict[str, str]) -> None:
     root.mkdir(parents=True, exist_ok=True)
-    for offset, (rel, text) in enumerate(files.items()):
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        # Distinct mtimes, newest last, so the prefetch order is deterministic.
-        stamp = 1_700_000_000 + offset * 60
-        os.utime(path, (stamp, stamp))
+    # Distinct mtimes, newest last, so the prefetch order is deterministic.
+    write_files(root, files, 1_700_000_000, step=60)
 
 
 def open_doc(client: LanguageClient, ws: Workspace, rel: str, text: str | None = None) -> str:
