@@ -95,6 +95,24 @@ def selector_env_vars() -> tuple[str, ...]:
     return (*CREDENTIAL_ENV_VARS, API_KEY_ENV, OPENAI_BASE_URL_ENV)
 
 
+def run_memdir(
+    *args: str,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m memdir`` with ``args`` in a subprocess, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "memdir", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+
+
 #: git for the repositories the tests make: a fixed identity, no user or system config read.
 GIT_ENV = {
     **os.environ,

@@ -3,38 +3,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from memdir.cli import main
 from memdir.index import render_entry
-from memhelpers import EXAMPLES, topic
-
-
-def run(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memdir", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        check=False,
-    )
+from memhelpers import EXAMPLES, run_memdir, topic
 
 
 def test_where_prints_only_the_path(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}
-    proc = run("where", str(project / ".git" / ".."), env=env)
+    proc = run_memdir("where", str(project / ".git" / ".."), env=env)
     assert proc.returncode == 0, proc.stderr
     slug = "-" + str(project.resolve()).strip("/").replace("/", "-").replace("_", "-")
     assert proc.stdout == f"{tmp_path / 'cfg' / 'projects' / slug / 'memory'}\n"
-    data = json.loads(run("where", str(project), "--json", env=env).stdout)
+    data = json.loads(run_memdir("where", str(project), "--json", env=env).stdout)
     assert data["project_root"] == str(project.resolve())
     assert data["exists"] is False
 
@@ -82,10 +67,10 @@ def test_show_matches_surface_and_refuses_outside(
     assert main(["show", "--dir", str(EXAMPLES), "user-role.md", "--target", "seed"]) == 0
     assert capsys.readouterr().out.startswith("Memory (saved ")
     (tmp_path / "outside.md").write_text("x")
-    proc = run("show", "--dir", str(EXAMPLES), str(tmp_path / "outside.md"))
+    proc = run_memdir("show", "--dir", str(EXAMPLES), str(tmp_path / "outside.md"))
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "outside the memory dir" in proc.stderr
-    proc = run("show", "--dir", str(EXAMPLES), "../../README.md")
+    proc = run_memdir("show", "--dir", str(EXAMPLES), "../../README.md")
     assert proc.returncode == 2 and "outside the memory dir" in proc.stderr
 
 
@@ -100,7 +85,7 @@ def test_show_matches_surface_and_refuses_outside(
     ],
 )
 def test_user_errors_are_one_line_exit_2(args: list[str], message: str) -> None:
-    proc = run(*args)
+    proc = run_memdir(*args)
     assert proc.returncode == 2
     assert message in proc.stderr
     assert proc.stderr.count("\n") == 1
@@ -111,13 +96,13 @@ def test_default_dir_is_the_projects_memory_dir(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     project.mkdir()
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}
-    proc = run("manifest", cwd=project, env=env)
+    proc = run_memdir("manifest", cwd=project, env=env)
     assert proc.returncode == 2 and "has no memory dir yet" in proc.stderr
     slug = str(project.resolve()).replace("/", "-").replace("_", "-")
     memdir = tmp_path / "cfg" / "projects" / slug / "memory"
     memdir.mkdir(parents=True)
     (memdir / "a.md").write_text(topic("a", "hello"))
-    proc = run("manifest", cwd=project, env=env)
+    proc = run_memdir("manifest", cwd=project, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.endswith("a.md (" + proc.stdout.split("(")[1].split(")")[0] + "): hello\n")
 

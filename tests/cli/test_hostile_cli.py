@@ -14,20 +14,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from memhelpers import SECRET, linked_out
+from memhelpers import SECRET, linked_out, run_memdir
 
 #: Generous: the safety net against a hang, far above any normal run on a busy machine.
 SAFETY_NET = 180
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memdir", *args],
-        capture_output=True,
-        text=True,
-        timeout=SAFETY_NET,
-        check=False,
-    )
+    return run_memdir(*args, timeout=SAFETY_NET)
 
 
 @pytest.fixture
