@@ -6,12 +6,17 @@ import importlib.util
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from memdir.model import MemoryHeader
 from memdir.paths import slugify
+
+if TYPE_CHECKING:
+    import httpx2
+    import pytest
 
 #: The repository checkout the tests run in.
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,3 +164,26 @@ def git_project(tmp_path: Path, files: Mapping[str, str | bytes]) -> Path:
 def agent_memory_dir(config_dir: Path, project: Path) -> Path:
     """The agent's memory dir of ``project`` under the config dir ``config_dir``."""
     return config_dir / "projects" / slugify(Path(os.path.realpath(project))) / "memory"
+
+
+def sdk_answered_by(
+    monkeypatch: pytest.MonkeyPatch,
+    handle: Callable[[httpx2.Request], httpx2.Response],
+    api_key: str | None = None,
+) -> None:
+    """``anthropic.AsyncAnthropic``, however the code under test makes it, answered by
+    ``handle`` (no network, no retries); without ``api_key`` the SDK reads the environment's."""
+    import anthropic
+    import httpx2
+
+    real = anthropic.AsyncAnthropic
+
+    def factory(**_kwargs: object) -> anthropic.AsyncAnthropic:
+        return real(
+            base_url="http://fake-api.test",
+            max_retries=0,
+            api_key=api_key,
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handle)),
+        )
+
+    monkeypatch.setattr(anthropic, "AsyncAnthropic", factory)

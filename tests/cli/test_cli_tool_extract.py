@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import httpx2
 import pytest
 from memdir.cli import main
 from memdir.extract import extraction_lock
+from memhelpers import sdk_answered_by
 
 
 def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:
@@ -150,17 +150,7 @@ def fake_client(monkeypatch: pytest.MonkeyPatch, *replies: list[dict[str, Any]])
             },
         )
 
-    real = anthropic.AsyncAnthropic
-
-    def factory(**_kwargs: object) -> anthropic.AsyncAnthropic:
-        return real(
-            api_key="test",
-            base_url="http://fake-api.test",
-            max_retries=0,
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handle)),
-        )
-
-    monkeypatch.setattr(anthropic, "AsyncAnthropic", factory)
+    sdk_answered_by(monkeypatch, handle, api_key="test")
     return seen
 
 
@@ -242,17 +232,7 @@ def test_extract_exit_codes(
             529, json={"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
         )
 
-    real = anthropic.AsyncAnthropic
-    monkeypatch.setattr(
-        anthropic,
-        "AsyncAnthropic",
-        lambda **_k: real(
-            api_key="t",
-            base_url="http://fake-api.test",
-            max_retries=0,
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(refuse)),
-        ),
-    )
+    sdk_answered_by(monkeypatch, refuse, api_key="t")
     assert main(["extract", str(transcript), "--dir", str(memory)]) == ERROR
     captured = capsys.readouterr()
     assert captured.out.startswith("error: OverloadedError (HTTP 529)")

@@ -42,12 +42,7 @@ from memdir.transcript import (
     shell_write_target,
 )
 from memdir.write import FileChange
-
-
-def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:
-    """A topic file with frontmatter (own copy: ``conftest`` is ambiguous with tests/lsp)."""
-    return f"---\nname: {name}\ndescription: {description}\ntype: {type_}\n---\n{body}"
-
+from memhelpers import sdk_answered_by, topic
 
 Body = dict[str, Any]
 Step = Callable[[Body], httpx2.Response]
@@ -818,17 +813,8 @@ def test_the_cli_never_prints_an_echoed_key(
 
     memory_dir, _project, transcript = dirs
     monkeypatch.setenv("ANTHROPIC_API_KEY", ECHOED_KEY)
-    real = anthropic.AsyncAnthropic
     # As the CLI makes it: credentials from the environment, the fake endpoint as transport.
-    monkeypatch.setattr(
-        anthropic,
-        "AsyncAnthropic",
-        lambda **_k: real(
-            base_url="http://fake-api.test",
-            max_retries=0,
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(echo_the_key)),
-        ),
-    )
+    sdk_answered_by(monkeypatch, echo_the_key)
     for extra in ([], ["--json"], ["--dry-run"]):
         assert main(["extract", str(transcript), "--dir", str(memory_dir), *extra]) == 1
         captured = capsys.readouterr()
