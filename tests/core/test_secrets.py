@@ -1,12 +1,13 @@
 """memdir.lint.secrets: the one detector (MEM110, the memory tool's refusal) and the one redaction.
 
 Covers the token forms added for issue 18 (Slack webhooks, npm, Hugging Face, Twilio, SendGrid),
-keys split by invisible characters, and fix titles that quote an entry.
+keys split by invisible characters, and messages and fix titles that quote memory text.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +15,10 @@ import pytest
 from memdir.cli import main
 from memdir.lint import lint_directory
 from memdir.lint.secrets import REDACTED, find_secrets, redact
+from memdir.lint.state import DirState
 from memdir.memory_tool import MemdirMemoryTool
+from memdir.project import Project
+from memhelpers import git_project, write_files
 
 MakeDir = Callable[[dict[str, str | bytes]], Path]
 REPO = Path(__file__).resolve().parents[2]
@@ -144,3 +148,57 @@ def test_a_duplicate_entry_fix_title_never_repeats_a_secret(
     assert token not in out and token[4:] not in out
     if fmt != "text":
         json.loads(out)
+
+
+GITHUB = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5c"
+AWS = "AKIAQ4ZRT7XW2PLM9KDB"
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_no_message_or_fix_title_repeats_a_secret_it_quotes(
+    make_dir: MakeDir, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    # Each finding quotes memory text: a dangling entry's target, an unknown type's value.
+    index = f"- [Deploy](deploy.md) — steps\n- [Keys]({AWS}.md) — where the keys live\n"
+    typed = topic("Steps.\n").replace("type: project", f"type: {GITHUB}")
+    root = make_dir({"MEMORY.md": index, "deploy.md": typed})
+    found = lint_directory(root).diagnostics
+    quoting = [d for d in found if d.code != "MEM110" and REDACTED in d.message]
+    assert len(quoting) >= 2, [d.message for d in found]
+    for d in found:
+        assert GITHUB not in d.message and AWS not in d.message
+        if d.fix is not None:
+            assert GITHUB not in d.fix.title and AWS not in d.fix.title
+    main(["lint", str(root), "--format", fmt])
+    shown = " ".join(_shown_texts(json.loads(capsys.readouterr().out)))
+    assert f"dangling link: {REDACTED}.md" in shown and f"unknown type `{REDACTED}`" in shown
+    # The fix that creates the dangling entry's file still names it in its edit, as it must.
+    assert GITHUB[4:] not in shown and AWS[4:] not in shown
+
+
+def _shown_texts(data: object) -> list[str]:
+    """Every message and fix title in JSON or SARIF output (what a person reads)."""
+    if isinstance(data, list):
+        return [t for item in data for t in _shown_texts(item)]
+    if not isinstance(data, dict):
+        return []
+    texts: list[str] = []
+    for key, value in data.items():
+        if key in ("message", "title", "description"):
+            texts.append(json.dumps(value))
+        texts.extend(_shown_texts(value))
+    return texts
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_citation_finding_never_repeats_a_secret_it_cites(tmp_path: Path) -> None:
+    project = git_project(tmp_path, {"src/app/cards.py": "def charge_card(order):\n    pass\n"})
+    root = tmp_path / "memory"
+    body = f"See `src/app/{GITHUB}.py` and `cards.{GITHUB}()`.\n"
+    write_files(root, {"MEMORY.md": "- [Deploy](deploy.md) — steps\n", "deploy.md": topic(body)})
+    state = DirState(root, project=Project.load(project, root))
+    state.refresh()
+    cited = {d.code: d.message for d in state.lint().diagnostics if d.code in ("MEM117", "MEM118")}
+    assert cited["MEM117"].startswith(f"`src/app/{REDACTED}.py` does not exist")
+    assert cited["MEM118"].startswith(f"`cards.{REDACTED}()` appears nowhere")
+    assert not any(GITHUB[4:] in message for message in cited.values())

@@ -41,7 +41,6 @@ from memdir.fixes.text import (
     yaml_scalar,
 )
 from memdir.index import Index, encode_target, fit_entry, normalize_target
-from memdir.lint.secrets import redact
 from memdir.model import IndexEntry, Span, TopicFile
 from memdir.textio import utf16_len
 from memdir.topic import field_key
@@ -189,8 +188,8 @@ def remove_duplicate(index: Index, entry: IndexEntry, first: IndexEntry, key: st
     same = entry.title == first.title and entry.hook in ("", first.hook)
     title = f"Remove the duplicate entry for {key} (line {entry.line + 1})"
     if not same:
-        # Titles reach JSON, SARIF and the editor: a key pasted into the hook stays out of them.
-        title += f" and its hook: {redact(entry.hook)!r}"
+        # Redacted where every diagnostic is made (LintContext.diag).
+        title += f" and its hook: {entry.hook!r}"
     return remove_entry(index, entry, title, safe=same)
 
 

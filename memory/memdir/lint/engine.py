@@ -17,6 +17,7 @@ from memdir import constants as C
 from memdir.config import Settings
 from memdir.lint.diagnostic import Diagnostic, Fix, Severity
 from memdir.lint.rules import RULES
+from memdir.lint.secrets import redact
 from memdir.model import Span
 
 if TYPE_CHECKING:
@@ -68,11 +69,34 @@ class LintContext:
     def diag(
         self, code: str, path: Path, rel: str, span: Span, message: str, fix: Fix | None = None
     ) -> Diagnostic:
-        return Diagnostic(path, rel, span, code, self.severities[code], message, fix)
+        # Messages and fix titles quote memory text (a cited name, a type, an entry's key), and
+        # reach JSON, SARIF and the editor: a credential in that text must not (see secrets).
+        if fix is not None:
+            title = _shown(fix.title)
+            if title != fix.title:
+                fix = replace(fix, title=title)
+        return Diagnostic(path, rel, span, code, self.severities[code], _shown(message), fix)
 
     @property
     def index_path(self) -> Path:
         return self.root / C.INDEX_FILENAME
+
+
+#: Text -> the same text redacted. Each edit of MEMORY.md makes its findings' messages again,
+#: identical but for the edited lines: looking them up costs a hash, scanning them a few
+#: microseconds each (milliseconds per edit in a large dir). Cleared when full.
+_SHOWN: dict[str, str] = {}
+_SHOWN_LIMIT = 1 << 16
+
+
+def _shown(text: str) -> str:
+    """``text`` as it may be shown: :func:`memdir.lint.secrets.redact`, remembered."""
+    safe = _SHOWN.get(text)
+    if safe is None:
+        if len(_SHOWN) >= _SHOWN_LIMIT:
+            _SHOWN.clear()
+        safe = _SHOWN[text] = redact(text)
+    return safe
 
 
 def with_cli_codes(
