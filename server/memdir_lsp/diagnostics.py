@@ -317,8 +317,8 @@ async def on_directories_changed(ls: MemoryServer) -> None:
 
 
 async def on_settings_changed(ls: MemoryServer) -> None:
-    for directory in ls.directories.values():
-        directory.lint_state = None  # settings feed every rule: start over
+    # A dir's state starts over only when its lint settings differ (linting._state compares
+    # them): an editor-only change (the debounce) keeps every file read and every finding.
     await lint_all(ls)
 
 
