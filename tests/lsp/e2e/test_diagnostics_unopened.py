@@ -64,7 +64,8 @@ async def test_clients_without_refresh_get_every_file_pushed(
     orphan = workspace.uri_of("orphan.md")
     pushed = await wait_pushed(client, orphan, lambda f: "MEM107" in codes(f))
     assert all(d.source == "memdir" for d in pushed)
-    assert "MEM005" in codes(await wait_pushed(client, index, lambda f: f != []))
+    # The open index's own findings may be pushed first; the directory's (MEM005) follow.
+    await wait_pushed(client, index, lambda f: "MEM005" in codes(f))
 
     # The missing topic file appears (saved from the editor): the open index's dangling-entry
     # finding goes at once, with no edit of MEMORY.md.
