@@ -168,6 +168,8 @@ def schema() -> JsonSchema:
         }
         if method.errors:
             message["x-errors"] = list(method.errors)
+        if method.failures:
+            message["x-failures"] = list(method.failures)
         messages.append(message)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -323,11 +325,9 @@ def markdown(doc: JsonSchema) -> str:
         if "result" in props:
             out.append(f"- **Result:** {_md_type(props['result'])}")
         for error in message.get("x-errors", ()):
-            # An error is InvalidParams unless it names its JSON-RPC error first.
-            code, _, text = (
-                error.partition(": ") if error.startswith("RequestFailed") else ("",) * 3
-            )
-            out.append(f"- **Error** (`{code or 'InvalidParams'}`): {text or error}")
+            out.append(f"- **Error** (`InvalidParams`): {error}")
+        for failure in message.get("x-failures", ()):
+            out.append(f"- **Error** (`RequestFailed`): {failure}")
         out.append("")
     out += ["## Types", ""]
     for name, definition in doc["$defs"].items():

@@ -370,9 +370,10 @@ class Method:
     params: type
     result: type | None
     doc: str
-    #: When it answers with a JSON-RPC error instead of a result: InvalidParams, unless the
-    #: text starts with another error's name (``RequestFailed: ...``).
+    #: When it answers with a JSON-RPC InvalidParams error instead of a result.
     errors: tuple[str, ...] = ()
+    #: When a well-formed request cannot be served: LSP's RequestFailed.
+    failures: tuple[str, ...] = ()
 
 
 #: Errors every request about a directory can answer.
@@ -389,10 +390,10 @@ METHODS: tuple[Method, ...] = (
         DirectoryParams,
         IndexSummary,
         "MEMORY.md as path A loads it: the injected text and how much of the load cap it uses.",
+        DIRECTORY_ERRORS,
         (
-            *DIRECTORY_ERRORS,
-            "RequestFailed: MEMORY.md was not read (it leads outside the memory dir, is not a "
-            "regular file, or cannot be read); the message says why, as lint does",
+            "MEMORY.md was not read (it leads outside the memory dir, is not a regular file, or "
+            "cannot be read); the message says why, as lint does",
         ),
     ),
     Method(
