@@ -28,7 +28,8 @@ starts):
   killed run is removed by the next dry run.
 * **Errors** from the API (429, 5xx, connection) end the run with ``status="error"`` and the
   message recorded, never a traceback; writes made before the error are listed. An endpoint
-  may echo the request's key: every text of the result, progress and logs passes
+  may echo the request's key, and the model may quote one it read: every text of the result
+  (tool-call inputs and diffs included), progress and logs passes
   :func:`memdir.lint.secrets.redact` (the credentials in use, and anything that looks like one).
 
 The language server calls :func:`run_extraction` directly (it is async and reports progress
@@ -815,14 +816,36 @@ def _api_error_text(exc: BaseException, known: list[str]) -> str:
     return redact(f"{prefix}: {message}", known)
 
 
+def _redacted_value(value: object, known: list[str]) -> Any:
+    """A tool call's JSON input with every string in it (keys too) passed through redact."""
+    if isinstance(value, str):
+        return redact(value, known)
+    if isinstance(value, Mapping):
+        return {redact(str(k), known): _redacted_value(v, known) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted_value(v, known) for v in value]
+    return value
+
+
 def _redacted(result: ExtractionResult, known: list[str]) -> ExtractionResult:
-    """``result`` with every text a person, a client or a log sees passed through redact."""
+    """``result`` with every text a person, a client or a log sees passed through redact.
+
+    A tool call's input is the model's, and may quote a key it read in the transcript (the
+    memory tool refuses to write one, but the refused call is still reported); a change's diff
+    may show a key a memory held (an edit that removes it). Both are redacted here, after the
+    tools ran on the raw input: what is written is unchanged. ``before``/``after`` stay the
+    files' real text for callers; no face prints them.
+    """
     return replace(
         result,
         reason=None if result.reason is None else redact(result.reason, known),
+        changes=tuple(replace(c, diff=redact(c.diff, known)) for c in result.changes),
         summary=redact(result.summary, known),
         warnings=tuple(redact(w, known) for w in result.warnings),
-        tool_calls=tuple(replace(t, preview=redact(t.preview, known)) for t in result.tool_calls),
+        tool_calls=tuple(
+            replace(t, input=_redacted_value(t.input, known), preview=redact(t.preview, known))
+            for t in result.tool_calls
+        ),
     )
 
 

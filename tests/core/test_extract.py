@@ -823,6 +823,51 @@ def test_the_cli_never_prints_an_echoed_key(
         assert PROVIDER_TOKEN not in captured.out + captured.err
 
 
+async def test_tool_call_inputs_are_reported_redacted_and_run_raw(
+    dirs: tuple[Path, Path, Path],
+) -> None:
+    """The model quotes a token it read: the reported inputs never show it, while the tools
+    ran on the raw input (the edit that removes the token matched it; the create holding it
+    was refused by the memory tool, as before)."""
+    memory_dir, _project, transcript = dirs
+    (memory_dir / "publish.md").write_text(
+        topic("publish", "how releases are published", body=f"token {PROVIDER_TOKEN}\n"),
+        encoding="utf-8",
+    )
+    api = FakeAPI(
+        lambda _body: message(
+            memory(
+                "toolu_1",
+                command="str_replace",
+                path="/memories/publish.md",
+                old_str=f"token {PROVIDER_TOKEN}",
+                new_str="token: in the NPM_TOKEN environment variable",
+            ),
+            memory(
+                "toolu_2",
+                command="create",
+                path="/memories/npm.md",
+                file_text=topic("npm", "the npm token", body=f"{PROVIDER_TOKEN}\n"),
+            ),
+        ),
+        lambda _body: message(text("Done.")),
+    )
+    result = await run_extraction(transcript, memory_dir, client=api.client(), settings=Settings())
+    assert result.status == "completed"
+    assert [(c.name, c.is_error) for c in result.tool_calls] == [
+        ("memory", False),
+        ("memory", True),
+    ]
+    assert result.tool_calls[0].input["old_str"] == "token [redacted]"
+    assert result.tool_calls[1].input["command"] == "create"
+    assert "[redacted]" in result.tool_calls[1].input["file_text"]
+    assert PROVIDER_TOKEN not in extract_module.dumps(result) + format_result(result)
+    # What was written came from the raw input: the token is gone from the file it was in.
+    assert "publish.md" in result.changed and not (memory_dir / "npm.md").exists()
+    saved = (memory_dir / "publish.md").read_text(encoding="utf-8")
+    assert saved.endswith("token: in the NPM_TOKEN environment variable\n")
+
+
 def modes(top: Path) -> dict[str, int]:
     found = {".": top.stat().st_mode & 0o777}
     for path in top.rglob("*"):
