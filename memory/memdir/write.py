@@ -11,7 +11,10 @@ hold for all of them:
   one-dot leader ...), names starting with ``.`` (reserved for the lock and temp files), names too
   long for a temp file to sit beside them, and symlinks that resolve outside the dir (decided by
   :func:`memdir.paths.relative_inside` on the resolved path, when the operation starts under the
-  lock). The memory dir itself can never be deleted or renamed.
+  lock). At the moment of writing, the folder is reached from the memory dir one name at a time
+  without following a symlink, and the write acts relative to it (:data:`FD_WALK`), so a folder
+  swapped for a symlink after the check stops the write. The memory dir itself can never be
+  deleted or renamed.
 * **Atomic.** New content is written to a temp file in the same directory, fsynced and moved into
   place (:func:`write_atomic`), so a reader or a crash sees the old file or the new
   one, never half of either. ``create`` and ``rename`` never replace an existing file: they
@@ -64,7 +67,7 @@ from memdir.config import Settings, load_settings
 from memdir.fixes.apply import apply_text_edits
 from memdir.fixes.plan import entries_linking, entry_insertion, rename_edits
 from memdir.index import Index, fit_entry, parse_index
-from memdir.paths import is_within, relative_inside
+from memdir.paths import relative_inside
 from memdir.topic import parse_frontmatter, parse_topic_text
 
 #: The per-directory write lock. Hidden and not ``*.md``, so no reader of the dir ever sees it.
@@ -270,6 +273,15 @@ class MemoryPath:
     def is_root(self) -> bool:
         return self.rel == ""
 
+    @property
+    def folder(self) -> str:
+        """The folder holding it, relative to ``root`` ("" for the top)."""
+        return posixpath.dirname(self.rel)
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.rel)
+
 
 def _unsafe(path: str, reason: str, why: str) -> UnsafePathError:
     return UnsafePathError(f"refusing path {path!r}: {why}", path=path, reason=reason, detail=why)
@@ -389,6 +401,166 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
+# --- folders, reached by file descriptor ------------------------------------------------------
+
+_O_DIRECTORY: Final = getattr(os, "O_DIRECTORY", 0)
+#: Whether writes reach their folder by file descriptor (POSIX). :func:`resolve_path` checks a
+#: path before the write; a folder swapped for a symlink after that check would lead a path-based
+#: write out of the dir. So every write opens the memory dir, walks to its folder one name at a
+#: time refusing symlinks (``O_NOFOLLOW``), and creates, renames and removes relative to that
+#: folder's descriptor: the walk is the check at the moment of writing. Without ``*at`` calls
+#: (Windows) the folder's checked path is used and that window stays open.
+FD_WALK: Final = {
+    os.open,
+    os.mkdir,
+    os.rename,
+    os.unlink,
+    os.rmdir,
+    os.link,
+    os.stat,
+} <= os.supports_dir_fd and bool(_O_DIRECTORY and _O_NOFOLLOW)
+
+
+@dataclass(frozen=True)
+class _Folder:
+    """A folder of the memory dir: names are taken relative to its open ``fd``, or without
+    one (no :data:`FD_WALK`, or a file outside any memory dir) to its ``path``."""
+
+    path: Path
+    fd: int | None = None
+
+    def at(self, name: str) -> str:
+        return name if self.fd is not None else os.fspath(self.path / name)
+
+    def lstat(self, name: str) -> os.stat_result:
+        return os.stat(self.at(name), dir_fd=self.fd, follow_symlinks=False)
+
+    def exists(self, name: str) -> bool:
+        try:
+            self.lstat(name)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return True
+
+    def open(self, name: str, flags: int, mode: int = 0o777) -> int:
+        return os.open(self.at(name), flags, mode, dir_fd=self.fd)
+
+    def mkdir(self, name: str) -> None:
+        os.mkdir(self.at(name), 0o700, dir_fd=self.fd)
+
+    def unlink(self, name: str) -> None:
+        os.unlink(self.at(name), dir_fd=self.fd)
+
+    def rmdir(self, name: str) -> None:
+        os.rmdir(self.at(name), dir_fd=self.fd)
+
+    def rmtree(self, name: str) -> None:
+        shutil.rmtree(self.at(name), dir_fd=self.fd)
+
+    def listdir(self) -> list[str]:
+        return os.listdir(self.fd if self.fd is not None else self.path)
+
+    def link(self, name: str, dest: _Folder, dest_name: str) -> None:
+        os.link(
+            self.at(name),
+            dest.at(dest_name),
+            src_dir_fd=self.fd,
+            dst_dir_fd=dest.fd,
+            follow_symlinks=False,
+        )
+
+    def replace(self, name: str, dest: _Folder, dest_name: str) -> None:
+        os.replace(self.at(name), dest.at(dest_name), src_dir_fd=self.fd, dst_dir_fd=dest.fd)
+
+    def rename(self, name: str, dest: _Folder, dest_name: str) -> None:
+        os.rename(self.at(name), dest.at(dest_name), src_dir_fd=self.fd, dst_dir_fd=dest.fd)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+    def fsync(self) -> None:
+        """Make the names in the folder survive a crash (best effort: not every system can)."""
+        if self.fd is None:
+            _fsync_dir(self.path)
+        else:
+            with contextlib.suppress(OSError):
+                os.fsync(self.fd)
+
+
+def _step_into(folder: _Folder, part: str, shown: str) -> _Folder:
+    """The subfolder ``part`` of ``folder``, refused if it is a symlink or not a folder."""
+    try:
+        if folder.fd is None:
+            info = os.lstat(folder.path / part)
+            if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+                raise NotADirectoryError(errno.ENOTDIR, "not a folder", part)
+            return _Folder(folder.path / part)
+        fd = folder.open(part, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW)
+        return _Folder(folder.path / part, fd)
+    except FileNotFoundError:
+        raise PathNotFoundError(f"{shown} does not exist", path=shown) from None
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTDIR, errno.ELOOP, errno.EMLINK):
+            raise
+        # O_DIRECTORY | O_NOFOLLOW says ENOTDIR (Linux) or ELOOP for a link; look which.
+        try:
+            link = stat.S_ISLNK(folder.lstat(part).st_mode)
+        except OSError:
+            link = True
+        if not link:
+            raise NotAFileError(f"{part} in {shown} is a file, not a folder", path=shown) from None
+        raise _unsafe(
+            shown,
+            "symlink",
+            f"the folder {part} became a symlink during the write; memdir does not follow it",
+        ) from None
+
+
+@contextlib.contextmanager
+def _open_folder(root: Path, rel: str, shown: str, *, make: bool = False) -> Iterator[_Folder]:
+    """The folder ``rel`` of the memory dir ``root`` (both as :func:`resolve_path` left them,
+    with no symlink in them), reached from ``root`` one name at a time (see :data:`FD_WALK`);
+    with ``make`` the missing folders on the way are created."""
+    folder = _Folder(root, os.open(root, os.O_RDONLY | _O_DIRECTORY) if FD_WALK else None)
+    try:
+        for part in rel.split("/") if rel else ():
+            if make:
+                try:
+                    folder.mkdir(part)
+                    _step()
+                except FileExistsError:
+                    pass
+            inner = _step_into(folder, part, shown)
+            if folder.fd is not None:
+                os.close(folder.fd)
+            folder = inner
+        yield folder
+    finally:
+        if folder.fd is not None:
+            os.close(folder.fd)
+
+
+def _replace_in(folder: _Folder, name: str, data: bytes, mode: int | None = None) -> None:
+    """Replace ``name`` in ``folder`` with ``data`` atomically (see :func:`write_atomic`)."""
+    temp = _temp_name()
+    try:
+        _write_temp(folder, temp, data)
+        if mode is None:
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                mode = os.stat(folder.at(name), dir_fd=folder.fd).st_mode & 0o7777
+        if mode is not None:
+            os.chmod(folder.at(temp), mode, dir_fd=folder.fd)
+        _step()
+        folder.replace(temp, folder, name)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            folder.unlink(temp)
+        raise
+    _step()
+    folder.fsync()
+
+
 def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
     """Replace ``path`` with ``text`` so a reader or a crash sees the old file or the new one.
 
@@ -397,28 +569,26 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
     file keeps its permissions unless ``mode`` is given. No lock and no path checks: inside a
     memory dir, write through :class:`MemoryWriter`.
     """
-    data = text.encode("utf-8")
-    temp = _temp_beside(path)
-    try:
-        _write_temp(temp, data)
-        if mode is not None:
-            os.chmod(temp, mode)
-        elif path.exists():
-            os.chmod(temp, path.stat().st_mode & 0o7777)
-        _step()
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-    _step()
-    _fsync_dir(path.parent)
+    _replace_in(_Folder(path.parent), path.name, text.encode("utf-8"), mode)
+
+
+def _write_file(target: MemoryPath, shown: str, text: str) -> None:
+    """Replace the file ``target`` of a memory dir atomically, in the folder reached by
+    :func:`_open_folder`."""
+    with _open_folder(target.root, target.folder, shown) as folder:
+        _replace_in(folder, target.name, text.encode("utf-8"))
 
 
 def _read_bytes(target: MemoryPath, shown: str) -> bytes:
-    """Read a regular file without following a symlink swapped in at the last moment."""
+    """Read a regular file without following a symlink swapped in at the last moment, in the
+    leaf or in a folder on the way."""
+    with _open_folder(target.root, target.folder, shown) as folder:
+        return _read_bytes_in(folder, target.name, shown)
+
+
+def _read_bytes_in(folder: _Folder, name: str, shown: str) -> bytes:
     try:
-        fd = os.open(target.path, os.O_RDONLY | _O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        fd = folder.open(name, os.O_RDONLY | _O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise PathNotFoundError(f"{shown} does not exist", path=shown) from None
     except IsADirectoryError:
@@ -446,7 +616,10 @@ def _read_bytes(target: MemoryPath, shown: str) -> bytes:
 
 
 def _read_text(target: MemoryPath, shown: str) -> str:
-    data = _read_bytes(target, shown)
+    return _decode(_read_bytes(target, shown), shown)
+
+
+def _decode(data: bytes, shown: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -455,35 +628,13 @@ def _read_text(target: MemoryPath, shown: str) -> str:
         ) from None
 
 
-def _make_parents(root: Path, directory: Path, shown: str) -> None:
-    """Create the missing folders between ``root`` and ``directory`` (both resolved)."""
-    current = root
-    for part in directory.relative_to(root).parts:
-        current = current / part
-        try:
-            os.mkdir(current, 0o700)
-            _step()
-        except FileExistsError:
-            info = os.lstat(current)
-            if stat.S_ISLNK(info.st_mode):
-                real = Path(os.path.realpath(current))
-                if not is_within(real, root) or not real.is_dir():
-                    raise _unsafe(
-                        shown, "symlink", f"{part} is a symlink leading elsewhere"
-                    ) from None
-            elif not stat.S_ISDIR(info.st_mode):
-                raise NotAFileError(
-                    f"{part} in {shown} is a file, not a folder", path=shown
-                ) from None
-
-
-def _temp_beside(target: Path) -> Path:
+def _temp_name(suffix: str = ".tmp") -> str:
     # Short and hidden: it fits beside any allowed name, and no reader lists it.
-    return target.parent / f".memdir-{secrets.token_hex(6)}.tmp"
+    return f".memdir-{secrets.token_hex(6)}{suffix}"
 
 
-def _write_temp(temp: Path, data: bytes) -> None:
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
+def _write_temp(folder: _Folder, temp: str, data: bytes) -> None:
+    fd = folder.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as handle:
         half = len(data) // 2
         handle.write(data[:half])
@@ -495,7 +646,7 @@ def _write_temp(temp: Path, data: bytes) -> None:
         os.fsync(handle.fileno())
 
 
-def _publish_noreplace(source: Path, target: Path) -> None:
+def _publish_noreplace(folder: _Folder, source: str, dest: _Folder, target: str) -> None:
     """Give the file ``source`` the name ``target`` unless ``target`` exists; raise FileExistsError.
 
     Why ``link(2)`` + ``unlink(2)``: the kernel checks and creates the new name in one step, so
@@ -508,38 +659,38 @@ def _publish_noreplace(source: Path, target: Path) -> None:
     which only a writer ignoring memdir's lock could touch in between.
     """
     try:
-        os.link(source, target, follow_symlinks=False)
+        folder.link(source, dest, target)
     except OSError as exc:
         if exc.errno not in _NO_HARDLINKS or isinstance(exc, FileExistsError):
             raise
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
+        fd = dest.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
         os.close(fd)
         try:
             _step()
-            os.replace(source, target)
+            folder.replace(source, dest, target)
         except BaseException:
             with contextlib.suppress(OSError):
-                os.unlink(target)
+                dest.unlink(target)
             raise
         return
     _step()
-    os.unlink(source)
+    folder.unlink(source)
 
 
-def _move_dir_noreplace(source: Path, target: Path) -> None:
+def _move_dir_noreplace(folder: _Folder, source: str, dest: _Folder, target: str) -> None:
     """Rename a directory unless ``target`` exists; raise FileExistsError.
 
     Directories cannot be hard-linked, so ``target`` is reserved with ``mkdir`` (atomic, fails
     with EEXIST) and then replaced by the rename, which replaces only an *empty* directory: if
     anything appeared in the placeholder meanwhile the rename fails and nothing is lost.
     """
-    os.mkdir(target, 0o700)
+    dest.mkdir(target)
     try:
         _step()
-        os.rename(source, target)
+        folder.rename(source, dest, target)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.rmdir(target)
+            dest.rmdir(target)
         raise
 
 
@@ -742,10 +893,55 @@ def _first_missing(root: Path, directory: Path) -> str | None:
     return None
 
 
-def _same_entry(first: Path, second: Path) -> bool:
+def _same_entry(folder: _Folder, name: str, other: _Folder, other_name: str) -> bool:
     """Two names of one file (a hard link), links not followed."""
-    a, b = os.lstat(first), os.lstat(second)
+    a, b = folder.lstat(name), other.lstat(other_name)
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _empty_file(folder: _Folder, name: str) -> bool:
+    info = folder.lstat(name)
+    return stat.S_ISREG(info.st_mode) and info.st_size == 0
+
+
+def _empty_folder(folder: _Folder, name: str) -> bool:
+    try:
+        inner = _step_into(folder, name, name)
+    except WriteError:
+        return False
+    try:
+        return not inner.listdir()
+    finally:
+        inner.close()
+
+
+def _remove_empty_folders(folder: _Folder, name: str) -> bool:
+    """Remove the folder ``name`` if it holds only empty folders; True when it is gone."""
+    try:
+        inner = _step_into(folder, name, name)
+    except WriteError:
+        return False
+    try:
+        for child in inner.listdir():
+            with contextlib.suppress(OSError):
+                if stat.S_ISDIR(inner.lstat(child).st_mode):
+                    _remove_empty_folders(inner, child)
+    finally:
+        inner.close()
+    with contextlib.suppress(OSError):
+        folder.rmdir(name)
+    return not folder.exists(name)
+
+
+@contextlib.contextmanager
+def _existing_folder(root: Path, rel: str) -> Iterator[_Folder | None]:
+    """:func:`_open_folder` for recovery, which finds what is there: None when it is missing."""
+    with contextlib.ExitStack() as stack:
+        try:
+            folder: _Folder | None = stack.enter_context(_open_folder(root, rel, rel or "."))
+        except PathNotFoundError:
+            folder = None
+        yield folder
 
 
 def _name_and_description(rel: str, text: str) -> tuple[str, str]:
@@ -753,20 +949,19 @@ def _name_and_description(rel: str, text: str) -> tuple[str, str]:
     return topic.name or "", topic.description or ""
 
 
-def _remove_stale_temps(folder: Path) -> list[str]:
+def _remove_stale_temps(folder: _Folder) -> list[str]:
     """Remove the temp files and trashed folders a dead writer left in ``folder``."""
     removed: list[str] = []
     try:
-        names = [n for n in os.listdir(folder) if TEMP_NAME.match(n)]
+        names = [n for n in folder.listdir() if TEMP_NAME.match(n)]
     except OSError:
         return removed
     for name in names:
-        path = folder / name
         try:
-            if stat.S_ISDIR(os.lstat(path).st_mode):
-                shutil.rmtree(path)
+            if stat.S_ISDIR(folder.lstat(name).st_mode):
+                folder.rmtree(name)
             else:
-                os.unlink(path)
+                folder.unlink(name)
         except OSError:
             continue
         removed.append(name)
@@ -844,28 +1039,28 @@ class MemoryWriter:
             if target.is_root:
                 raise PathExistsError(f"{path} is the memory dir itself", path=path)
             data = _encode(text, path)
-            temp = _temp_beside(target.path)
+            temp = _temp_name()
             intent = WriteIntent(
                 "create",
                 target.rel,
                 index=maintain,
                 existed=os.path.lexists(target.path),
                 made=_first_missing(target.root, target.path.parent),
-                temp=temp.name,
+                temp=temp,
             )
             with self._intent(intent):
-                _make_parents(target.root, target.path.parent, path)
-                try:
-                    _write_temp(temp, data)
-                    _publish_noreplace(temp, target.path)
-                except FileExistsError:
-                    raise PathExistsError(f"{path} already exists", path=path) from None
-                except OSError as exc:
-                    raise _cannot(f"create {path}", path, exc) from exc
-                finally:
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(temp)
-                _fsync_dir(target.path.parent)
+                with _open_folder(target.root, target.folder, path, make=True) as folder:
+                    try:
+                        _write_temp(folder, temp, data)
+                        _publish_noreplace(folder, temp, folder, target.name)
+                    except FileExistsError:
+                        raise PathExistsError(f"{path} already exists", path=path) from None
+                    except OSError as exc:
+                        raise _cannot(f"create {path}", path, exc) from exc
+                    finally:
+                        with contextlib.suppress(FileNotFoundError):
+                            folder.unlink(temp)
+                    folder.fsync()
                 change = FileChange("created", target.rel, after=text)
                 if not maintain:
                     return WriteResult(target.rel, (change,), text)
@@ -970,24 +1165,25 @@ class MemoryWriter:
         before: str | None = None
         warnings: list[str] = []
         try:
-            if is_dir:
-                # Move the folder out of sight first (one atomic rename), so no reader sees it
-                # half deleted; then remove it.
-                trash = _temp_beside(target.path).with_suffix(".trash")
-                os.rename(target.path, trash)
-                _step()
-                _fsync_dir(target.path.parent)
-                try:
-                    shutil.rmtree(trash)
-                except OSError as exc:
-                    warnings.append(f"{path} is gone but {trash.name} was left behind: {exc}")
-            else:
-                if stat.S_ISREG(info.st_mode):
-                    with contextlib.suppress(WriteError):
-                        before = _read_text(target, path)
-                os.unlink(target.path)
-                _step()
-                _fsync_dir(target.path.parent)
+            with _open_folder(target.root, target.folder, path) as folder:
+                if is_dir:
+                    # Move the folder out of sight first (one atomic rename), so no reader sees
+                    # it half deleted; then remove it.
+                    trash = _temp_name(".trash")
+                    folder.rename(target.name, folder, trash)
+                    _step()
+                    folder.fsync()
+                    try:
+                        folder.rmtree(trash)
+                    except OSError as exc:
+                        warnings.append(f"{path} is gone but {trash} was left behind: {exc}")
+                else:
+                    if stat.S_ISREG(info.st_mode):
+                        with contextlib.suppress(WriteError, OSError):
+                            before = _decode(_read_bytes_in(folder, target.name, path), path)
+                    folder.unlink(target.name)
+                    _step()
+                    folder.fsync()
         except FileNotFoundError:
             raise PathNotFoundError(f"{path} does not exist", path=path) from None
         except OSError as exc:
@@ -1035,21 +1231,24 @@ class MemoryWriter:
         self, source: MemoryPath, dest: MemoryPath, old_path: str, new_path: str, is_dir: bool
     ) -> WriteResult:
         """The body of :meth:`rename`, once its intent is written."""
-        _make_parents(dest.root, dest.path.parent, new_path)
-        try:
-            if is_dir:
-                _move_dir_noreplace(source.path, dest.path)
-            else:
-                _publish_noreplace(source.path, dest.path)
-        except FileExistsError:
-            raise PathExistsError(f"{new_path} already exists", path=new_path) from None
-        except FileNotFoundError:
-            raise PathNotFoundError(f"{old_path} does not exist", path=old_path) from None
-        except OSError as exc:
-            raise _cannot(f"rename {old_path} to {new_path}", old_path, exc) from exc
-        _fsync_dir(dest.path.parent)
-        if source.path.parent != dest.path.parent:
-            _fsync_dir(source.path.parent)
+        with (
+            _open_folder(source.root, source.folder, old_path) as here,
+            _open_folder(dest.root, dest.folder, new_path, make=True) as there,
+        ):
+            try:
+                if is_dir:
+                    _move_dir_noreplace(here, source.name, there, dest.name)
+                else:
+                    _publish_noreplace(here, source.name, there, dest.name)
+            except FileExistsError:
+                raise PathExistsError(f"{new_path} already exists", path=new_path) from None
+            except FileNotFoundError:
+                raise PathNotFoundError(f"{old_path} does not exist", path=old_path) from None
+            except OSError as exc:
+                raise _cannot(f"rename {old_path} to {new_path}", old_path, exc) from exc
+            there.fsync()
+            if source.folder != dest.folder:
+                here.fsync()
         change = FileChange("renamed", source.rel, new_path=dest.rel, is_dir=is_dir)
         warnings: list[str] = []
         extra = self._index_rename(source.rel, dest.rel, is_dir=is_dir, warnings=warnings)
@@ -1114,12 +1313,16 @@ class MemoryWriter:
                 self._finish(root, intent, done)
         except (OSError, WriteError) as exc:
             done.append(f"could not finish the interrupted write: {exc}")
-        for folder in sorted(folders):
+        for rel in sorted(folders):
             try:
-                place = resolve_path(root, folder or ".").path
+                place = resolve_path(root, rel or ".")
             except UnsafePathError:
                 continue
-            done.extend(f"removed {posixpath.join(folder, n)}" for n in _remove_stale_temps(place))
+            with _existing_folder(root, place.rel) as folder:
+                if folder is not None:
+                    done.extend(
+                        f"removed {posixpath.join(rel, n)}" for n in _remove_stale_temps(folder)
+                    )
         os.unlink(journal)
         _fsync_dir(root)
 
@@ -1129,24 +1332,23 @@ class MemoryWriter:
         warnings: list[str] = []
         if intent.op == "create":
             target = resolve_path(root, intent.path)
-            temp = target.path.parent / (intent.temp or "")
             if intent.existed:
                 return
-            if intent.temp and os.path.lexists(temp) and os.path.lexists(target.path):
-                if _same_entry(temp, target.path):
-                    os.unlink(temp)  # published: only the second name was left
-                elif stat.S_ISREG(os.lstat(target.path).st_mode) and not os.path.getsize(
-                    target.path
-                ):
-                    # The placeholder of a file system without hard links: the temp is whole
-                    # (it is fsynced before the placeholder is made), so publish it.
-                    os.replace(temp, target.path)
-            if not os.path.lexists(target.path):
-                if intent.temp:
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(temp)  # before its folder, which goes if we made it
-                self._remove_made(root, intent.made, done)
-                return
+            with _existing_folder(root, target.folder) as folder:
+                temp = intent.temp or ""
+                if folder is None or not folder.exists(target.name):
+                    if folder is not None and temp:
+                        with contextlib.suppress(FileNotFoundError):
+                            folder.unlink(temp)  # before its folder, which goes if we made it
+                    self._remove_made(root, intent.made, done)
+                    return
+                if temp and folder.exists(temp):
+                    if _same_entry(folder, temp, folder, target.name):
+                        folder.unlink(temp)  # published: only the second name was left
+                    elif _empty_file(folder, target.name):
+                        # The placeholder of a file system without hard links: the temp is
+                        # whole (it is fsynced before the placeholder is made), so publish it.
+                        folder.replace(temp, folder, target.name)
             if intent.index and is_topic_path(target.rel):
                 text = _read_text(target, target.rel)
                 changes, warnings_ = self._index_after_write(target.rel, None, text, created=True)
@@ -1169,17 +1371,23 @@ class MemoryWriter:
         elif intent.op == "rename" and intent.new_path is not None:
             source = resolve_path(root, intent.path, follow_leaf=False)
             dest = resolve_path(root, intent.new_path, follow_leaf=False)
-            if os.path.lexists(source.path) and os.path.lexists(dest.path):
-                if not intent.is_dir and _same_entry(source.path, dest.path):
-                    os.unlink(source.path)  # cut between the two names: finish the move
-                    done.append(f"finished renaming {source.rel} to {dest.rel}")
-                elif intent.is_dir and not os.listdir(dest.path):
-                    os.rmdir(dest.path)  # the placeholder of a folder move that never happened
-                elif not intent.is_dir and not os.path.getsize(dest.path):
-                    os.unlink(dest.path)  # the placeholder of a file system without hard links
-            if not os.path.lexists(dest.path):
+            with (
+                _existing_folder(root, source.folder) as here,
+                _existing_folder(root, dest.folder) as there,
+            ):
+                if here and there and here.exists(source.name) and there.exists(dest.name):
+                    if not intent.is_dir and _same_entry(here, source.name, there, dest.name):
+                        here.unlink(source.name)  # cut between the two names: finish the move
+                        done.append(f"finished renaming {source.rel} to {dest.rel}")
+                    elif intent.is_dir and _empty_folder(there, dest.name):
+                        there.rmdir(dest.name)  # the placeholder of a move that never happened
+                    elif not intent.is_dir and _empty_file(there, dest.name):
+                        there.unlink(dest.name)  # the placeholder of a system without hard links
+                arrived = there is not None and there.exists(dest.name)
+                left = here is not None and here.exists(source.name)
+            if not arrived:
                 self._remove_made(root, intent.made, done)
-            elif not os.path.lexists(source.path) and intent.index:
+            elif not left and intent.index:
                 changes = self._index_rename(
                     source.rel, dest.rel, is_dir=intent.is_dir, warnings=warnings
                 )
@@ -1192,12 +1400,10 @@ class MemoryWriter:
         never arrived made them)."""
         if made is None:
             return
-        top = root / made
-        for directory, _dirs, _files in sorted(os.walk(top), reverse=True):
-            with contextlib.suppress(OSError):
-                os.rmdir(directory)
-        if not os.path.lexists(top):
-            done.append(f"removed the empty folder {made}")
+        parent, name = posixpath.split(made)
+        with _existing_folder(root, parent) as folder:
+            if folder is not None and _remove_empty_folders(folder, name):
+                done.append(f"removed the empty folder {made}")
 
     def _checked_root(self) -> Path:
         real = Path(os.path.realpath(self.root))
@@ -1241,7 +1447,7 @@ class MemoryWriter:
         )
         with self._intent(WriteIntent("write", target.rel, index=maintain, old=old)):
             try:
-                write_atomic(target.path, after)
+                _write_file(target, shown, after)
             except OSError as exc:
                 raise _cannot(f"write {shown}", shown, exc) from exc
             change = FileChange("changed", target.rel, before=before, after=after)
@@ -1273,9 +1479,12 @@ class MemoryWriter:
         if after == before:
             return ()
         try:
-            write_atomic(target.path, after)
+            _write_file(target, C.INDEX_FILENAME, after)
         except OSError as exc:
             warnings.append(f"{C.INDEX_FILENAME} not updated: {exc.strerror or exc}")
+            return ()
+        except WriteError as exc:
+            warnings.append(f"{C.INDEX_FILENAME} not updated: {exc.message}")
             return ()
         kind: ChangeKind = "created" if before is None else "changed"
         return (FileChange(kind, C.INDEX_FILENAME, before=before, after=after),)

@@ -341,10 +341,10 @@ def test_a_failed_index_write_keeps_the_old_index(monkeypatch: pytest.MonkeyPatc
     with sandbox() as (_base, memory):
         real_replace = os.replace
 
-        def fail_for_index(source: str, target: str | os.PathLike[str]) -> None:
+        def fail_for_index(source: str, target: str, **dir_fds: int | None) -> None:
             if Path(target).name == "MEMORY.md":
                 raise OSError(errno.ENOSPC, "no space left")
-            real_replace(source, target)
+            real_replace(source, target, **dir_fds)
 
         monkeypatch.setattr(os, "replace", fail_for_index)
         result = MemoryWriter(memory, settings=Settings()).create("b.md", "---\nname: b\n---\n")
@@ -467,9 +467,9 @@ def test_a_folder_filled_during_a_folder_rename_loses_nothing(
     with sandbox() as (_base, memory):
         real_rename = os.rename
 
-        def racing_rename(source: str, target: str) -> None:
-            Path(target, "intruder.md").write_text("theirs\n", encoding="utf-8")
-            real_rename(source, target)
+        def racing_rename(source: str, target: str, **dir_fds: int | None) -> None:
+            (memory / "moved" / "intruder.md").write_text("theirs\n", encoding="utf-8")
+            real_rename(source, target, **dir_fds)
 
         monkeypatch.setattr(os, "rename", racing_rename)
         with pytest.raises(WriteError):
