@@ -16,6 +16,7 @@ from collections.abc import Collection
 
 from memdir import constants as C
 from memdir.index import BULLET
+from memdir.topic import _YAML_AWKWARD, _simple_scalar
 
 #: File names made from titles are cut to this many characters before ``.md`` (kept readable).
 SLUG_MAX_CHARS = 60
@@ -124,7 +125,12 @@ def file_stem(rel_path: str) -> str:
 
 def yaml_scalar(value: str) -> str:
     """``value`` as a one-line YAML scalar: plain when that reads back unchanged, else quoted."""
-    if _SURELY_PLAIN.fullmatch(value) and value.casefold() not in _YAML_WORDS:
+    if value.casefold() in _YAML_WORDS:
+        pass
+    elif _SURELY_PLAIN.fullmatch(value) or (
+        # Beyond ASCII (a dash, an accent): what memdir's own loader reads back unchanged.
+        _YAML_AWKWARD.search(value) is None and _simple_scalar(value) == (True, value)
+    ):
         return value
     single_line = " ".join(value.split())
     if single_line and single_line == value:

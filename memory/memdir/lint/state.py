@@ -16,12 +16,13 @@ would (tests/test_lint_state.py compares them), cheaper.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,9 +34,10 @@ from memdir.lint.engine import LintContext
 from memdir.lint.rules import (
     DirectoryMemo,
     TopicSummary,
-    check_directory,
     check_index,
     check_topic,
+    directory_rules_reading,
+    run_directory_rules,
     summarize,
 )
 from memdir.model import Frontmatter, Problem, Span, TopicFile
@@ -140,23 +142,27 @@ class FileResult:
 
 @dataclass(frozen=True)
 class LintResult:
-    """All diagnostics of one memory dir, sorted by file, position and code."""
+    """All diagnostics of one memory dir, by file and (:attr:`diagnostics`) in one sorted list."""
 
     root: Path
-    diagnostics: tuple[Diagnostic, ...]
     #: Topic files linted (MEMORY.md not counted).
     files: int
     #: Relative paths whose diagnostics differ from the previous lint of the same state (every
     #: file with diagnostics on a first run): what a server must republish.
     changed: frozenset[str] = frozenset()
-    #: The same diagnostics by relative path, files with findings only (not to be changed).
+    #: The diagnostics by relative path, files with findings only, each sorted by position and
+    #: code (not to be changed).
     grouped: Mapping[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
 
+    @functools.cached_property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Every diagnostic, sorted by file, position and code: made when first asked for (the
+        CLI does; a server reads :attr:`grouped` and :attr:`changed`)."""
+        grouped = self.grouped
+        return tuple(d for rel in sorted(grouped) for d in grouped[rel])
+
     def by_file(self) -> dict[str, list[Diagnostic]]:
-        grouped: dict[str, list[Diagnostic]] = {}
-        for diagnostic in self.diagnostics:
-            grouped.setdefault(diagnostic.rel_path, []).append(diagnostic)
-        return grouped
+        return {rel: list(found) for rel, found in sorted(self.grouped.items())}
 
     def count(self, severity: str) -> int:
         return sum(1 for d in self.diagnostics if d.severity == severity)
@@ -215,19 +221,23 @@ class DirState:
         self._index: _IndexResult | None = None
         self._skipped: tuple[Skipped, ...] = ()
         self._previous: dict[str, tuple[Diagnostic, ...]] = {}
-        #: What the last :meth:`lint` saw, to tell what changed since: the file results, the
-        #: index, context and skipped files, the directory rules' findings by file, and the
-        #: files with findings in order.
-        self._linted: dict[str, FileResult] = {}
+        #: Files whose result was replaced or dropped since the last :meth:`lint`: all it
+        #: looks at, so its bookkeeping is proportional to what changed.
+        self._dirty: set[str] = set()
+        #: What the last :meth:`lint` saw, to tell what changed since: the summaries the
+        #: directory rules read, the index, context and skipped files, and each directory
+        #: rule's findings by file.
+        self._summaries: dict[str, TopicSummary] = {}
         self._linted_index: _IndexResult | None = None
         self._linted_context: LintContext | None = None
         self._linted_skipped: tuple[Skipped, ...] = ()
-        self._directory: dict[str, tuple[Diagnostic, ...]] = {}
-        self._order: list[str] = []
-        #: A refresh happened since the last lint: the directory rules run again.
+        self._by_rule: dict[str, dict[str, tuple[Diagnostic, ...]]] = {}
+        #: A refresh happened since the last lint: the rules that read the disk run again.
         self._rescanned = True
-        #: How often :meth:`lint` ran the directory rules (tests check an edit's cost with it).
+        #: How often :meth:`lint` ran any directory rule, and each one (tests check an edit's
+        #: cost with them).
         self.directory_runs = 0
+        self.rule_runs: Counter[str] = Counter()
         self._memo = DirectoryMemo()
         #: File -> the keys of what its check asked the project (:meth:`Project.recording`),
         #: for files that asked anything: a change of the project's files can change only the
@@ -274,6 +284,7 @@ class DirState:
         """New settings: every result is recomputed (and files re-read) at the next refresh."""
         self.settings = settings
         self.context = self._context()
+        self._dirty.update(self._files)
         self._files.clear()
         self._index = None
 
@@ -320,9 +331,9 @@ class DirState:
                 continue
             overlay = self._overlays.get(rel)
             if overlay is not None:
-                self._files[rel] = self._load_text(path, rel, overlay)
+                self._set_file(rel, self._load_text(path, rel, overlay))
             else:
-                self._files[rel] = self._load_disk(path, rel)
+                self._set_file(rel, self._load_disk(path, rel))
         if index and self._index is not None:
             self._refresh_index(force=True)
         return frozenset(rels)
@@ -349,10 +360,10 @@ class DirState:
                     stat = None
                 if stat is not None and (stat.st_mtime_ns, stat.st_size) == cached.key:
                     continue
-            self._files[rel] = self._load_disk(path, rel)
+            self._set_file(rel, self._load_disk(path, rel))
             reread.add(rel)
         for rel in set(self._files) - seen - set(self._overlays):
-            del self._files[rel]
+            self._drop_file(rel)
             self._asks.pop(rel, None)
             self._paths.pop(rel, None)
         self._skipped = tuple(skipped)
@@ -384,15 +395,15 @@ class DirState:
         disk = self._paths.get(rel) or os.fspath(self.root / rel)
         if relative_inside(self.root, disk) is None:
             # A symlink leading out of the memory dir: never read through it (MEM114 on refresh).
-            self._files.pop(rel, None)
+            self._drop_file(rel)
             self._asks.pop(rel, None)
             return
         if text is not None:
             self._paths[rel] = disk
-            self._files[rel] = self._load_text(disk, rel, text)
+            self._set_file(rel, self._load_text(disk, rel, text))
         elif os.path.isfile(disk):
             self._paths[rel] = disk
-            self._files[rel] = self._load_disk(disk, rel)
+            self._set_file(rel, self._load_disk(disk, rel))
         else:
             self.remove(rel)
 
@@ -406,9 +417,17 @@ class DirState:
         if rel == C.INDEX_FILENAME:
             self._refresh_index(force=True)
             return
-        self._files.pop(rel, None)
+        self._drop_file(rel)
         self._asks.pop(rel, None)
         self._paths.pop(rel, None)
+
+    def _set_file(self, rel: str, result: FileResult) -> None:
+        self._files[rel] = result
+        self._dirty.add(rel)
+
+    def _drop_file(self, rel: str) -> None:
+        if self._files.pop(rel, None) is not None:
+            self._dirty.add(rel)
 
     # --- loading -----------------------------------------------------------------------------
 
@@ -507,68 +526,91 @@ class DirState:
     def lint(self) -> LintResult:
         """Diagnostics for the whole directory from the cached state (reads nothing new).
 
-        Proportional to what changed since the last call: the files whose results were
-        replaced are regrouped, and the directory rules run again only when what they read
-        changed (MEMORY.md, a file's summary, the skipped files, the settings or date) or after
-        a :meth:`refresh` (they may look at the disk); otherwise their findings are reused.
+        Proportional to what changed since the last call: only the files whose results were
+        replaced are looked at, and a directory rule runs again only when what it reads
+        (:attr:`Rule.reads`) changed: MEMORY.md, a summary field, which files there are, the
+        skipped files, the disk (after a :meth:`refresh`), the settings or date. The other
+        rules' findings are reused.
         """
         index = self.index
         assert self._index is not None
         files = self._files
-        linted = self._linted
-        edited = {rel for rel, result in files.items() if linted.get(rel) is not result}
-        edited.update(rel for rel in linted if rel not in files)
-        rerun = (
-            self._rescanned
-            or self._index is not self._linted_index
-            or self.context is not self._linted_context
-            or self._skipped != self._linted_skipped
-            or any(
-                (rel in files) != (rel in linted) or files[rel].summary != linted[rel].summary
-                for rel in edited
-            )
-        )
-        regroup = set(edited)
+        summaries = self._summaries
+        inputs: set[str] = set()
+        if self._index is not self._linted_index:
+            inputs.add("index")
+        if self._skipped != self._linted_skipped:
+            inputs.add("skipped")
+        if self._rescanned:
+            inputs.add("disk")
+        regroup = set(self._dirty)
+        for rel in self._dirty:
+            old = summaries.get(rel)
+            result = files.get(rel)
+            if result is None or old is None:
+                if result is not None:
+                    summaries[rel] = result.summary
+                elif old is not None:
+                    del summaries[rel]
+                else:
+                    continue
+                inputs.update(_EVERY_INPUT)
+            elif result.summary != old:
+                new = summaries[rel] = result.summary
+                inputs.update(f for f in _SUMMARY_FIELDS if getattr(old, f) != getattr(new, f))
+        self._dirty.clear()
         if self._index is not self._linted_index:
             regroup.add(C.INDEX_FILENAME)
-        if rerun:
-            found = check_directory(
-                index, self.summaries(), self._skipped, self.context, self._memo
+        if self.context is not self._linted_context:
+            codes = directory_rules_reading(_EVERY_INPUT | {"index", "skipped", "disk"})
+        else:
+            codes = directory_rules_reading(inputs)
+        if codes:
+            found = run_directory_rules(
+                index, summaries, self._skipped, self.context, self._memo, codes
             )
-            directory: dict[str, tuple[Diagnostic, ...]] = {}
-            for diagnostic in found:
-                directory.setdefault(diagnostic.rel_path, ())
-                directory[diagnostic.rel_path] += (diagnostic,)
-            regroup.update(
-                rel
-                for rel in set(directory) | set(self._directory)
-                if directory.get(rel) != self._directory.get(rel)
-            )
-            self._directory = directory
-        self.directory_runs += rerun
+            for code in codes:
+                grouped: dict[str, list[Diagnostic]] = {}
+                for diagnostic in found.get(code, ()):
+                    grouped.setdefault(diagnostic.rel_path, []).append(diagnostic)
+                by_file = {rel: tuple(group) for rel, group in grouped.items()}
+                before = self._by_rule.pop(code, {})
+                regroup.update(
+                    rel
+                    for rel in by_file.keys() | before.keys()
+                    if by_file.get(rel) != before.get(rel)
+                )
+                if by_file:
+                    self._by_rule[code] = by_file
+            self.directory_runs += 1
+            self.rule_runs.update(codes)
         self._rescanned = False
-        self._linted = dict(files)
         self._linted_index = self._index
         self._linted_context = self.context
         self._linted_skipped = self._skipped
+        # A copy (C speed): the grouped findings an earlier result holds stay as they were.
         current = dict(self._previous)
         changed: set[str] = set()
+        by_rule = self._by_rule.values()
         for rel in regroup:
             own = self._index.diagnostics if rel == C.INDEX_FILENAME else ()
             if rel in files:
                 own = files[rel].diagnostics
-            group = tuple(sorted(own + self._directory.get(rel, ()), key=Diagnostic.sort_key))
+            theirs = [d for found_by_file in by_rule for d in found_by_file.get(rel, ())]
+            group = tuple(sorted((*own, *theirs), key=Diagnostic.sort_key))
             if group != current.get(rel, ()):
                 changed.add(rel)
             if group:
                 current[rel] = group
             else:
                 current.pop(rel, None)
-        if set(current) != set(self._previous):
-            self._order = sorted(current)
         self._previous = current
-        collected = tuple(d for rel in self._order for d in current[rel])
-        return LintResult(self.root, collected, len(files), frozenset(changed), current)
+        return LintResult(self.root, len(files), frozenset(changed), current)
+
+
+#: Every summary field, and ``files``: what a file added or removed changes.
+_SUMMARY_FIELDS = tuple(f.name for f in fields(TopicSummary))
+_EVERY_INPUT = frozenset({"files", *_SUMMARY_FIELDS})
 
 
 def lint_directory(

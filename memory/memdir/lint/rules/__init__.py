@@ -18,7 +18,7 @@ Every message says why the finding matters to the agent.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from memdir.index import Index
@@ -44,7 +44,9 @@ __all__ = [
     "check_directory",
     "check_index",
     "check_topic",
+    "directory_rules_reading",
     "expand_codes",
+    "run_directory_rules",
     "summarize",
     "unknown_codes",
 ]
@@ -76,6 +78,8 @@ _INDEX = tuple((rule.code, rule.index) for rule in RULES.values() if rule.index 
 _DIRECTORY = tuple(
     (rule.code, rule.directory) for rule in RULES.values() if rule.directory is not None
 )
+if any(not RULES[code].reads for code, _ in _DIRECTORY):
+    raise RuntimeError("a directory rule does not say what it reads (Rule.reads)")
 
 
 def expand_codes(patterns: tuple[str, ...] | list[str]) -> set[str]:
@@ -128,22 +132,33 @@ def check_directory(
 
     ``memo`` (optional) lets an incremental caller reuse the diagnostics of unchanged files.
     """
+    found = run_directory_rules(index, summaries, skipped, ctx, memo)
+    return list(itertools.chain.from_iterable(found.values()))
+
+
+def directory_rules_reading(inputs: Collection[str]) -> list[str]:
+    """The directory rules that read any of ``inputs`` (see :attr:`Rule.reads`)."""
+    return [code for code, _ in _DIRECTORY if not RULES[code].reads.isdisjoint(inputs)]
+
+
+def run_directory_rules(
+    index: Index,
+    summaries: Mapping[str, TopicSummary],
+    skipped: Iterable[Skipped],
+    ctx: LintContext,
+    memo: DirectoryMemo | None = None,
+    codes: Collection[str] | None = None,
+) -> dict[str, list[Diagnostic]]:
+    """The findings of the enabled directory rules in ``codes`` (None: all), by code.
+
+    An incremental caller passes the rules whose inputs changed and keeps the others' findings;
+    ``memo`` keeps what the rules not run made.
+    """
     memo = memo if memo is not None else DirectoryMemo()
-    links = memo.links(index)
-    listed = [s for s in summaries.values() if s.listed]
-    view = DirectoryView(
-        index=index,
-        links=links,
-        summaries=summaries,
-        skipped=skipped,
-        memo=memo,
-        listed=listed,
-        usable=[s for s in listed if s.usable],
-        linked=frozenset(key for _, key in links if key is not None),
-    )
-    found: list[Diagnostic] = []
+    view = DirectoryView(index, memo.links(index), summaries, skipped, memo)
+    found: dict[str, list[Diagnostic]] = {}
     for code, check in _DIRECTORY:
-        if code in ctx.enabled:
-            found.extend(check(view, ctx))
-    memo.finish()
+        if (codes is None or code in codes) and code in ctx.enabled:
+            found[code] = list(check(view, ctx))
+    memo.finish(found if codes is None else codes)
     return found

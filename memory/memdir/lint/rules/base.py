@@ -10,6 +10,7 @@ enabled.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -87,21 +88,46 @@ class IndexView:
     links: Sequence[tuple[IndexEntry, str | None]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class DirectoryView:
-    """The directory as the directory rules read it: the index and a summary of every file."""
+    """The directory as the directory rules read it: the index and a summary of every file.
+
+    The derived collections are made on first use: a run of only some rules (the others'
+    inputs unchanged) pays only for what those rules read.
+    """
 
     index: Index
     links: Sequence[tuple[IndexEntry, str | None]]
     summaries: Mapping[str, TopicSummary]
     skipped: Iterable[Skipped]
     memo: DirectoryMemo
-    #: Files the scan lists (candidates for the prefetch window).
-    listed: Sequence[TopicSummary]
-    #: Listed files that are neither binary nor unreadable.
-    usable: Sequence[TopicSummary]
-    #: The link keys of MEMORY.md's entries.
-    linked: frozenset[str]
+
+    @functools.cached_property
+    def listed(self) -> Sequence[TopicSummary]:
+        """Files the scan lists (candidates for the prefetch window)."""
+        return [s for s in self.summaries.values() if s.listed]
+
+    @functools.cached_property
+    def usable(self) -> Sequence[TopicSummary]:
+        """Listed files that are neither binary nor unreadable."""
+        return [s for s in self.listed if s.usable]
+
+    @functools.cached_property
+    def linked(self) -> frozenset[str]:
+        """The link keys of MEMORY.md's entries."""
+        return self.memo.linked(self.index)
+
+    @functools.cached_property
+    def skipped_paths(self) -> frozenset[str]:
+        return frozenset(skip.rel_path for skip in self.skipped)
+
+    @functools.cached_property
+    def folders(self) -> frozenset[str]:
+        """The folders the scan walked and found topic files in ("" the memory dir itself)."""
+        found = {rel.rpartition("/")[0] for rel in self.summaries}
+        if "." not in self.skipped_paths:
+            found.add("")
+        return frozenset(found)
 
 
 TopicCheck = Callable[[TopicView, "LintContext"], Iterable[Diagnostic]]
@@ -132,6 +158,11 @@ class Rule:
     #: The severity in a recall mode where it differs from ``severity`` (path A and path B are
     #: alternatives: a finding about the path not in use is a note).
     severity_by_mode: Mapping[RecallMode, Severity] = field(default_factory=dict)
+    #: What a directory check reads, so an incremental run re-runs it only when that changed:
+    #: ``index`` (MEMORY.md), ``skipped`` (the paths the scan refused), ``disk`` (anything
+    #: else on disk: re-read on a rescan), ``files`` (which files there are) and the
+    #: :class:`~memdir.lint.rules.directory.TopicSummary` fields it looks at.
+    reads: frozenset[str] = frozenset()
     #: The checks, by what they read: a topic file, MEMORY.md, the directory. A rule of scope
     #: ``topic`` may check MEMORY.md's text too (secrets, encoding).
     topic: TopicCheck | None = field(default=None, repr=False, compare=False)

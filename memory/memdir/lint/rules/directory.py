@@ -11,6 +11,7 @@ import heapq
 import posixpath
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ from memdir.lint.rules.base import DirectoryView, Rule, head_span
 from memdir.lint.rules.descriptions import near_duplicate_pairs
 from memdir.lint.rules.index import entry_links
 from memdir.model import IndexEntry, Span, TopicFile
-from memdir.scan import window_order
+from memdir.scan import excluded_entry, window_order
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
@@ -62,16 +63,19 @@ class DirectoryMemo:
 
     Entries are checked against the very objects they were made from (a summary is replaced,
     never changed, when its file changes), so a stale entry is never used, only not found.
-    Each run keeps just what it used, so deleted files do not linger.
+    Each run keeps, for the rules it ran, just what they used, so deleted files do not linger.
     """
 
     def __init__(self) -> None:
         #: description text -> (normalised text, tokens), for MEM111.
         self.tokens: dict[str, tuple[str, frozenset[str]]] = {}
-        self._diagnostics: dict[tuple[str, str], tuple[object, Diagnostic]] = {}
-        self._used: dict[tuple[str, str], tuple[object, Diagnostic]] = {}
+        #: code -> file (or index line) -> (what it was made from, the diagnostic).
+        self._diagnostics: dict[str, dict[str, tuple[object, Diagnostic]]] = {}
+        self._used: dict[str, dict[str, tuple[object, Diagnostic]]] = {}
         self._links_of: Index | None = None
         self._links: list[tuple[IndexEntry, str | None]] = []
+        self._linked_of: Index | None = None
+        self._linked: frozenset[str] = frozenset()
         self._pairs_of: dict[str, str] | None = None
         self._pairs: list[tuple[str, str, float]] = []
 
@@ -95,27 +99,65 @@ class DirectoryMemo:
             self._links_of = index
         return self._links
 
+    def linked(self, index: Index) -> frozenset[str]:
+        """The link keys of the index's entries."""
+        if self._linked_of is not index:
+            self._linked = frozenset(filter(None, map(itemgetter(1), self.links(index))))
+            self._linked_of = index
+        return self._linked
+
     def get(self, code: str, rel: str, key: object) -> Diagnostic | None:
-        cached = self._diagnostics.get((code, rel))
+        cached = self._diagnostics.get(code, {}).get(rel)
         if cached is not None and cached[0] == key:
-            self._used[(code, rel)] = cached
+            self._used.setdefault(code, {})[rel] = cached
             return cached[1]
         return None
 
     def put(self, code: str, rel: str, key: object, diagnostic: Diagnostic) -> Diagnostic:
-        self._used[(code, rel)] = (key, diagnostic)
+        self._used.setdefault(code, {})[rel] = (key, diagnostic)
         return diagnostic
 
-    def finish(self) -> None:
-        self._diagnostics, self._used = self._used, {}
+    def finish(self, codes: Iterable[str]) -> None:
+        """The run of the rules ``codes`` is over: keep what they used, forget the rest of
+        theirs (the other rules' entries stay for their next run)."""
+        for code in codes:
+            self._diagnostics[code] = self._used.pop(code, {})
+        self._used = {}
 
 
 # --- MEM005 --------------------------------------------------------------------------------------
 
 
+def _exists(view: DirectoryView, ctx: LintContext, key: str) -> bool:
+    """Whether the topic file ``key`` exists, from what the scan found where it can tell.
+
+    The scan lists every ``*.md`` in the folders it walks, so a key in such a folder that is
+    neither a summary nor a skipped path is no file: no syscall for nearly every entry. The
+    disk is asked only where the scan cannot tell: names it leaves out (hidden, the agent's
+    own stores, MEMORY.md), paths it skipped (links), folders it did not walk (symlinked or
+    empty ones).
+    """
+    if key in view.summaries:
+        return True
+    folder, _, name = key.rpartition("/")
+    if (
+        name != C.INDEX_FILENAME
+        and key not in view.skipped_paths
+        and (folder in view.folders if folder else "." not in view.skipped_paths)
+        and not any(excluded_entry(p, top_level=i == 0) for i, p in enumerate(key.split("/")))
+    ):
+        return False
+    return (ctx.root / key).is_file()
+
+
 def _dangling_links(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    # Set arithmetic first (C speed): an index without a dangling key costs no loop in Python.
+    missing = {key for key in view.linked - view.summaries.keys() if not _exists(view, ctx, key)}
+    if not missing:
+        return
     for entry, key in view.links:
-        if key is not None and key not in view.summaries and not (ctx.root / key).is_file():
+        if key in missing:
+            assert key is not None
             # The fix renders a whole topic file: made once while the entry's line stays.
             reuse = (entry, ctx)
             found = view.memo.get("MEM005", str(entry.line), reuse)
@@ -151,6 +193,7 @@ MEM005 = Rule(
     "`- [Release calendar](release-calendar.md) — …` with no release-calendar.md",
     "Write the file, fix the link, or remove the entry.",
     "editor",
+    reads=frozenset({"index", "files", "skipped", "disk"}),
     directory=_dangling_links,
 )
 
@@ -162,8 +205,12 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     index, memo = view.index, view.memo
     # Where the fixes insert entries: every orphan's fix depends on it.
     insert_at = (plan.entry_insertion(index, "").span, index.exists)
-    for summary in view.usable:
-        if summary.rel_path in view.linked:
+    # The files no entry links, by set arithmetic (C speed): an index edit costs a loop over
+    # the orphans only.
+    summaries = view.summaries
+    for rel in sorted(summaries.keys() - view.linked):
+        summary = summaries[rel]
+        if not (summary.listed and summary.usable):
             continue
         if ctx.prefetch_mode:
             why = (
@@ -216,6 +263,7 @@ MEM107 = Rule(
     "Add `- [Title](old-notes.md) — hook` (`--fix` adds it, with the description as hook).",
     "safe",
     severity_by_mode={"prefetch": "info"},
+    reads=frozenset({"index", "files", "listed", "usable", "title", "description", "head_span"}),
     directory=_orphans,
 )
 
@@ -271,6 +319,7 @@ MEM108 = Rule(
     f"any file older than the {C.SCAN_MAX_FILES} newest",
     "Merge or delete stale memories; touching a file moves it into the window.",
     severity_by_mode={"prefetch": "warning"},
+    reads=frozenset({"files", "listed", "mtime", "head_span"}),
     directory=_outside_prefetch_window,
 )
 
@@ -288,6 +337,7 @@ def _duplicate_memories(view: DirectoryView, ctx: LintContext) -> Iterator[Diagn
     for name, group in by_name.items():
         if len(group) < 2:
             continue
+        group.sort(key=lambda s: s.rel_path)  # the same message whatever order files came in
         for summary in group:
             others = [s.rel_path for s in group if s is not summary]
             shown = ", ".join(others[:3]) + (
@@ -334,6 +384,9 @@ MEM111 = Rule(
     "manifest lines: it may surface the stale copy, and updates land in one of them.",
     "`name: user-role` in both user-role.md and people/user-role.md",
     "Merge the two files.",
+    reads=frozenset(
+        {"files", "listed", "usable", "name", "description", "name_span", "description_span"}
+    ),
     directory=_duplicate_memories,
 )
 
@@ -368,6 +421,7 @@ MEM114 = Rule(
     "injected into a session.",
     "`shared.md -> /home/ana/notes/shared.md`",
     "Copy the file into the memory dir, or remove the link.",
+    reads=frozenset({"skipped"}),
     directory=_skipped_paths,
 )
 

@@ -78,6 +78,7 @@ MEM122 = Rule(
     "`memdir tool` killed between writing `deploy.md` and adding its line to MEMORY.md",
     "Nothing by hand: the next write through memdir finishes the write or undoes it, removes "
     "the temp files and then the intent.",
+    reads=frozenset({"disk"}),
     directory=_interrupted,
 )
 
