@@ -20,7 +20,15 @@ import asyncio
 from typing import Any
 
 import pytest
-from lsp_helpers import Workspace, apply_text_edits, encoding_of, open_doc, pos, pull_like_vscode
+from lsp_helpers import (
+    Workspace,
+    apply_text_edits,
+    encoding_of,
+    open_doc,
+    pos,
+    pull_like_vscode,
+    wait_until,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -175,13 +183,10 @@ async def _replay_move(client: LanguageClient, workspace: Workspace) -> tuple[st
 
 
 async def _assert_clean(client: LanguageClient, new_uri: str, view: Any) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + TIMEOUT
     if view is None:
-        # Push: the last publishDiagnostics of the new file says it is clean.
-        while client.diagnostics.get(new_uri):
-            assert loop.time() < deadline, client.diagnostics[new_uri]
-            await asyncio.sleep(0.05)
+        # Push: the new file's last publishDiagnostics says it is clean (one arrives: its
+        # close re-lints it from disk).
+        await wait_until(client, new_uri, lambda found: new_uri in client.diagnostics and not found)
         return
     # The server itself knows the file is clean ...
     report = await client.text_document_diagnostic_async(
@@ -189,14 +194,10 @@ async def _assert_clean(client: LanguageClient, new_uri: str, view: Any) -> None
     )
     assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
     assert list(report.items) == []
-    # ... and must tell a client that pulls workspace reports. VS Code pulls again and again;
-    # so does this loop, until the stale findings go or the time is up.
-    while True:
-        await view.pull(client)
-        if not view.codes(new_uri):
-            break
-        assert loop.time() < deadline, f"stale findings on the new file: {view.codes(new_uri)}"
-        await asyncio.sleep(0.1)
+    # ... and must tell a client that pulls workspace reports. A workspace pull re-lints after
+    # every notification sent before it, so its first answer is the settled one.
+    await view.pull(client)
+    assert view.codes(new_uri) == [], f"stale findings on the new file: {view.codes(new_uri)}"
     # Once the client holds "no findings", the server stops naming the file.
     assert new_uri not in await view.pull(client)
     assert view.codes(new_uri) == []
