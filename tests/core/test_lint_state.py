@@ -454,3 +454,132 @@ def test_a_new_project_rechecks_what_a_partial_one_was_never_asked(tmp_path: Pat
     assert [(d.rel_path, d.code, d.message) for d in state.lint().diagnostics] == (
         _fresh_findings(memory, project_root)
     )
+
+
+# --- what an edit re-runs (counters, never time) ---------------------------------------------
+
+ALL_DIRECTORY_RULES = {"MEM005", "MEM107", "MEM108", "MEM111", "MEM114", "MEM122"}
+
+
+def fresh(root: Path, texts: dict[str, str]) -> tuple[Diagnostic, ...]:
+    """A cold lint of the disk with the editor's ``texts`` on top."""
+    cold = DirState(root)
+    cold.refresh()
+    for rel, text in texts.items():
+        cold.update(root / rel, text)
+    return cold.lint().diagnostics
+
+
+def test_each_directory_rule_runs_only_when_what_it_reads_changed(make_dir: MakeDir) -> None:
+    root = small_dir(make_dir)
+    state = DirState(root)
+    state.refresh()
+    state.lint()
+    assert set(state.rule_runs) == ALL_DIRECTORY_RULES
+    texts: dict[str, str] = {}
+
+    def ran(rel: str | None = None, text: str | None = None) -> set[str]:
+        before = Counter(state.rule_runs)
+        if rel is None:
+            state.refresh()
+        else:
+            if text is None:
+                texts.pop(rel, None)
+            else:
+                texts[rel] = text
+            state.update(root / rel, text)
+        assert state.lint().diagnostics == fresh(root, texts)
+        return set(state.rule_runs - before)
+
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    # MEMORY.md: the rules that read it (dangling entries, orphans), not the prefetch window
+    # or the duplicates, which read the files' summaries only.
+    assert ran("MEMORY.md", index + "- [Gone](gone.md) — not written yet\n") == {
+        "MEM005",
+        "MEM107",
+    }
+    # A body edit that keeps the summary: none.
+    assert ran("m03.md", topic("m03", f"'{describe(3)}'", body="Another body.\n")) == set()
+    # A description: the rules that read descriptions (duplicates, the orphan fix's hook).
+    assert ran("m04.md", topic("m04", "a new description of the deploy freeze rota")) == {
+        "MEM107",
+        "MEM111",
+    }
+    # A save that changes only the modification time: the prefetch window.
+    os.utime(root / "m06.md", (1_800_000_000, 1_800_000_000))
+    assert ran("m06.md") == {"MEM108"}
+    # A rescan that finds nothing new: the rules that look at the disk themselves.
+    assert ran() == {"MEM005", "MEM122"}
+    # A new file: every rule that reads the files.
+    assert ran("new.md", topic("new", "a memory nobody has indexed yet, about tax rules")) == {
+        "MEM005",
+        "MEM107",
+        "MEM108",
+        "MEM111",
+    }
+    assert ran("new.md", None) == {"MEM005", "MEM107", "MEM108", "MEM111"}  # gone again
+
+
+def test_dangling_entries_are_told_from_the_scan_without_a_syscall_each(
+    make_dir: MakeDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = "".join(f"- [Gone {i}](gone-{i}.md) — not written yet\n" for i in range(40))
+    root = make_dir(
+        {
+            "MEMORY.md": gone
+            + "- [Hidden](.hidden/h.md) — h\n- [Log](logs/l.md) — l\n"
+            + "- [Sub](sub/gone.md) — s\n- [Real](sub/real.md) — r\n",
+            ".hidden/h.md": topic("h", "a memory in a folder the scan leaves out"),
+            "logs/l.md": topic("l", "a memory among the agent's own logs"),
+            "sub/real.md": topic("real", "a memory in a folder the scan walks"),
+        }
+    )
+    asked: list[str] = []
+    is_file = Path.is_file
+
+    def counted(path: Path) -> bool:
+        asked.append(path.relative_to(root).as_posix())
+        return is_file(path)
+
+    monkeypatch.setattr(Path, "is_file", counted)
+    state = DirState(root)
+    state.refresh()
+    dangling = {d.message.split()[2] for d in state.lint().diagnostics if d.code == "MEM005"}
+    assert dangling == {f"gone-{i}.md" for i in range(40)} | {"sub/gone.md"}
+    # The disk is asked only where the scan cannot tell: names it leaves out.
+    assert sorted(asked) == [".hidden/h.md", "logs/l.md"]
+
+
+def test_a_dangling_entrys_fix_is_made_once_and_without_pyyaml(
+    make_dir: MakeDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import yaml
+    from memdir.fixes import plan
+
+    hooks = [f"deploys wait for Ana’s review — café rule {i}" for i in range(300)]
+    index = "".join(f"- [Gone {i}](gone-{i}.md) — {hook}\n" for i, hook in enumerate(hooks))
+    root = make_dir({"MEMORY.md": index})
+    loads: list[object] = []
+    monkeypatch.setattr(yaml, "safe_load", lambda *args, **kwargs: loads.append(args))
+    plans = Counter[str]()
+    create_missing = plan.create_missing
+
+    def counted(*args: object, **kwargs: object) -> object:
+        plans[str(args[2])] += 1
+        return create_missing(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plan, "create_missing", counted)
+    state = DirState(root)
+    state.refresh()
+    found = [d for d in state.lint().diagnostics if d.code == "MEM005"]
+    assert len(found) == 300
+    fix = found[7].fix
+    assert fix is not None and fix.creates
+    created = parse_topic_text(fix.creates[0].text, root / "gone-7.md", "gone-7.md", 0.0, 0)
+    assert created.description == hooks[7] and not created.problems
+    assert loads == []  # plain values (a dash, an accent) need no PyYAML to render
+    for step in range(5):  # typing at the end of the index
+        index += f"- [New {step}](new-{step}.md) — new\n"
+        state.update(root / "MEMORY.md", index)
+        state.lint()
+    assert len(plans) == 305 and set(plans.values()) == {1}

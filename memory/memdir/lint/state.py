@@ -173,6 +173,8 @@ class _IndexResult:
     key: tuple[int, int] | None
     index: Index
     diagnostics: tuple[Diagnostic, ...]
+    #: The editor's text it was parsed from (None: the disk).
+    overlay: str | None = None
 
 
 def _read_bytes(path: str) -> tuple[bytes, os.stat_result]:
@@ -479,9 +481,12 @@ class DirState:
         path = self.root / C.INDEX_FILENAME
         overlay = self._overlays.get(C.INDEX_FILENAME)
         if overlay is not None:
-            before = self._index.index if self._index is not None else None
-            index = parse_index(overlay, path, target=self.settings.agent_target, previous=before)
-            self._index = _IndexResult(None, index, self._check_index(index))
+            before = self._index
+            if not force and before is not None and before.overlay == overlay:
+                return False  # a rescan: the editor's text is what was parsed
+            previous = before.index if before is not None else None
+            index = parse_index(overlay, path, target=self.settings.agent_target, previous=previous)
+            self._index = _IndexResult(None, index, self._check_index(index), overlay)
             return True
         try:
             stat = path.stat()
