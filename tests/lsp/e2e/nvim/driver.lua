@@ -127,7 +127,11 @@ vim.api.nvim_create_autocmd('VimEnter', {
         for _, d in ipairs(vim.diagnostic.get(buf)) do codes[d.code] = true end
         return codes
       end
-      report.index_dangling_before = index_codes()['MEM005'] == true
+      -- The directory's findings of the index (MEM005) may be pushed after the orphan's:
+      -- wait for them, not for what happens to be there.
+      report.index_dangling_before = vim.wait(15000, function()
+        return index_codes()['MEM005'] == true
+      end, 20)
       vim.cmd.edit(vim.fn.fnameescape(missing_path))
       vim.api.nvim_buf_set_lines(0, 0, -1, false, {
         '---', 'name: gone', 'description: the topic file the index already linked',
