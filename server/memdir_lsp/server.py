@@ -43,7 +43,9 @@ from pygls.protocol import (
 )
 from pygls.uris import from_fs_path, to_fs_path
 
+from memdir_lsp import positions
 from memdir_lsp.directory import MemoryDirectory, SessionStore
+from memdir_lsp.documents import MemoryDocument, MemoryWorkspace, unit_counter
 from memdir_lsp.errors import RequestFailed, field_where, has_lone_surrogate, public_error
 from memdir_lsp.protocol import EXPERIMENTAL_KEY, SERVER_NAME
 
@@ -104,6 +106,8 @@ class MemoryProtocol(LanguageServerProtocol):
         self, params: types.InitializeParams
     ) -> Generator[Any, Any, types.InitializeResult]:
         result: types.InitializeResult = yield from super().lsp_initialize(params)
+        # Before any document is open: ours apply an edit to the lines it touches only.
+        self._workspace = MemoryWorkspace.like(self.workspace)
         methods = sorted(m for m in self.fm.features if m.startswith(CUSTOM_PREFIXES))
         experimental = result.capabilities.experimental
         extra = dict(experimental) if isinstance(experimental, dict) else {}
@@ -272,6 +276,8 @@ class MemoryServer(LanguageServer):
         self.clock: Callable[[], dt.datetime] = local_now
         #: Timers (the midnight re-check) by name, cancelled at shutdown.
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        #: The workspace's position codec and its code-unit counter (see :meth:`to_range`).
+        self._units: tuple[Any, Callable[[str], int]] | None = None
 
     def today(self) -> dt.date:
         """The local date by :attr:`clock`."""
@@ -477,8 +483,12 @@ class MemoryServer(LanguageServer):
     # --- positions ----------------------------------------------------------------------------
 
     def lines_of(self, path: Path) -> list[str]:
-        """The text of ``path`` as the client sees it (open buffer, else disk), split in lines."""
-        text = self.open_text(path)
+        """The text of ``path`` as the client sees it (open buffer, else disk), split in lines
+        (an open document's list is shared until its next change: do not change it)."""
+        doc = self.workspace.text_documents.get(self.path_to_uri(path))
+        if isinstance(doc, MemoryDocument):
+            return doc.lf_lines()
+        text = doc.source if doc is not None else None
         if text is None:
             from memdir.textio import read_text  # regular files only (a FIFO blocks), capped
 
@@ -486,23 +496,30 @@ class MemoryServer(LanguageServer):
         return text.split("\n")
 
     def to_range(self, span: Span, lines: Sequence[str]) -> types.Range:
-        """A code-point span as a range in the client's position encoding."""
+        """A code-point span as a range in the client's position encoding (as pygls' codec
+        converts it: a line past the end becomes the start of the line after the last)."""
+        span, lines = positions.for_client(span, lines)
         codec = self.workspace.position_codec
+        if self._units is None or self._units[0] is not codec:
+            self._units = (codec, unit_counter(codec))
+        units = self._units[1]
+
+        def position(line: int, column: int) -> types.Position:
+            if not 0 <= line < len(lines):
+                return types.Position(line=len(lines), character=0)
+            return types.Position(line=line, character=units(lines[line][:column]))
+
         return types.Range(
-            start=codec.position_to_client_units(
-                lines, types.Position(line=span.start_line, character=span.start_col)
-            ),
-            end=codec.position_to_client_units(
-                lines, types.Position(line=span.end_line, character=span.end_col)
-            ),
+            start=position(span.start_line, span.start_col),
+            end=position(span.end_line, span.end_col),
         )
 
     def from_position(self, position: types.Position, lines: Sequence[str]) -> tuple[int, int]:
         """A client position as (line, code-point column)."""
         codec = self.workspace.position_codec
         copy = types.Position(line=position.line, character=position.character)
-        server_pos = codec.position_from_client_units(lines, copy)
-        return server_pos.line, server_pos.character
+        server_pos = codec.position_from_client_units(positions.client_lines(lines), copy)
+        return positions.to_core(lines, server_pos.line, server_pos.character)
 
 
 #: Feature modules in registration order (lifecycle first, so the others can subscribe).

@@ -1,0 +1,100 @@
+"""Open documents: an incremental change gives the text an editor has (LSP line ends, every
+position encoding), and replaces only the lines it touches."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+from lsprotocol import types
+from memdir_lsp.documents import MemoryDocument, split_lines, unit_counter
+from pygls.workspace import PositionCodec, TextDocument
+
+#: Line ends of every kind, and the separators ``str.splitlines`` breaks at but the LSP does not.
+PIECES = ["a", "b", " ", "\n", "\r\n", "\r", "é", "😀", "\u2028", "\x0c", "\x85"]
+ENCODINGS = ["utf-8", "utf-16", "utf-32"]
+
+
+def units(char: str, encoding: str) -> int:
+    if encoding == "utf-8":
+        return len(char.encode("utf-8"))
+    return 2 if encoding == "utf-16" and ord(char) > 0xFFFF else 1
+
+
+def offset(text: str, position: types.Position, encoding: str) -> int:
+    """Where an editor puts ``position``: lines end at CRLF, CR or LF; a column past the line's
+    end is its end; a line past the last is the end of the text."""
+    lines = split_lines(text)
+    if position.line >= len(lines):
+        return len(text)
+    start = sum(len(line) for line in lines[: position.line])
+    content = lines[position.line].rstrip("\r\n")
+    counted = 0
+    for index, char in enumerate(content):
+        if counted >= position.character:
+            return start + index
+        counted += units(char, encoding)
+    return start + len(content)
+
+
+def change(
+    start: types.Position, end: types.Position, text: str
+) -> types.TextDocumentContentChangePartial:
+    return types.TextDocumentContentChangePartial(
+        range=types.Range(start=start, end=end), text=text
+    )
+
+
+texts = st.lists(st.sampled_from(PIECES), max_size=14).map("".join)
+positions = st.builds(types.Position, line=st.integers(0, 8), character=st.integers(0, 6))
+
+
+@given(
+    texts,
+    st.sampled_from(ENCODINGS),
+    st.lists(st.tuples(positions, positions, texts), min_size=1, max_size=4),
+)
+def test_changes_give_the_editors_text(
+    text: str, encoding: str, edits: list[tuple[types.Position, types.Position, str]]
+) -> None:
+    doc = MemoryDocument("file:///m/MEMORY.md", source=text, position_codec=PositionCodec(encoding))
+    for a, b, new in edits:
+        start, end = sorted((a, b), key=lambda p: (p.line, p.character))
+        first, last = offset(text, start, encoding), offset(text, end, encoding)
+        doc.apply_change(change(start, end, new))
+        text = text[:first] + new + text[last:]
+        assert doc.source == text
+        assert list(doc.lines) == split_lines(text)
+        assert doc.lf_lines() == text.split("\n")
+
+
+def test_a_line_separator_is_no_line_end() -> None:
+    """pygls splits at U+2028 (``str.splitlines``): every later edit landed a line off."""
+    text = "- [A](a.md) — one\u2028two\n- [B](b.md) — three\n"
+    doc = MemoryDocument("file:///m/MEMORY.md", source=text)
+    at = types.Position(line=1, character=0)
+    doc.apply_change(change(at, at, "X"))
+    assert doc.source == "- [A](a.md) — one\u2028two\nX- [B](b.md) — three\n"
+    plain = TextDocument("file:///m/MEMORY.md", source=text)
+    plain.apply_change(change(at, at, "X"))
+    assert plain.source != doc.source  # what this replaces got it wrong
+
+
+def test_a_change_replaces_only_its_lines() -> None:
+    lines = [f"- [Entry {n}](entry-{n}.md) — about {n}\n" for n in range(20_000)]
+    doc = MemoryDocument("file:///m/MEMORY.md", source="".join(lines))
+    before = list(doc.lines)
+    end = types.Position(line=19_999, character=2)
+    doc.apply_change(change(types.Position(line=19_999, character=0), end, "* "))
+    after = doc.lines
+    assert after[19_999] == "* [Entry 19999](entry-19999.md) — about 19999\n"
+    # Every line but the edited one and its neighbour (split again with it) is the same object.
+    assert sum(a is not b for a, b in zip(before, after, strict=True)) == 2
+    assert doc.revision == 1
+
+
+def test_unit_counter_counts_as_pygls() -> None:
+    for encoding in ENCODINGS:
+        codec = PositionCodec(encoding)
+        count = unit_counter(codec)
+        for text in ["", "ascii", "é😀x", "\ud800", "数据 \u2028"]:
+            assert count(text) == codec.client_num_units(text), (encoding, text)
