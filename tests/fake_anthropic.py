@@ -107,6 +107,8 @@ class FakeAnthropic:
         self._flowing = threading.Event()
         self._flowing.set()
         self._hold_next = False
+        #: Set when the request :meth:`hold` holds has arrived.
+        self._held = threading.Event()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -176,7 +178,13 @@ class FakeAnthropic:
         """The next request is recorded at once but answered only after :meth:`release`."""
         with self._lock:
             self._hold_next = True
+            self._held.clear()
             self._flowing.clear()
+
+    def wait_held(self, timeout: float) -> bool:
+        """Block until the held request has arrived (False on timeout); call it in a thread
+        from async code (``asyncio.to_thread``)."""
+        return self._held.wait(timeout)
 
     def release(self) -> None:
         self._flowing.set()
@@ -196,6 +204,7 @@ class FakeAnthropic:
                 reply = message(text("Nothing to save."))
             held, self._hold_next = self._hold_next, False
         if held:
+            self._held.set()
             self._flowing.wait(HOLD_SECONDS)
         if not path.startswith("/v1/messages"):
             return 404, {"type": "error", "error": {"type": "not_found_error", "message": path}}

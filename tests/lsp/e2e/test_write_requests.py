@@ -302,11 +302,7 @@ async def test_memory_extract_cancelled_by_the_client(
     started = await client.protocol.send_request_async(
         "memory/extract", {"transcript": str(transcript)}
     )
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + TIMEOUT
-    while not fake_api.requests:
-        assert loop.time() < deadline, "the extraction never called the model"
-        await asyncio.sleep(0.05)
+    assert await asyncio.to_thread(fake_api.wait_held, TIMEOUT), "the model was never called"
     token = next(t for t in client.progress_reports if str(t).endswith(started.id))
     client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
     result = await asyncio.wait_for(done, TIMEOUT)
