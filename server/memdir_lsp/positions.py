@@ -11,11 +11,14 @@ Kept apart from :mod:`memdir_lsp.convert` so the server imports only this before
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memdir.model import Span
+
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,7 @@ class _LoneCRs:
 
 def _lone_crs(lines: Sequence[str]) -> _LoneCRs | None:
     text = "\n".join(lines)
-    if "\r" not in text or text.count("\r") == text.count("\r\n"):
+    if "\r" not in text or _LONE_CR.search(text) is None:
         return None
     client: list[str] = []
     first: list[int] = []
