@@ -408,8 +408,9 @@ _O_DIRECTORY: Final = getattr(os, "O_DIRECTORY", 0)
 #: path before the write; a folder swapped for a symlink after that check would lead a path-based
 #: write out of the dir. So every write opens the memory dir, walks to its folder one name at a
 #: time refusing symlinks (``O_NOFOLLOW``), and creates, renames and removes relative to that
-#: folder's descriptor: the walk is the check at the moment of writing. Without ``*at`` calls
-#: (Windows) the folder's checked path is used and that window stays open.
+#: folder's descriptor: the walk is the check at the moment of writing. (A folder moved out whole
+#: while a write holds it takes that write along, as it takes the files already in it.) Without
+#: ``*at`` calls (Windows) the folder's checked path is used and that window stays open.
 FD_WALK: Final = {
     os.open,
     os.mkdir,
