@@ -583,3 +583,16 @@ def test_a_dangling_entrys_fix_is_made_once_and_without_pyyaml(
         state.update(root / "MEMORY.md", index)
         state.lint()
     assert len(plans) == 305 and set(plans.values()) == {1}
+
+
+def test_the_duplicate_finders_memo_keeps_one_copy_of_each_word(make_dir: MakeDir) -> None:
+    # A dir's descriptions share a small vocabulary: the memo MEM111 keeps for every
+    # description holds each word once (interned), not a set of fresh strings per description.
+    root = small_dir(make_dir)
+    state = DirState(root)
+    state.refresh()
+    state.lint()
+    memo = state._memo.tokens
+    assert len(memo) == 20 and all(type(tokens) is tuple for tokens in memo.values())
+    words = [word for tokens in memo.values() for word in tokens if word == "handbook"]
+    assert len(words) == 20 and all(word is words[0] for word in words)

@@ -218,7 +218,6 @@ class DirState:
         #: incremental update read only what changed.
         self.reads: Counter[str] = Counter()
         self._files: dict[str, FileResult] = {}
-        self._paths: dict[str, str] = {}
         self._overlays: dict[str, str] = {}
         self._index: _IndexResult | None = None
         self._skipped: tuple[Skipped, ...] = ()
@@ -269,6 +268,11 @@ class DirState:
                 return real.relative_to(real_root).as_posix()
             except ValueError:
                 raise ValueError(f"{path} is not inside the memory dir {self.root}") from None
+
+    def _disk(self, rel: str) -> str:
+        """Where a file of the dir is on disk: made when needed, never kept (a string per file
+        is megabytes in a large dir), as the scan makes it."""
+        return os.path.join(self.root, rel)
 
     @staticmethod
     def _is_topic(rel: str) -> bool:
@@ -328,9 +332,9 @@ class DirState:
         and on MEMORY.md when ``index``."""
         rels = list(self._files if rels is None else rels)
         for rel in rels:
-            path = self._paths.get(rel)
-            if path is None or rel not in self._files:
+            if rel not in self._files:
                 continue
+            path = self._disk(rel)
             overlay = self._overlays.get(rel)
             if overlay is not None:
                 self._set_file(rel, self._load_text(path, rel, overlay))
@@ -351,7 +355,6 @@ class DirState:
         reread: set[str] = set()
         for path, rel in iter_topic_entries(self.root, skipped):
             seen.add(rel)
-            self._paths[rel] = path
             if rel in self._overlays:
                 continue
             cached = self._files.get(rel)
@@ -367,7 +370,6 @@ class DirState:
         for rel in set(self._files) - seen - set(self._overlays):
             self._drop_file(rel)
             self._asks.pop(rel, None)
-            self._paths.pop(rel, None)
         self._skipped = tuple(skipped)
         self._rescanned = True
         if self._refresh_index():
@@ -394,17 +396,15 @@ class DirState:
             return
         if not self._is_topic(rel):
             return
-        disk = self._paths.get(rel) or os.fspath(self.root / rel)
+        disk = self._disk(rel)
         if relative_inside(self.root, disk) is None:
             # A symlink leading out of the memory dir: never read through it (MEM114 on refresh).
             self._drop_file(rel)
             self._asks.pop(rel, None)
             return
         if text is not None:
-            self._paths[rel] = disk
             self._set_file(rel, self._load_text(disk, rel, text))
         elif os.path.isfile(disk):
-            self._paths[rel] = disk
             self._set_file(rel, self._load_disk(disk, rel))
         else:
             self.remove(rel)
@@ -421,7 +421,6 @@ class DirState:
             return
         self._drop_file(rel)
         self._asks.pop(rel, None)
-        self._paths.pop(rel, None)
 
     def _set_file(self, rel: str, result: FileResult) -> None:
         self._files[rel] = result

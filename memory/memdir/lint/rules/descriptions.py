@@ -12,6 +12,7 @@ import itertools
 import math
 import posixpath
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
@@ -170,16 +171,20 @@ def _tokens(words: Iterable[str], ascii_only: bool = False) -> frozenset[str]:
     return frozenset(tokens)
 
 
-def prepare_description(text: str) -> tuple[str, frozenset[str]]:
-    """A description as :func:`near_duplicate_pairs` compares it: normalised text and tokens."""
+def description_tokens(text: str) -> tuple[str, ...]:
+    """A description's distinct tokens, as :func:`near_duplicate_pairs` compares them.
+
+    Interned, in a tuple: the descriptions of a dir share a small vocabulary, so a memo of every
+    description's tokens costs a pointer per token (a frozenset of fresh strings per
+    description cost 1-2 KB each).
+    """
     words = description_words(text)
-    joined = " ".join(words)
     # (The words of "a — b" are ASCII though the text is not: test the words.)
-    return joined, _tokens(words, joined.isascii())
+    return tuple(map(sys.intern, _tokens(words, all(map(str.isascii, words)))))
 
 
 def near_duplicate_pairs(
-    descriptions: Mapping[str, str], memo: dict[str, tuple[str, frozenset[str]]] | None = None
+    descriptions: Mapping[str, str], memo: dict[str, tuple[str, ...]] | None = None
 ) -> list[tuple[str, str, float]]:
     """Pairs of files whose descriptions are near-identical, with their similarity.
 
@@ -192,18 +197,18 @@ def near_duplicate_pairs(
     those first tokens are indexed and probed. Tokens in more than
     :data:`DUPLICATE_MAX_POSTINGS` descriptions are too common to tell anything apart and are
     not probed, which bounds the work on directories of near-templated descriptions.
+    ``memo``: description -> :func:`description_tokens`, kept for the descriptions seen.
     """
-    normal: dict[str, str] = {}
-    tokens: dict[str, frozenset[str]] = {}
-    seen: dict[str, tuple[str, frozenset[str]]] = {}
+    tokens: dict[str, tuple[str, ...]] = {}
+    seen: dict[str, tuple[str, ...]] = {}
     for rel, text in descriptions.items():
         prepared = memo.get(text) if memo is not None else None
         if prepared is None:
-            prepared = prepare_description(text)
+            prepared = description_tokens(text)
         seen[text] = prepared
         # "notes" twice is two vague descriptions (MEM109), not one memory saved twice.
-        if len(prepared[1]) >= C.DESCRIPTION_MIN_WORDS:
-            normal[rel], tokens[rel] = prepared
+        if len(prepared) >= C.DESCRIPTION_MIN_WORDS:
+            tokens[rel] = prepared
     if memo is not None:
         memo.clear()
         memo.update(seen)
@@ -240,18 +245,21 @@ def near_duplicate_pairs(
         if not candidates:
             continue
         matched: list[str] = []
+        mine_set = frozenset(mine)
         for other in candidates:
             theirs = sizes[other]
             # Jaccard >= t needs the sizes within a factor t of each other: a free filter.
             if min(size, theirs) < threshold * max(size, theirs):
                 continue
-            shared = len(mine & tokens[other])
+            shared = len(mine_set.intersection(tokens[other]))
             if shared >= threshold * (size + theirs - shared):
                 matched.append(other)
         for other in sorted(matched):
             import difflib  # reached only by token-similar pairs: rare
 
-            matcher = difflib.SequenceMatcher(None, normal[other], normal[rel], autojunk=False)
+            matcher = difflib.SequenceMatcher(
+                None, _normal(descriptions[other]), _normal(descriptions[rel]), autojunk=False
+            )
             # (The bound from the lengths alone first: it is never below quick_ratio.)
             if matcher.real_quick_ratio() < C.DUPLICATE_RATIO or matcher.quick_ratio() < (
                 C.DUPLICATE_RATIO
@@ -261,3 +269,8 @@ def near_duplicate_pairs(
             if ratio >= C.DUPLICATE_RATIO:
                 pairs.append((other, rel, ratio))
     return pairs
+
+
+def _normal(text: str) -> str:
+    """A description as difflib compares it: its words, lowercased, one space apart."""
+    return " ".join(description_words(text))

@@ -67,8 +67,8 @@ class DirectoryMemo:
     """
 
     def __init__(self) -> None:
-        #: description text -> (normalised text, tokens), for MEM111.
-        self.tokens: dict[str, tuple[str, frozenset[str]]] = {}
+        #: description text -> its tokens, for MEM111.
+        self.tokens: dict[str, tuple[str, ...]] = {}
         #: code -> file (or index line) -> (what it was made from, the diagnostic).
         self._diagnostics: dict[str, dict[str, tuple[object, Diagnostic]]] = {}
         self._used: dict[str, dict[str, tuple[object, Diagnostic]]] = {}
