@@ -32,14 +32,18 @@ import hashlib
 import logging
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.protocol import DIAGNOSTIC_IDENTIFIER, DIAGNOSTIC_SOURCE
 from memdir_lsp.server import FileEvent, MemoryServer
+
+if TYPE_CHECKING:
+    from memdir_lsp.linting import Linted
 
 logger = logging.getLogger(__name__)
 
@@ -58,15 +62,38 @@ SEVERITIES = {
 }
 
 
+#: What one converted finding was placed in and what it became: the text of the lines its span
+#: starts and ends on, the LSP diagnostic, and the bytes its result id hashes.
+Converted = tuple[object, types.Diagnostic, bytes]
+
+
+@dataclass(slots=True)
+class Made:
+    """One file's findings as last converted, reused while the findings (the lint state's
+    tuple: the same object while they stay the same) and the text they lie in stay."""
+
+    found: Sequence[Any]
+    #: The open document and its revision, or None for a file read from disk (whose findings
+    #: are made anew whenever it is read again).
+    text: object
+    result_id: str
+    #: Open documents only (few, and edited): each finding's conversion, so an edit converts
+    #: only the findings it moved or made. By value: a rule may make an equal finding anew.
+    converted: dict[Any, Converted] | None = None
+    items: list[types.Diagnostic] = field(default_factory=list)
+
+
 class DiagnosticsState:
     """What was last computed and delivered, per memory directory and per document."""
 
     def __init__(self) -> None:
         self.pull = False
         #: Lint results (memdir.lint Diagnostics) per directory root, per file.
-        self.results: dict[Path, dict[Path, list[Any]]] = {}
-        #: What was last published (push) per URI, to skip identical republishing.
-        self.published: dict[str, list[types.Diagnostic]] = {}
+        self.results: dict[Path, dict[Path, Sequence[Any]]] = {}
+        #: The result id last published (push) per file, to skip identical republishing.
+        self.published: dict[Path, str] = {}
+        #: Each file's findings as last converted (see :class:`Made`).
+        self.made: dict[Path, Made] = {}
         #: Debounce tasks per document URI.
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.lock = asyncio.Lock()
@@ -99,7 +126,7 @@ def lint_directory(
     rescan: bool,
     project_events: Sequence[tuple[str, str]] = (),
     reload_project: bool = False,
-) -> dict[Path, list[Any]]:
+) -> Linted:
     """Lint the whole directory (incrementally: only ``changed`` files are re-read)."""
     from memdir_lsp import linting
 
@@ -131,24 +158,28 @@ async def relint(
     state = state_of(ls)
     changed = list(changed)
     async with state.lock:
-        results = await asyncio.to_thread(
+        linted = await asyncio.to_thread(
             lint_directory, ls, directory, changed, rescan, project_events, reload_project
         )
+        results = linted.grouped
         previous = state.results.get(directory.root, {})
         state.results[directory.root] = results
+    differ: Iterable[Path] = linted.changed
+    if linted.changed is None:  # a new state: compare file by file
+        differ = [p for p in set(previous) | set(results) if previous.get(p) != results.get(p)]
+    for path in differ:
+        if path not in results:
+            state.made.pop(path, None)
     if state.pull:
-        if results != previous:
+        if differ:
             ls.workspace_diagnostic_refresh(None)
         return
-    edited = set(changed)
-    for path in set(previous) | set(results):
-        # Unchanged findings keep their published ranges unless the file's text changed
-        # (only then could code-point columns map to different client columns).
-        if path in edited or previous.get(path) != results.get(path):
-            publish(ls, directory, path, results.get(path, []))
+    # An edited file's findings may be the same while its text moved them (see make).
+    for path in set(differ) | set(changed):
+        publish(ls, directory, path, results.get(path, ()))
 
 
-async def own_findings(ls: MemoryServer, directory: MemoryDirectory, path: Path) -> list[Any]:
+async def own_findings(ls: MemoryServer, directory: MemoryDirectory, path: Path) -> Sequence[Any]:
     """An open file's own findings, before the directory's first run (see linting)."""
     from memdir_lsp import linting
 
@@ -174,39 +205,110 @@ def to_lsp(ls: MemoryServer, lines: Sequence[str], found: Any) -> types.Diagnost
     )
 
 
+def _digest(item: types.Diagnostic) -> bytes:
+    return repr((item.range, item.code, item.message, item.severity)).encode()
+
+
+def _result_id_of(digests: Iterable[bytes]) -> str:
+    digest = hashlib.sha1(usedforsecurity=False)
+    for part in digests:
+        digest.update(part)
+    return digest.hexdigest()[:16]
+
+
 def convert(ls: MemoryServer, path: Path, found: Sequence[Any]) -> list[types.Diagnostic]:
     lines = ls.lines_of(path)
     return [to_lsp(ls, lines, d) for d in found]
 
 
+def _text_key(ls: MemoryServer, path: Path) -> object:
+    doc = ls.workspace.text_documents.get(ls.path_to_uri(path))
+    if doc is None:
+        return None
+    return doc, getattr(doc, "revision", doc.version)
+
+
+def make(ls: MemoryServer, path: Path, found: Sequence[Any]) -> Made:
+    """``found`` (findings of ``path``) as LSP diagnostics with their result id, converted
+    again only when the findings or the text differ from the last time (:class:`Made`)."""
+    state = state_of(ls)
+    text = _text_key(ls, path)
+    last = state.made.get(path)
+    if last is not None and last.found is found and last.text == text:
+        return last
+    if text is None:
+        items = convert(ls, path, found)
+        made = Made(found, None, _result_id_of(_digest(item) for item in items), items=items)
+        # A file not open keeps only its result id: its report is made again when asked for.
+        kept = Made(found, None, made.result_id)
+    else:
+        lines = ls.lines_of(path)
+        before = last.converted if last is not None and last.converted is not None else {}
+        converted: dict[Any, Converted] = {}
+        entries: list[Converted] = []
+        for finding in found:
+            span = finding.span
+            where = tuple(
+                lines[line] if line < len(lines) else len(lines)
+                for line in (span.start_line, span.end_line)
+            )
+            hit = before.get(finding)
+            if hit is None or hit[0] != where:
+                item = to_lsp(ls, lines, finding)
+                hit = (where, item, _digest(item))
+            converted[finding] = hit
+            entries.append(hit)
+        result_id = _result_id_of(entry[2] for entry in entries)
+        made = kept = Made(found, text, result_id, converted, [entry[1] for entry in entries])
+    if found:
+        state.made[path] = kept
+    else:
+        state.made.pop(path, None)
+    return made
+
+
+def items_of(ls: MemoryServer, path: Path, made: Made) -> list[types.Diagnostic]:
+    """The LSP diagnostics of ``made`` (converted again for a file not open)."""
+    if made.items or not made.found:
+        return made.items
+    return convert(ls, path, made.found)
+
+
 def publish(ls: MemoryServer, directory: MemoryDirectory, path: Path, found: Sequence[Any]) -> None:
     state = state_of(ls)
-    uri = ls.path_to_uri(path)
-    items = convert(ls, path, found)
+    made = make(ls, path, found)
     # Nothing published yet is what the client shows: no findings.
-    if state.published.get(uri, []) == items:
+    if state.published.get(path, EMPTY_RESULT_ID) == made.result_id:
         return
-    state.published[uri] = items
+    if found:
+        state.published[path] = made.result_id
+    else:
+        state.published.pop(path, None)
     ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=ls.open_version(path))
+        types.PublishDiagnosticsParams(
+            uri=ls.path_to_uri(path),
+            diagnostics=items_of(ls, path, made),
+            version=ls.open_version(path),
+        )
     )
 
 
 def clear_directory(ls: MemoryServer, root: Path) -> None:
     state = state_of(ls)
     results = state.results.pop(root, {})
+    for path in results:
+        state.made.pop(path, None)
     if state.pull:
         return
     for path in results:
-        uri = ls.path_to_uri(path)
-        if state.published.pop(uri, None):
+        if state.published.pop(path, None) is not None:
             ls.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+                types.PublishDiagnosticsParams(uri=ls.path_to_uri(path), diagnostics=[])
             )
 
 
-def results_for(ls: MemoryServer, directory: MemoryDirectory, path: Path) -> list[Any]:
-    return state_of(ls).results.get(directory.root, {}).get(path, [])
+def results_for(ls: MemoryServer, directory: MemoryDirectory, path: Path) -> Sequence[Any]:
+    return state_of(ls).results.get(directory.root, {}).get(path, ())
 
 
 # --- events ----------------------------------------------------------------------------------
@@ -398,15 +500,8 @@ def _schedule_reload(ls: MemoryServer, directory: MemoryDirectory) -> None:
 # --- pull ------------------------------------------------------------------------------------
 
 
-def _result_id(items: Sequence[types.Diagnostic]) -> str:
-    digest = hashlib.sha1(usedforsecurity=False)
-    for item in items:
-        digest.update(repr((item.range, item.code, item.message, item.severity)).encode())
-    return digest.hexdigest()[:16]
-
-
 #: The result id of "no findings".
-EMPTY_RESULT_ID = _result_id([])
+EMPTY_RESULT_ID = _result_id_of([])
 
 
 async def document_diagnostic(
@@ -423,18 +518,19 @@ async def document_diagnostic(
         pending.cancel()
     if directory.root in state.results:
         await relint(ls, directory, [path])
-        items = convert(ls, path, results_for(ls, directory, path))
+        made = make(ls, path, results_for(ls, directory, path))
     else:
         # The directory's first run is still reading every file: answer with the file's own
         # findings now; that run's refresh makes the client pull the whole answer.
-        items = convert(ls, path, await own_findings(ls, directory, path))
-    result_id = _result_id(items)
-    if items:
+        made = make(ls, path, await own_findings(ls, directory, path))
+    if made.found:
         # A client may keep these after the document closes; see DiagnosticsState.
         state.reported_uris.add(params.text_document.uri)
-    if params.previous_result_id == result_id:
-        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+    if params.previous_result_id == made.result_id:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=made.result_id)
+    return types.RelatedFullDocumentDiagnosticReport(
+        items=items_of(ls, path, made), result_id=made.result_id
+    )
 
 
 async def workspace_diagnostic(
@@ -461,30 +557,30 @@ async def workspace_diagnostic(
         for path, found in state.results.get(directory.root, {}).items():
             uri = ls.path_to_uri(path)
             current.add(uri)
-            items = convert(ls, path, found)
-            reports.append(_workspace_report(uri, items, previous, ls.open_version(path)))
+            made = make(ls, path, found)
+            reports.append(_workspace_report(ls, uri, path, made, previous))
     for uri in sorted(state.reported_uris - current):
         if previous.get(uri) == EMPTY_RESULT_ID:
             # The client says it already has "no findings" for this file: stop naming it.
             state.reported_uris.discard(uri)
             continue
         gone = ls.uri_to_path(uri)
-        version = ls.open_version(gone) if gone is not None else None
-        reports.append(_workspace_report(uri, [], previous, version))
+        reports.append(_workspace_report(ls, uri, gone, Made((), None, EMPTY_RESULT_ID), previous))
     state.reported_uris |= current
     return types.WorkspaceDiagnosticReport(items=reports)
 
 
 def _workspace_report(
-    uri: str, items: list[types.Diagnostic], previous: dict[str, str], version: int | None
+    ls: MemoryServer, uri: str, path: Path | None, made: Made, previous: dict[str, str]
 ) -> types.WorkspaceFullDocumentDiagnosticReport | types.WorkspaceUnchangedDocumentDiagnosticReport:
-    result_id = _result_id(items)
-    if previous.get(uri) == result_id:
+    version = ls.open_version(path) if path is not None else None
+    if previous.get(uri) == made.result_id:
         return types.WorkspaceUnchangedDocumentDiagnosticReport(
-            uri=uri, result_id=result_id, version=version
+            uri=uri, result_id=made.result_id, version=version
         )
+    items = items_of(ls, path, made) if path is not None else []
     return types.WorkspaceFullDocumentDiagnosticReport(
-        uri=uri, items=items, result_id=result_id, version=version
+        uri=uri, items=items, result_id=made.result_id, version=version
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -56,10 +57,13 @@ def field_where(params: Any, found: Callable[[str], bool]) -> str | None:
     return None
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def has_lone_surrogate(text: str) -> bool:
     """A UTF-16 half without its partner: JSON can escape one (``"\\ud800"``), Unicode has none,
     and no file name or UTF-8 text can hold it."""
-    return any("\ud800" <= ch <= "\udfff" for ch in text)
+    return _SURROGATE.search(text) is not None
 
 
 def short(text: str, limit: int = 60) -> str:

@@ -20,7 +20,7 @@ def test_own_findings_are_the_latest_until_the_first_run(tmp_path: Path) -> None
     own = linting.own_findings(directory, index, None)
     assert {d.code for d in own} == {"MEM006"}  # the duplicate entry: MEMORY.md's own rule
     assert linting.latest(directory, index) == own  # fix-all finds its fix
-    grouped = linting.run(directory, [], list)
+    grouped = linting.run(directory, [], list).grouped
     assert {d.code for d in grouped[index]} >= {"MEM005", "MEM006"}
     assert linting.latest(directory, index) == grouped[index]  # the full run wins from now on
     assert linting.latest(directory, root / "orphan.md") == grouped[root / "orphan.md"]
