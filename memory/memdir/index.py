@@ -9,18 +9,18 @@ the file, so memdir can say precisely which entries the agent never sees.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Mapping
+import weakref
+from bisect import bisect_left
 from dataclasses import dataclass, field
-from itertools import accumulate, islice
+from operator import attrgetter
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar, overload
 
 from memdir import constants as C
 from memdir.model import IndexEntry, IndexLine, Problem, Span
 from memdir.sanitize import for_model
 from memdir.target import DEFAULT_TARGET, Target
-from memdir.textio import read_text, utf16_len, utf16_prefix_index
+from memdir.textio import decode_bytes, read_text, utf8_len, utf16_len, utf16_prefix_index
 from memdir.topic import JS_SPACE as _JS_SPACE
 from memdir.topic import agent_frontmatter
 
@@ -208,6 +208,43 @@ class Index:
     #: The line opening a fenced block or HTML comment left open at the end of the text: a line
     #: appended after it would be hidden in it (not an entry), so new entries go before it.
     open_block: int | None = None
+    #: What changed since the index this one was parsed from (``parse_index(previous=)``):
+    #: the rules re-check only those lines (:class:`memdir.lint.rules.base.IndexMemo`).
+    edit: IndexEdit | None = field(default=None, compare=False, repr=False)
+    #: The classifier's state after each line, to resume it inside the text on the next edit.
+    lexed: Lexed | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEdit:
+    """Lines ``[start, old_stop)`` of the previous index became lines ``[start, new_stop)``;
+    the lines before are unchanged, those after are the previous ones from ``old_stop`` on,
+    moved by :attr:`delta` lines, with the same text and kind."""
+
+    previous: weakref.ref[Index]
+    start: int
+    old_stop: int
+    new_stop: int
+
+    @property
+    def delta(self) -> int:
+        return self.new_stop - self.old_stop
+
+
+#: The classifier's state between two lines: None outside any block, else (the open fence or
+#: None, inside an HTML comment, how many lines since the block opened). The count is relative,
+#: so a state compares equal after lines were inserted above it.
+_State = tuple[str | None, bool, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Lexed:
+    #: The state after each line.
+    after: tuple[_State, ...]
+    #: The line closing the frontmatter (the index's own reading: ``---`` lines), or None.
+    fm_close: int | None
+    #: The text's size in UTF-8 bytes.
+    size: int
 
 
 def _to_fixed_1(value: float) -> str:
@@ -248,6 +285,8 @@ def js_trim(text: str) -> str:
 
 def _frontmatter_end(text: str) -> int:
     """Where the agent's view of MEMORY.md starts: after its frontmatter, if it sees one."""
+    if not text.startswith("---", 1 if text.startswith("\ufeff") else 0):
+        return 0  # the agent's frontmatter opens the text: no search of the rest for a "---"
     match = agent_frontmatter(text)
     return match.end() if match else 0
 
@@ -265,7 +304,9 @@ def _comment_blocks(text: str) -> list[tuple[int, int]]:
     list_indent: int | None = None
     in_html = False
     previous_blank = True
-    while pos < len(text):
+    # No line after the last ``<!--`` can open a block: the lexer need not read them.
+    last = text.rfind("<!--")
+    while pos <= last:
         end = text.find("\n", pos)
         end = len(text) if end < 0 else end
         line = text[pos:end]
@@ -341,7 +382,7 @@ def _visible(text: str) -> _Visible:
         return _Visible(body, ((0, start),))
     # The lexer sees (and returns) the text with CR line breaks unified; the origins below
     # stay exact for LF files, which is every file where line numbers matter.
-    normalized = _CR.sub("\n", body)
+    normalized = _CR.sub("\n", body) if "\r" in body else body
     parts: list[str] = []
     origins: list[tuple[int, int]] = []
     length = cursor = 0
@@ -377,6 +418,30 @@ def _first_line_preview(text: str, units: int = 80) -> str:
     return f"{words if utf16_len(words) > units / 2 else head.rstrip(_JS_SPACE_CHARS)}…"
 
 
+#: The last text :func:`_sanitized` saw and its result: an edit past the loaded part leaves it
+#: the same, and sanitizing costs more than the rest of the cap.
+_LAST_SANITIZED: tuple[str, str] = ("", "")
+
+
+def _sanitized(injected: str) -> str:
+    """The loaded text as the agent sanitizes it: once where the file is read and once where
+    the context is assembled."""
+    global _LAST_SANITIZED
+    if _LAST_SANITIZED[0] != injected:
+        _LAST_SANITIZED = (injected, js_trim(for_model(for_model(injected))))
+    return _LAST_SANITIZED[1]
+
+
+def _line_end(text: str, start: int, lines: int = 1) -> int:
+    """Where the ``lines``-th line from ``start`` ends (its ``\\n``, or the text's end)."""
+    end = start - 1
+    for _ in range(lines):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return len(text)
+    return end
+
+
 def load_cap(
     text: str,
     max_lines: int = C.INDEX_MAX_LINES,
@@ -397,7 +462,7 @@ def load_cap(
     partial_line = False
     if line_truncated or char_truncated:
         if line_truncated:
-            loaded = "\n".join(trimmed.split("\n")[:max_lines])
+            loaded = trimmed[: _line_end(trimmed, 0, max_lines)]
         if utf16_len(loaded) > max_chars:
             # lastIndexOf('\n', max_chars), in UTF-16 units; none (or at 0): cut mid-line.
             limit = utf16_prefix_index(loaded, max_chars)
@@ -423,8 +488,7 @@ def load_cap(
                 )
             else:
                 kept = loaded.count("\n") + 1
-                rest = trimmed[len(loaded) + 1 :]
-                next_line = js_trim(rest.split("\n", 1)[0])
+                next_line = js_trim(trimmed[len(loaded) + 1 : _line_end(trimmed, len(loaded) + 1)])
                 quoted = f' ("{_first_line_preview(next_line)}")' if next_line else ""
                 detail = (
                     f": {line_count - kept} of {line_count} lines were cut off, "
@@ -433,19 +497,23 @@ def load_cap(
         warning = C.INDEX_WARNING_TEMPLATE.format(reason=reason, detail=detail)
     injected = f"{loaded}\n\n{warning}" if warning else loaded
     if target.sanitize_index:
-        # Applied once where the file is read and once where the context is assembled.
-        injected = js_trim(for_model(for_model(injected)))
+        injected = _sanitized(injected)
 
     # Map what was loaded back to file lines, for the entries the agent never sees: the loaded
-    # lines and the first one cut, not the rest (a long index is cut after 200 lines).
-    lines = text.split("\n")
-    starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    # lines and the first one cut, not the rest (a long index is cut after 200 lines): each
+    # line's number is the previous one's plus the newlines between them.
     full = (loaded.count("\n") + 1 if loaded else 0) - (1 if partial_line else 0)
     file_lines: list[int] = []
-    offset = lead
-    for visible_line in islice(trimmed.split("\n"), full + 1) if trimmed else ():
-        file_lines.append(bisect_right(starts, visible.source(offset)) - 1)
-        offset += len(visible_line) + 1
+    offset = at = number = 0
+    while trimmed and len(file_lines) <= full and offset <= len(trimmed):
+        source = visible.source(offset + lead)
+        if source >= at:
+            number += text.count("\n", at, source)
+        else:  # inside a rewritten line break: the approximation may step back
+            number -= text.count("\n", source, at)
+        at = source
+        file_lines.append(number)
+        offset = _line_end(trimmed, offset) + 1
     first_cut = file_lines[full] if reason and full < len(file_lines) else None
     return IndexLoad(
         text=injected,
@@ -490,36 +558,64 @@ class Fences:
         return False
 
 
-def classify_lines(
-    lines: list[str], reuse: Mapping[tuple[int, str], IndexEntry] | None = None
-) -> tuple[list[IndexEntry], list[IndexLine], int | None]:
-    """Entries, other lines, and the line opening a block still open at the end (see
-    :attr:`Index.open_block`); ``reuse``: entries already parsed, by (line number, text)."""
+def _classify(
+    lines: tuple[str, ...],
+    begin: int,
+    state: _State,
+    fm_close: int | None,
+    previous: Index | None = None,
+    until: int | None = None,
+) -> tuple[list[IndexEntry], list[IndexLine], list[_State], int]:
+    """Entries and other lines of ``lines[begin:]``, read from ``state``, and the state after
+    each line; stops at the first line from ``until`` on whose state before it equals the state
+    before its line in ``previous`` (moved by as many lines as the text grew): from there on
+    everything is as it was. Returns where it stopped.
+
+    ``previous``: entries on lines that kept their number and text are taken over from it.
+    """
     entries: list[IndexEntry] = []
     other: list[IndexLine] = []
+    after: list[_State] = []
     fences = Fences()
-    in_comment = False
-    block_start = 0
-    fm_close: int | None = None
-    if lines and _FM_BOUNDARY.match(lines[0]):
-        fm_close = next((i for i in range(1, len(lines)) if _FM_BOUNDARY.match(lines[i])), None)
-    for number, line in enumerate(lines):
+    old_after: tuple[_State, ...] = ()
+    old_entries: tuple[IndexEntry, ...] = ()
+    delta = 0
+    if previous is not None:
+        old_after = previous.lexed.after if previous.lexed is not None else ()
+        old_entries = previous.entries
+        delta = len(lines) - len(previous.lines)
+    for number in range(begin, len(lines)):
+        if until is not None and number >= until:
+            moved = number - delta
+            if state == (old_after[moved - 1] if moved > 0 else None):
+                return entries, other, after, number
+        line = lines[number]
         if fm_close is not None and number <= fm_close:
             other.append(IndexLine(number, line, "frontmatter"))
+            after.append(None)
             continue
-        if in_comment or (fences.open is None and _COMMENT_OPEN.match(line)):
-            if not in_comment:
-                block_start = number
-            in_comment = "-->" not in line[line.find("<!--") + 4 if not in_comment else 0 :]
+        if (state is not None and state[1]) or (state is None and _COMMENT_OPEN.match(line)):
+            since = state[2] if state is not None else 0
+            still = "-->" not in line[line.find("<!--") + 4 if state is None else 0 :]
             other.append(IndexLine(number, line, "comment"))
+            state = (None, True, since + 1) if still else None
+            after.append(state)
             continue
-        was_open = fences.open is not None
+        fences.open = state[0] if state is not None else None
         if fences.is_code(line):
-            if not was_open:
-                block_start = number
             other.append(IndexLine(number, line, "code"))
+            if fences.open is None:
+                state = None
+            else:
+                state = (fences.open, False, state[2] + 1 if state is not None else 1)
+            after.append(state)
             continue
-        entry = reuse.get((number, line)) if reuse else None
+        after.append(None)
+        entry = None
+        if old_entries:
+            at = bisect_left(old_entries, number, key=_LINE)
+            if at < len(old_entries) and old_entries[at].line == number:
+                entry = old_entries[at] if old_entries[at].raw == line else None
         if entry is None:
             kind = _line_kind(line)
             if kind in ("bullet", "text"):  # a blank line or a heading is never an entry
@@ -528,7 +624,10 @@ def classify_lines(
                 other.append(IndexLine(number, line, kind))
                 continue
         entries.append(entry)
-    return entries, other, block_start if in_comment or fences.open is not None else None
+    return entries, other, after, len(lines)
+
+
+_LINE = attrgetter("line")
 
 
 def _line_kind(line: str) -> str:
@@ -566,33 +665,186 @@ def parse_index(
     previous: Index | None = None,
 ) -> Index:
     """Parse the text of MEMORY.md: entries, other lines, and what path A loads of it as
-    ``target`` does. ``size`` is the file's size in bytes (default: the text's, in UTF-8).
+    ``target`` does.
 
-    ``previous``: the index before an edit; its entries on lines that kept their number and
-    text are taken over, not parsed again (an edit re-parses the lines it changed or moved).
+    ``size`` is the file's size in bytes when ``text`` is what :func:`load_index` read of it;
+    without it ``text`` is the whole content (an editor's), capped here as that read caps the
+    file, so the index is the same whether it came from the disk or an editor.
+
+    ``previous``: the index before an edit. Only the lines the edit changed are classified
+    again, and the lines after them while a block the edit opened or closed changes how they
+    read; the other lines keep their entries (the same objects while their number is the same,
+    moved copies below lines inserted or removed). :attr:`Index.edit` says which lines.
     """
-    lines = text.split("\n")
-    reuse = {(e.line, e.raw): e for e in previous.entries} if previous is not None else None
-    entries, other, open_block = classify_lines(lines, reuse)
+    known: int | None = None
+    if size is None and previous is not None and previous.lexed is not None:
+        # The size in bytes from the previous text's and the part that changed, not the text.
+        was = previous.text
+        same = _common(was, text, min(len(was), len(text)), 1)
+        tail = _common(was, text, min(len(was), len(text)) - same, -1)
+        known = (
+            previous.lexed.size
+            + utf8_len(text[same : len(text) - tail])
+            - utf8_len(was[same : len(was) - tail])
+        )
+    if size is None:
+        text, problems, size = _read_cap(text, problems, known)
+        if size is not None and size > C.INDEX_MAX_READ_BYTES:
+            known = None  # the size of the text before the cut
+    resumed = _resume(text, previous) if previous is not None and previous.lexed else None
+    edit: IndexEdit | None = None
+    if resumed is None:
+        lines = tuple(text.split("\n"))
+        fm_close: int | None = None
+        if lines and _FM_BOUNDARY.match(lines[0]):
+            fm_close = next((i for i in range(1, len(lines)) if _FM_BOUNDARY.match(lines[i])), None)
+        entries_list, other_list, after_list, _ = _classify(lines, 0, None, fm_close, previous)
+        entries, other, after = tuple(entries_list), tuple(other_list), tuple(after_list)
+        if previous is not None:
+            edit = IndexEdit(weakref.ref(previous), 0, len(previous.lines), len(lines))
+    else:
+        assert previous is not None and previous.lexed is not None
+        lines, start, stop, fm_close = resumed
+        old = previous.lexed.after
+        state = old[start - 1] if start > 0 else None
+        found, lost, states, end = _classify(lines, start, state, fm_close, previous, stop)
+        delta = len(lines) - len(previous.lines)
+        edit = IndexEdit(weakref.ref(previous), start, end - delta, end)
+        entries = _splice(previous.entries, found, start, end - delta, delta)
+        other = _splice(previous.other, lost, start, end - delta, delta)
+        after = old[:start] + tuple(states) + old[end - delta :]
+    final = after[-1] if after else None
     load = load_cap(text, target=target)
     limit = target.index_max_file_bytes
-    if limit is not None and len(text) > limit // 4:
-        size = len(text.encode("utf-8", "surrogatepass")) if size is None else size
-        if size > limit:
-            load = _not_loaded(load, size, limit)
-    loaded = set(load.loaded_source_lines)
-    cut = tuple(e for e in entries if e.line not in loaded) if load.truncated else ()
+    if limit is not None and size is not None and size > limit:
+        load = _not_loaded(load, size, limit)
+    cut: tuple[IndexEntry, ...] = ()
+    if load.truncated:
+        # Every entry past the last loaded line is cut; before it, those on lines not loaded.
+        sources = load.loaded_source_lines
+        past = bisect_left(entries, sources[-1] + 1, key=_LINE) if sources else 0
+        loaded = set(sources)
+        cut = tuple(e for e in entries[:past] if e.line not in loaded) + entries[past:]
     return Index(
         path=path or Path(C.INDEX_FILENAME),
         text=text,
-        lines=tuple(lines),
-        entries=tuple(entries),
-        other=tuple(other),
+        lines=lines,
+        entries=entries,
+        other=other,
         load=load,
         problems=problems,
         cut_entries=cut,
-        open_block=open_block,
+        open_block=len(lines) - final[2] if final is not None else None,
+        edit=edit,
+        lexed=Lexed(after, fm_close, utf8_len(text) if known is None else known),
     )
+
+
+def _read_cap(
+    text: str, problems: tuple[Problem, ...], size: int | None = None
+) -> tuple[str, tuple[Problem, ...], int | None]:
+    """``text`` as :func:`load_index` would read it from a file holding it, and its size in
+    bytes (None when it cannot reach the cap): cut at the agent's read cap by the one reader
+    (:func:`memdir.textio.decode_bytes`)."""
+    limit = C.INDEX_MAX_READ_BYTES
+    if len(text) <= limit // 4:  # at most 4 bytes a character: within the cap
+        return text, problems, size
+    size = utf8_len(text) if size is None else size
+    if size <= limit:
+        return text, problems, size
+    data = text.encode("utf-8", "surrogatepass")[: limit + 1]
+    read = decode_bytes(data, size, 0.0, limit, keep_binary=True)
+    return read.text, problems + read.problems, size
+
+
+def _resume(text: str, previous: Index) -> tuple[tuple[str, ...], int, int, int | None] | None:
+    """The new text's lines (the unchanged ones shared with ``previous``), the first changed
+    line, the line after the last changed one, and the frontmatter's end; None when the edit
+    touches the frontmatter (or an unclosed one), which decides how every line reads."""
+    old = previous.text
+    shortest = min(len(old), len(text))
+    same = _common(old, text, shortest, 1)
+    tail = _common(old, text, shortest - same, -1)
+    start = old.count("\n", 0, same)
+    line_start = old.rfind("\n", 0, same) + 1
+    # Where the lines the edit left alone start: the common tail, when it starts a line in
+    # both texts (lines inserted or removed), else after the first newline inside it.
+    cut_old, cut_new = len(old) - tail, len(text) - tail
+    if (cut_old and old[cut_old - 1] != "\n") or (cut_new and text[cut_new - 1] != "\n"):
+        newline = old.find("\n", cut_old)
+        cut_old, cut_new = newline + 1, newline + 1 + len(text) - len(old)
+        if newline < 0:
+            cut_old, cut_new = len(old) + 1, len(text) + 1
+    old_stop = (
+        len(previous.lines) - old.count("\n", cut_old) - 1
+        if cut_old <= len(old)
+        else len(previous.lines)
+    )
+    middle = tuple(text[line_start : cut_new - 1].split("\n")) if cut_new > line_start else ()
+    lines = previous.lines[:start] + middle + previous.lines[old_stop:]
+    assert previous.lexed is not None
+    fm_close = previous.lexed.fm_close
+    was_open = _FM_BOUNDARY.match(previous.lines[0]) is not None
+    is_open = _FM_BOUNDARY.match(lines[0]) is not None
+    if (was_open or is_open) and (fm_close is None or start <= fm_close or not was_open):
+        return None
+    return lines, start, len(lines) - (len(previous.lines) - old_stop), fm_close
+
+
+def _common(old: str, new: str, limit: int, step: int) -> int:
+    """How many characters ``old`` and ``new`` share at their start (``step`` 1) or end (-1),
+    at most ``limit``: compared a block at a time, at C speed."""
+    same = 0
+    for size in (1 << 16, 1 << 10, 1 << 4, 1):
+        while same + size <= limit:
+            if step > 0:
+                a, b = old[same : same + size], new[same : same + size]
+            else:
+                a = old[len(old) - same - size : len(old) - same]
+                b = new[len(new) - same - size : len(new) - same]
+            if a != b:
+                break
+            same += size
+    return same
+
+
+def _splice(
+    old: tuple[_Lined, ...], new: list[_Lined], start: int, stop: int, delta: int
+) -> tuple[_Lined, ...]:
+    """``old``'s items on lines before ``start``, then ``new``, then ``old``'s from ``stop`` on,
+    moved by ``delta`` lines."""
+    head = old[: bisect_left(old, start, key=_LINE)]
+    tail = old[bisect_left(old, stop, key=_LINE) :]
+    if delta:
+        tail = tuple(_moved(item, delta) for item in tail)
+    return head + tuple(new) + tail
+
+
+@overload
+def _moved(item: IndexEntry, delta: int) -> IndexEntry: ...
+@overload
+def _moved(item: IndexLine, delta: int) -> IndexLine: ...
+def _moved(item: IndexEntry | IndexLine, delta: int) -> IndexEntry | IndexLine:
+    """``item`` on the line ``delta`` lines further."""
+    if isinstance(item, IndexLine):
+        return IndexLine(item.line + delta, item.raw, item.kind)
+    line = item.line + delta
+    return IndexEntry(
+        line,
+        item.raw,
+        item.bullet,
+        item.title,
+        item.target,
+        item.path,
+        item.separator,
+        item.hook,
+        Span(line, item.title_span.start_col, line, item.title_span.end_col),
+        Span(line, item.target_span.start_col, line, item.target_span.end_col),
+        Span(line, item.hook_span.start_col, line, item.hook_span.end_col),
+    )
+
+
+_Lined = TypeVar("_Lined", IndexEntry, IndexLine)
 
 
 def load_index(memory_dir: Path, target: Target = DEFAULT_TARGET) -> Index:

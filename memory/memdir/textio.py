@@ -244,12 +244,16 @@ def read_head(path: Path, max_lines: int, max_bytes: int = HEAD_MAX_BYTES) -> Re
 
 
 def decode_bytes(
-    data: bytes, size: int, mtime: float, max_bytes: int = MAX_PARSE_BYTES
+    data: bytes,
+    size: int,
+    mtime: float,
+    max_bytes: int = MAX_PARSE_BYTES,
+    keep_binary: bool = False,
 ) -> ReadResult:
     """Bytes already read from a file (``size``/``mtime`` from its stat) as :func:`read_text`
     would return them: binary sniffing, the size cap, UTF-8 decoding with problems, BOM removal.
     For callers that read files themselves (the lint engine reads each file once, as bytes)."""
-    return _finish(data, size, mtime, max_bytes)
+    return _finish(data, size, mtime, max_bytes, keep_binary)
 
 
 def _finish(

@@ -27,7 +27,7 @@ from memdir.lint.rules import citations, content, descriptions, directory, front
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules import writes as write_rules
-from memdir.lint.rules.base import DirectoryView, IndexView, Rule, TopicView
+from memdir.lint.rules.base import DirectoryView, IndexMemo, IndexView, Rule, TopicView
 from memdir.lint.rules.directory import DirectoryMemo, TopicSummary, summarize
 from memdir.model import IndexEntry, TopicFile
 from memdir.scan import Skipped
@@ -39,6 +39,7 @@ __all__ = [
     "ALL_CODES",
     "RULES",
     "DirectoryMemo",
+    "IndexMemo",
     "Rule",
     "TopicSummary",
     "check_directory",
@@ -107,17 +108,24 @@ def check_topic(topic: TopicFile, ctx: LintContext) -> list[Diagnostic]:
 
 
 def check_index(
-    index: Index, ctx: LintContext, links: Sequence[tuple[IndexEntry, str | None]] | None = None
+    index: Index,
+    ctx: LintContext,
+    links: Sequence[tuple[IndexEntry, str | None]] | None = None,
+    memo: IndexMemo | None = None,
 ) -> list[Diagnostic]:
     """Every enabled rule that reads MEMORY.md alone (plus secrets and encoding of its text).
 
     ``links``: :meth:`DirectoryMemo.links` of this index, which the directory rules use too.
+    ``memo``: the :class:`IndexMemo` of the last check, so an edit re-checks only its lines.
     """
-    view = IndexView(index, links if links is not None else DirectoryMemo().links(index))
+    memo = memo if memo is not None else IndexMemo()
+    memo.begin(index, ctx)
+    view = IndexView(index, links if links is not None else DirectoryMemo().links(index), memo)
     found: list[Diagnostic] = []
     for code, check in _INDEX:
         if code in ctx.enabled:
             found.extend(check(view, ctx))
+    memo.finish()
     return found
 
 

@@ -11,8 +11,11 @@ enabled.
 from __future__ import annotations
 
 import functools
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
 
 from memdir.config import RecallMode
@@ -20,7 +23,7 @@ from memdir.lint.diagnostic import Diagnostic, Severity
 from memdir.model import IndexEntry, Problem, Span, TopicFile
 
 if TYPE_CHECKING:
-    from memdir.index import Index
+    from memdir.index import Index, IndexEdit
     from memdir.lint.engine import LintContext
     from memdir.lint.rules.directory import DirectoryMemo, TopicSummary
     from memdir.scan import Skipped
@@ -86,6 +89,107 @@ class IndexView:
     index: Index
     #: Each entry with its link key (None for a link that is no topic file of this dir).
     links: Sequence[tuple[IndexEntry, str | None]]
+    #: What the rules may reuse from the last index checked.
+    memo: IndexMemo = field(default_factory=lambda: IndexMemo())
+
+
+class IndexMemo:
+    """What the index rules reuse from one check of MEMORY.md to the next (an edit's).
+
+    A rule that reads the index line by line gives :meth:`by_line` a check of a range of lines;
+    after an edit (:attr:`memdir.index.Index.edit`) only the lines it changed are checked, and
+    the findings on the other lines are kept, moved with their line when lines were inserted or
+    removed above. A rule reading more than its line makes each finding once per input through
+    :meth:`made`. A new context (settings, date, project) or an index not parsed from the last
+    one checked is checked whole.
+    """
+
+    def __init__(self) -> None:
+        self._index: Index | None = None
+        self._ctx: object = None
+        self._edit: IndexEdit | None = None
+        #: The index checked last, while the next one is checked.
+        self._before: Index | None = None
+        self._lines: dict[str, tuple[list[Diagnostic], bool]] = {}
+        self._made: dict[tuple[str, int], tuple[object, Diagnostic]] = {}
+        self._next_lines: dict[str, tuple[list[Diagnostic], bool]] = {}
+        self._next_made: dict[tuple[str, int], tuple[object, Diagnostic]] = {}
+        #: Lines each line rule checked, by code, over the memo's life (tests read it).
+        self.checked: Counter[str] = Counter()
+        #: Findings :meth:`made` made (not reused), by code.
+        self.made_count: Counter[str] = Counter()
+
+    def begin(self, index: Index, ctx: object) -> None:
+        """Start a check of ``index``: the edit from the last index checked, if it is one."""
+        edit = index.edit
+        follows = edit is not None and self._index is not None and edit.previous() is self._index
+        self._edit = edit if follows and ctx is self._ctx else None
+        self._before = self._index if self._edit is not None else None
+        if self._edit is None:
+            self._lines, self._made = {}, {}
+        self._index, self._ctx = index, ctx
+
+    def finish(self) -> None:
+        """Keep what this check made, and only that (rules not run drop their findings)."""
+        self._lines, self._next_lines = self._next_lines, {}
+        self._made, self._next_made = self._next_made, {}
+        self._before = None
+
+    def by_line(
+        self,
+        code: str,
+        index: Index,
+        check: Callable[[int, int], Iterable[Diagnostic]],
+        marker: str | None = None,
+    ) -> list[Diagnostic]:
+        """``code``'s findings in ``index``: ``check(start, stop)`` gives those of lines
+        ``start..stop-1`` (in line order, without fixes), from their text alone. A finding that
+        spans lines is the one exception: while one exists, or the edit's lines hold ``marker``
+        (what starts such a finding), the whole index is checked again."""
+        kept = self._lines.get(code)
+        edit, previous = self._edit, self._before
+        if kept is not None and edit is not None and previous is not None and not kept[1]:
+            changed = (
+                index.lines[edit.start : edit.new_stop],
+                previous.lines[edit.start : edit.old_stop],
+            )
+            if marker is None or not any(marker in line for part in changed for line in part):
+                old = kept[0]
+                head = old[: bisect_left(old, edit.start, key=_START)]
+                tail = old[bisect_left(old, edit.old_stop, key=_START) :]
+                delta = edit.delta
+                found = [*head, *check(edit.start, edit.new_stop)]
+                found.extend([moved(d, delta) for d in tail] if delta else tail)
+                self.checked[code] += edit.new_stop - edit.start
+                return self._keep_lines(code, found)
+        self.checked[code] += len(index.lines)
+        return self._keep_lines(code, list(check(0, len(index.lines))))
+
+    def _keep_lines(self, code: str, found: list[Diagnostic]) -> list[Diagnostic]:
+        spans = any(d.span.start_line != d.span.end_line for d in found)
+        self._next_lines[code] = (found, spans)
+        return found
+
+    def made(self, code: str, line: int, key: object, make: Callable[[], Diagnostic]) -> Diagnostic:
+        """``make()``, the finding of ``code`` on ``line`` from ``key`` (everything it reads),
+        or the one made from an equal key on that line by the last check."""
+        cached = self._made.get((code, line))
+        if cached is None or cached[0] != key:
+            cached = (key, make())
+            self.made_count[code] += 1
+        self._next_made[(code, line)] = cached
+        return cached[1]
+
+
+_START = attrgetter("span.start_line")
+
+
+def moved(diagnostic: Diagnostic, delta: int) -> Diagnostic:
+    """``diagnostic`` ``delta`` lines further (one without a fix: a fix's edits stay put)."""
+    assert diagnostic.fix is None
+    span = diagnostic.span
+    moved = Span(span.start_line + delta, span.start_col, span.end_line + delta, span.end_col)
+    return replace(diagnostic, span=moved)
 
 
 @dataclass(frozen=True)

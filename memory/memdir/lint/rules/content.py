@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from memdir import constants as C
 from memdir.lint.diagnostic import Diagnostic
-from memdir.lint.rules.base import IndexView, Rule, TopicView, offset_span
+from memdir.lint.rules.base import IndexView, Rule, TopicView, moved, offset_span
 from memdir.lint.secrets import SecretMatch, find_secrets
 from memdir.model import Problem, Span
 from memdir.textio import MAX_PARSE_BYTES
@@ -110,9 +110,16 @@ def _secrets_in_topic(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     return list(secret_diagnostics(topic.text, secrets, ctx, topic.path, topic.rel_path))
 
 
-def _secrets_in_index(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
-    text = view.index.text
-    yield from secret_diagnostics(text, find_secrets(text), ctx, ctx.index_path, C.INDEX_FILENAME)
+def _secrets_in_index(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
+    lines = view.index.lines
+
+    def check(start: int, stop: int) -> list[Diagnostic]:
+        # Every form but a private key block is found within one line: a range reads alike.
+        text = "\n".join(lines[start:stop])
+        found = secret_diagnostics(text, find_secrets(text), ctx, ctx.index_path, C.INDEX_FILENAME)
+        return [moved(d, start) for d in found] if start else list(found)
+
+    return view.memo.by_line("MEM110", view.index, check, marker="PRIVATE KEY")
 
 
 MEM110 = Rule(

@@ -6,9 +6,14 @@ result (``index.load``).
 
 from __future__ import annotations
 
+import functools
+import itertools
 import posixpath
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
+from itertools import compress
+from operator import attrgetter, itemgetter, ne
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
@@ -19,7 +24,10 @@ from memdir.model import IndexEntry, Span
 from memdir.textio import utf16_len, utf16_prefix_index
 
 if TYPE_CHECKING:
+    from memdir.index import Index
     from memdir.lint.engine import LintContext
+
+_LINE = attrgetter("line")
 
 #: For the examples in the docs: the first line past the cap, and past the rewrite target.
 _FULL_AT = C.INDEX_MAX_LINES + 1
@@ -78,12 +86,23 @@ def entry_links(entries: tuple[IndexEntry, ...]) -> list[tuple[IndexEntry, str |
 # --- MEM001 --------------------------------------------------------------------------------------
 
 
-def _line_length(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
+def _line_length(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
     """Entry and heading lines longer than the limit (UTF-16 units, like the cap)."""
     index = view.index
+    return view.memo.by_line(
+        "MEM001", index, lambda start, stop: _long_lines(index, ctx, start, stop)
+    )
+
+
+def _long_lines(index: Index, ctx: LintContext, start: int, stop: int) -> Iterator[Diagnostic]:
     limit = ctx.line_limit
-    headings = (o.line for o in index.other if o.kind == "heading")
-    for number in sorted({*(e.line for e in index.entries), *headings}):
+    entries = index.entries[bisect_left(index.entries, start, key=_LINE) :]
+    other = index.other[bisect_left(index.other, start, key=_LINE) :]
+    numbers = [e.line for e in itertools.takewhile(lambda e: e.line < stop, entries)]
+    numbers.extend(
+        o.line for o in itertools.takewhile(lambda o: o.line < stop, other) if o.kind == "heading"
+    )
+    for number in sorted(numbers):
         line = index.lines[number].rstrip()
         length = utf16_len(line)
         if length <= limit:
@@ -272,23 +291,40 @@ MEM004 = Rule(
 
 
 def _duplicate_entries(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
-    seen: dict[str, IndexEntry] = {}
-    for entry, key in view.links:
+    index, links = view.index, view.links
+    lines = index.lines
+    keys = list(map(itemgetter(1), links))
+    # Each key's first position, and the positions holding a key not there first: C speed,
+    # so a large index pays Python time only for its duplicates.
+    firsts = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
+    later = compress(range(len(keys)), map(ne, map(firsts.__getitem__, keys), range(len(keys))))
+    for position in later:
+        entry, key = links[position]
         if key is None:
             continue
-        first = seen.get(key)
-        if first is None:
-            seen[key] = entry
-            continue
-        yield ctx.diag(
+        first = links[firsts[key]][0]
+        # The fix removes the line, with the newline before it when it is the last one.
+        before = lines[entry.line - 1] if entry.line + 1 >= len(lines) else None
+        yield view.memo.made(
             "MEM006",
-            ctx.index_path,
-            C.INDEX_FILENAME,
-            Span(entry.line, 0, entry.line, len(entry.raw.rstrip("\r"))),
-            f"duplicate entry: {key} is already linked on line {first.line + 1}; each copy "
-            "spends load budget, and two hooks for one file read like two memories",
-            plan.remove_duplicate(view.index, entry, first, key),
+            entry.line,
+            (entry, first, key, index.path, before),
+            functools.partial(_duplicate, index, ctx, entry, first, key),
         )
+
+
+def _duplicate(
+    index: Index, ctx: LintContext, entry: IndexEntry, first: IndexEntry, key: str
+) -> Diagnostic:
+    return ctx.diag(
+        "MEM006",
+        ctx.index_path,
+        C.INDEX_FILENAME,
+        Span(entry.line, 0, entry.line, len(entry.raw.rstrip("\r"))),
+        f"duplicate entry: {key} is already linked on line {first.line + 1}; each copy "
+        "spends load budget, and two hooks for one file read like two memories",
+        plan.remove_duplicate(index, entry, first, key),
+    )
 
 
 MEM006 = Rule(
@@ -305,12 +341,22 @@ MEM006 = Rule(
 )
 
 
-def _bad_links(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
-    for entry, key in view.links:
-        if key is None:
-            problem = link_problem(entry)
-            assert problem is not None
-            yield ctx.diag("MEM007", ctx.index_path, C.INDEX_FILENAME, entry.target_span, problem)
+def _bad_links(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
+    index, links = view.index, view.links
+
+    def check(start: int, stop: int) -> Iterator[Diagnostic]:
+        entries = index.entries
+        for entry, key in links[
+            bisect_left(entries, start, key=_LINE) : bisect_left(entries, stop, key=_LINE)
+        ]:
+            if key is None:
+                problem = link_problem(entry)
+                assert problem is not None
+                yield ctx.diag(
+                    "MEM007", ctx.index_path, C.INDEX_FILENAME, entry.target_span, problem
+                )
+
+    return view.memo.by_line("MEM007", index, check)
 
 
 MEM007 = Rule(
