@@ -29,7 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     transport.add_argument("--tcp", action="store_true", help="listen on a TCP port")
     parser.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
+    parser.add_argument(
+        "--port", type=int, default=2087, help="TCP port (default: 2087; 0: any free port)"
+    )
     parser.add_argument(
         "-v", "--verbose", action="count", default=0, help="more logging (-vv: JSON-RPC traffic)"
     )
@@ -62,8 +64,8 @@ def configure_logging(verbose: int, log_file: str | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.tcp and not 0 < args.port < 65536:
-        print(f"{SERVER_NAME}: error: --port must be 1-65535", file=sys.stderr)
+    if args.tcp and not 0 <= args.port < 65536:
+        print(f"{SERVER_NAME}: error: --port must be 0-65535", file=sys.stderr)
         return 2
     configure_logging(args.verbose, args.log_file)
     from memdir_lsp import wire

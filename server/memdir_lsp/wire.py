@@ -167,6 +167,10 @@ def start_tcp(server: Any, host: str, port: int) -> None:
 
     async def serve() -> None:
         server._server = await asyncio.start_server(connection, host, port)
+        # The line a person (or a test) waits for: connections are accepted from here on, and
+        # with ``--port 0`` it is the only way to learn the port.
+        bound = server._server.sockets[0].getsockname()
+        print(f"memdir-lsp: listening on {bound[0]}:{bound[1]}", file=sys.stderr, flush=True)
         async with server._server:
             await server._server.serve_forever()
 

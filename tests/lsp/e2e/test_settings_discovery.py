@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -119,10 +120,19 @@ def test_version_and_light_import() -> None:
     assert out.stdout.strip() == "False", out.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def _listening_port(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> int:
+    """The port of the server's "listening on" line, printed once it accepts connections."""
+    assert proc.stderr is not None
+    deadline = time.monotonic() + timeout
+    seen: list[str] = []
+    while True:
+        ready, _, _ = select.select([proc.stderr], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, f"memdir-lsp never said it listens; stderr: {seen}"
+        line = proc.stderr.readline().decode()
+        assert line, f"memdir-lsp exited; stderr: {seen}"
+        if line.startswith("memdir-lsp: listening on "):
+            return int(line.rsplit(":", 1)[1])
+        seen.append(line)
 
 
 def _frame(payload: dict[str, Any]) -> bytes:
@@ -131,23 +141,15 @@ def _frame(payload: dict[str, Any]) -> bytes:
 
 
 def test_tcp_transport(tmp_path: Path) -> None:
-    port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memdir_lsp", "--tcp", "--port", str(port)],
+        [sys.executable, "-m", "memdir_lsp", "--tcp", "--port", "0"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        bufsize=0,  # unbuffered: select() sees every line still unread
     )
     try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-        with sock:
+        port = _listening_port(proc)
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
             sock.sendall(
                 _frame(
                     {
