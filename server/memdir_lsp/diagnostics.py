@@ -31,13 +31,14 @@ import datetime as dt
 import hashlib
 import logging
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from memdir_lsp import positions
 from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.protocol import DIAGNOSTIC_IDENTIFIER, DIAGNOSTIC_SOURCE
 from memdir_lsp.server import FileEvent, MemoryServer
@@ -89,7 +90,7 @@ class DiagnosticsState:
     def __init__(self) -> None:
         self.pull = False
         #: Lint results (memdir.lint Diagnostics) per directory root, per file.
-        self.results: dict[Path, dict[Path, Sequence[Any]]] = {}
+        self.results: dict[Path, Mapping[Path, Sequence[Any]]] = {}
         #: The result id last published (push) per file, to skip identical republishing.
         self.published: dict[Path, str] = {}
         #: Each file's findings as last converted (see :class:`Made`).
@@ -164,9 +165,11 @@ async def relint(
         results = linted.grouped
         previous = state.results.get(directory.root, {})
         state.results[directory.root] = results
-    differ: Iterable[Path] = linted.changed
-    if linted.changed is None:  # a new state: compare file by file
-        differ = [p for p in set(previous) | set(results) if previous.get(p) != results.get(p)]
+    differ = linted.changed
+    if differ is None:  # a new state: compare file by file
+        differ = frozenset(
+            p for p in set(previous) | set(results) if previous.get(p) != results.get(p)
+        )
     for path in differ:
         if path not in results:
             state.made.pop(path, None)
@@ -248,9 +251,12 @@ def make(ls: MemoryServer, path: Path, found: Sequence[Any]) -> Made:
         entries: list[Converted] = []
         for finding in found:
             span = finding.span
-            where = tuple(
-                lines[line] if line < len(lines) else len(lines)
-                for line in (span.start_line, span.end_line)
+            where = (
+                *(
+                    lines[line] if line < len(lines) else len(lines)
+                    for line in (span.start_line, span.end_line)
+                ),
+                positions.for_client(span, lines)[0],  # a lone CR above moves it for the client
             )
             hit = before.get(finding)
             if hit is None or hit[0] != where:

@@ -11,6 +11,7 @@ its documents are opened with their exact text (``read_text`` would turn each CR
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 from lsp_helpers import (
@@ -41,6 +42,12 @@ FILES = {
         "notes",
         "where the release notes are kept and who writes them",
         body=f"Intro 😀\rThe 😀 token is {TOKEN} here.\n",
+    ),
+    # The token's line comes after a line with a lone CR.
+    "later.md": topic(
+        "later",
+        "a token that sits one line after a lone carriage return",
+        body=f"A\rB\nThe token is {TOKEN} here.\n",
     ),
 }
 
@@ -98,6 +105,38 @@ async def test_a_diagnostic_after_a_lone_cr_covers_its_text(
     (secret,) = [d for d in found if d.code == "MEM110"]
     assert secret.range.start.line == 6  # the core's line 5, after the lone CR
     assert covered(text, secret.range, encoding) == TOKEN
+
+
+@pytest.mark.files(FILES)
+async def test_a_lone_cr_typed_on_an_earlier_line_moves_the_diagnostic(
+    client: LanguageClient, workspace: Workspace
+) -> None:
+    """The finding and its line are the same for the core; only the client's line moves."""
+    encoding = encoding_of(client)
+    text = FILES["later.md"]
+    uri = open_doc(client, workspace, "later.md", text)
+
+    def secret_on(line: int) -> Callable[[list[types.Diagnostic]], bool]:
+        return lambda ds: any(d.code == "MEM110" and d.range.start.line == line for d in ds)
+
+    await wait_until(client, uri, secret_on(7))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=6, character=1),
+                        end=types.Position(line=6, character=1),
+                    ),
+                    text="\rC",
+                )
+            ],
+        )
+    )
+    found = await wait_until(client, uri, secret_on(8))
+    (secret,) = [d for d in found if d.code == "MEM110"]
+    assert covered(text.replace("B\n", "B\rC\n"), secret.range, encoding) == TOKEN
 
 
 @pytest.mark.files(FILES)
