@@ -243,8 +243,8 @@ class Lexed:
     after: tuple[_State, ...]
     #: The line closing the frontmatter (the index's own reading: ``---`` lines), or None.
     fm_close: int | None
-    #: The text's size in UTF-8 bytes.
-    size: int
+    #: Counts over the text.
+    measure: Measure
 
 
 def _to_fixed_1(value: float) -> str:
@@ -432,6 +432,57 @@ def _sanitized(injected: str) -> str:
     return _LAST_SANITIZED[1]
 
 
+_CONTENT = re.compile(f"[^{re.escape(_JS_SPACE_CHARS)}]")
+
+
+def _content_start(text: str, start: int) -> int:
+    """Where the text from ``start`` stops being blank (as ``js_trim`` sees blanks)."""
+    match = _CONTENT.search(text, start)
+    return match.start() if match is not None else len(text)
+
+
+def _blank_end(text: str, start: int) -> int:
+    """How many blank characters end the text (none before ``start``), read from its end."""
+    size = 64
+    while True:
+        begin = max(start, len(text) - size)
+        kept = text[begin:].rstrip(_JS_SPACE_CHARS)
+        if kept or begin == start:
+            return len(text) - begin - len(kept)
+        size *= 4
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """Counts over a whole text, which an edit updates from the part it changed."""
+
+    #: UTF-8 bytes, UTF-16 units, ``\n`` and ``<!--`` in the text.
+    size: int
+    units: int
+    newlines: int
+    comments: int
+
+    @classmethod
+    def of(cls, text: str) -> Measure:
+        return cls(utf8_len(text), utf16_len(text), text.count("\n"), text.count("<!--"))
+
+    def edited(self, old: str, new: str, same: int, tail: int) -> Measure:
+        """The counts of ``new``, which shares ``same`` characters at its start and ``tail``
+        at its end with ``old``, the text counted."""
+        before, after = old[same : len(old) - tail], new[same : len(new) - tail]
+        # A "<!--" the edit made or broke overlaps the changed part: count 3 characters more
+        # on each side (too few to hold one that does not).
+        wide = max(same - 3, 0)
+        return Measure(
+            self.size + utf8_len(after) - utf8_len(before),
+            self.units + utf16_len(after) - utf16_len(before),
+            self.newlines + after.count("\n") - before.count("\n"),
+            self.comments
+            + new.count("<!--", wide, len(new) - tail + 3)
+            - old.count("<!--", wide, len(old) - tail + 3),
+        )
+
+
 def _line_end(text: str, start: int, lines: int = 1) -> int:
     """Where the ``lines``-th line from ``start`` ends (its ``\\n``, or the text's end)."""
     end = start - 1
@@ -447,22 +498,42 @@ def load_cap(
     max_lines: int = C.INDEX_MAX_LINES,
     max_chars: int = C.INDEX_MAX_CHARS,
     target: Target = DEFAULT_TARGET,
+    measure: Measure | None = None,
 ) -> IndexLoad:
-    """Apply path A's load cap to the text of MEMORY.md, as ``target`` does."""
-    visible = _visible(text)
-    lead = len(visible.text) - len(visible.text.lstrip(_JS_SPACE_CHARS))
-    trimmed = js_trim(visible.text)
-    line_count = trimmed.count("\n") + 1 if trimmed else 0
-    char_count = utf16_len(trimmed)
+    """Apply path A's load cap to the text of MEMORY.md, as ``target`` does.
+
+    ``measure``: :meth:`Measure.of` the text, when the caller has it (an edit updates it from
+    the part that changed): without comment blocks, the counts come from it and the ends of
+    the text, so the cap reads only what it loads.
+    """
+    measure = measure if measure is not None else Measure.of(text)
+    if measure.comments:
+        visible = _visible(text)
+        shown = visible.text
+        lead = _content_start(shown, 0)
+        end = len(shown) - _blank_end(shown, lead)
+        newlines = shown.count("\n", lead, end)
+        char_count = utf16_len(shown[lead:end])
+    else:
+        # No comment block: the agent sees the text after its frontmatter, offsets unchanged.
+        visible = _Visible(text, ((0, 0),))
+        shown = text
+        lead = _content_start(text, _frontmatter_end(text))
+        end = len(text) - _blank_end(text, lead)
+        newlines = measure.newlines - text.count("\n", 0, lead) - text.count("\n", end)
+        char_count = measure.units - utf16_len(text[:lead]) - utf16_len(text[end:])
+    # The trimmed text is shown[lead:end]; only what is loaded of it is copied.
+    line_count = newlines + 1 if end > lead else 0
     line_truncated = line_count > max_lines
     char_truncated = char_count > max_chars
-    loaded = trimmed
+    loaded = shown[lead:end] if not (line_truncated or char_truncated) else ""
     reason: str | None = None
     warning: str | None = None
     partial_line = False
     if line_truncated or char_truncated:
-        if line_truncated:
-            loaded = trimmed[: _line_end(trimmed, 0, max_lines)]
+        # At most the lines the agent keeps, and never more characters than units it keeps.
+        stop = min(_line_end(shown, lead, max_lines), end) if line_truncated else end
+        loaded = shown[lead : min(stop, lead + max_chars + 1)]
         if utf16_len(loaded) > max_chars:
             # lastIndexOf('\n', max_chars), in UTF-16 units; none (or at 0): cut mid-line.
             limit = utf16_prefix_index(loaded, max_chars)
@@ -477,7 +548,8 @@ def load_cap(
             reason = f"{line_count} lines (limit: {max_lines})"
         else:
             reason = f"{line_count} lines and {format_size(char_count)}"
-        partial_line = trimmed[len(loaded) : len(loaded) + 1] != "\n"
+        after = lead + len(loaded)
+        partial_line = after >= end or shown[after] != "\n"
         detail = ""
         if target.cut_detail:
             if partial_line:
@@ -488,7 +560,7 @@ def load_cap(
                 )
             else:
                 kept = loaded.count("\n") + 1
-                next_line = js_trim(trimmed[len(loaded) + 1 : _line_end(trimmed, len(loaded) + 1)])
+                next_line = js_trim(shown[after + 1 : min(_line_end(shown, after + 1), end)])
                 quoted = f' ("{_first_line_preview(next_line)}")' if next_line else ""
                 detail = (
                     f": {line_count - kept} of {line_count} lines were cut off, "
@@ -505,7 +577,7 @@ def load_cap(
     full = (loaded.count("\n") + 1 if loaded else 0) - (1 if partial_line else 0)
     file_lines: list[int] = []
     offset = at = number = 0
-    while trimmed and len(file_lines) <= full and offset <= len(trimmed):
+    while end > lead and len(file_lines) <= full and offset <= end - lead:
         source = visible.source(offset + lead)
         if source >= at:
             number += text.count("\n", at, source)
@@ -513,7 +585,7 @@ def load_cap(
             number -= text.count("\n", source, at)
         at = source
         file_lines.append(number)
-        offset = _line_end(trimmed, offset) + 1
+        offset = min(_line_end(shown, lead + offset), end) - lead + 1
     first_cut = file_lines[full] if reason and full < len(file_lines) else None
     return IndexLoad(
         text=injected,
@@ -676,22 +748,20 @@ def parse_index(
     read; the other lines keep their entries (the same objects while their number is the same,
     moved copies below lines inserted or removed). :attr:`Index.edit` says which lines.
     """
-    known: int | None = None
-    if size is None and previous is not None and previous.lexed is not None:
-        # The size in bytes from the previous text's and the part that changed, not the text.
-        was = previous.text
-        same = _common(was, text, min(len(was), len(text)), 1)
-        tail = _common(was, text, min(len(was), len(text)) - same, -1)
-        known = (
-            previous.lexed.size
-            + utf8_len(text[same : len(text) - tail])
-            - utf8_len(was[same : len(was) - tail])
-        )
+    measure: Measure | None = None
+    common: tuple[int, int] | None = None
+    if previous is not None and previous.lexed is not None:
+        # Counted from the previous text's counts and the part that changed, not the text.
+        common = _common_ends(previous.text, text)
+        measure = previous.lexed.measure.edited(previous.text, text, *common)
     if size is None:
-        text, problems, size = _read_cap(text, problems, known)
+        text, problems, size = _read_cap(text, problems, measure.size if measure else None)
         if size is not None and size > C.INDEX_MAX_READ_BYTES:
-            known = None  # the size of the text before the cut
-    resumed = _resume(text, previous) if previous is not None and previous.lexed else None
+            measure = common = None  # counted before the cut
+    measure = measure if measure is not None else Measure.of(text)
+    resumed = None
+    if previous is not None and previous.lexed is not None:
+        resumed = _resume(text, previous, common or _common_ends(previous.text, text))
     edit: IndexEdit | None = None
     if resumed is None:
         lines = tuple(text.split("\n"))
@@ -714,7 +784,7 @@ def parse_index(
         other = _splice(previous.other, lost, start, end - delta, delta)
         after = old[:start] + tuple(states) + old[end - delta :]
     final = after[-1] if after else None
-    load = load_cap(text, target=target)
+    load = load_cap(text, target=target, measure=measure)
     limit = target.index_max_file_bytes
     if limit is not None and size is not None and size > limit:
         load = _not_loaded(load, size, limit)
@@ -736,7 +806,7 @@ def parse_index(
         cut_entries=cut,
         open_block=len(lines) - final[2] if final is not None else None,
         edit=edit,
-        lexed=Lexed(after, fm_close, utf8_len(text) if known is None else known),
+        lexed=Lexed(after, fm_close, measure),
     )
 
 
@@ -757,15 +827,16 @@ def _read_cap(
     return read.text, problems + read.problems, size
 
 
-def _resume(text: str, previous: Index) -> tuple[tuple[str, ...], int, int, int | None] | None:
+def _resume(
+    text: str, previous: Index, common: tuple[int, int]
+) -> tuple[tuple[str, ...], int, int, int | None] | None:
     """The new text's lines (the unchanged ones shared with ``previous``), the first changed
     line, the line after the last changed one, and the frontmatter's end; None when the edit
     touches the frontmatter (or an unclosed one), which decides how every line reads."""
     old = previous.text
-    shortest = min(len(old), len(text))
-    same = _common(old, text, shortest, 1)
-    tail = _common(old, text, shortest - same, -1)
-    start = old.count("\n", 0, same)
+    same, tail = common
+    newlines = previous.lexed.measure.newlines if previous.lexed is not None else old.count("\n")
+    start = _newlines_before(old, same, newlines)
     line_start = old.rfind("\n", 0, same) + 1
     # Where the lines the edit left alone start: the common tail, when it starts a line in
     # both texts (lines inserted or removed), else after the first newline inside it.
@@ -776,9 +847,7 @@ def _resume(text: str, previous: Index) -> tuple[tuple[str, ...], int, int, int 
         if newline < 0:
             cut_old, cut_new = len(old) + 1, len(text) + 1
     old_stop = (
-        len(previous.lines) - old.count("\n", cut_old) - 1
-        if cut_old <= len(old)
-        else len(previous.lines)
+        _newlines_before(old, cut_old, newlines) if cut_old <= len(old) else len(previous.lines)
     )
     middle = tuple(text[line_start : cut_new - 1].split("\n")) if cut_new > line_start else ()
     lines = previous.lines[:start] + middle + previous.lines[old_stop:]
@@ -789,6 +858,20 @@ def _resume(text: str, previous: Index) -> tuple[tuple[str, ...], int, int, int 
     if (was_open or is_open) and (fm_close is None or start <= fm_close or not was_open):
         return None
     return lines, start, len(lines) - (len(previous.lines) - old_stop), fm_close
+
+
+def _newlines_before(text: str, offset: int, newlines: int) -> int:
+    """How many of the text's ``newlines`` come before ``offset``, counted on the shorter side."""
+    if offset <= len(text) // 2:
+        return text.count("\n", 0, offset)
+    return newlines - text.count("\n", offset)
+
+
+def _common_ends(old: str, new: str) -> tuple[int, int]:
+    """How many characters ``old`` and ``new`` share at their start, and then at their end."""
+    shortest = min(len(old), len(new))
+    same = _common(old, new, shortest, 1)
+    return same, _common(old, new, shortest - same, -1)
 
 
 def _common(old: str, new: str, limit: int, step: int) -> int:

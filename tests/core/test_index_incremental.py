@@ -38,13 +38,15 @@ PIECES = (
     "-----BEGIN RSA PRIVATE KEY-----",
     "-----END RSA PRIVATE KEY-----",
     "x\r",
+    "   ",
+    "\u3000\u00a0",
 )
 
 
 def same_index(got: Index, want: Index) -> None:
     assert got == want
     assert got.lexed is not None and want.lexed is not None
-    assert got.lexed.after == want.lexed.after and got.lexed.size == want.lexed.size
+    assert got.lexed.after == want.lexed.after and got.lexed.measure == want.lexed.measure
 
 
 def random_edit(rng: random.Random, text: str) -> str:
