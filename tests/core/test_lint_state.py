@@ -583,6 +583,12 @@ def test_a_dangling_entrys_fix_is_made_once_and_without_pyyaml(
         state.update(root / "MEMORY.md", index)
         state.lint()
     assert len(plans) == 305 and set(plans.values()) == {1}
+    # A line inserted at the top moves every entry: each finding is made again, at its new
+    # line, with the fix it had.
+    state.update(root / "MEMORY.md", "# Index\n" + index)
+    moved = [d for d in state.lint().diagnostics if d.code == "MEM005"]
+    assert [d.span.start_line for d in moved[:2]] == [1, 2] and moved[7].fix == fix
+    assert len(plans) == 305 and set(plans.values()) == {1}
 
 
 def test_the_duplicate_finders_memo_keeps_one_copy_of_each_word(make_dir: MakeDir) -> None:

@@ -19,6 +19,7 @@ import datetime as dt
 import functools
 import os
 import re
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -353,7 +354,9 @@ class DirState:
         skipped: list[Skipped] = []
         seen: set[str] = set()
         reread: set[str] = set()
-        for path, rel in iter_topic_entries(self.root, skipped):
+        for path, found in iter_topic_entries(self.root, skipped):
+            # Interned, as the index's link keys are (the directory rules' set arithmetic).
+            rel = sys.intern(found)
             seen.add(rel)
             if rel in self._overlays:
                 continue
@@ -383,7 +386,7 @@ class DirState:
         """
         from memdir.paths import relative_inside  # the one confinement check; lint starts lighter
 
-        rel = self.rel(path)
+        rel = sys.intern(self.rel(path))
         if text is not None:
             self._overlays[rel] = text
         else:

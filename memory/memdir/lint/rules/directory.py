@@ -8,15 +8,18 @@ MEM108 orders files with :func:`memdir.scan.window_order`, as the prefetch scan 
 from __future__ import annotations
 
 import heapq
+import itertools
 import posixpath
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from memdir import constants as C
 from memdir.fixes import plan
+from memdir.fixes.model import Fix
 from memdir.index import Index
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import DirectoryView, Rule, head_span
@@ -76,6 +79,8 @@ class DirectoryMemo:
         self._links: list[tuple[IndexEntry, str | None]] = []
         self._linked_of: Index | None = None
         self._linked: frozenset[str] = frozenset()
+        #: MEM005's fixes of the last run, by what the entry says (key, title, hook).
+        self.create_fixes: dict[tuple[str, str, str], Fix | None] = {}
         self._pairs_of: dict[str, str] | None = None
         self._pairs: list[tuple[str, str, float]] = []
 
@@ -94,8 +99,22 @@ class DirectoryMemo:
         only the lines it changed or moved are checked.
         """
         if self._links_of is not index:
-            known = {id(pair[0]): pair for pair in self._links}
-            self._links = [known.get(id(e)) or entry_links((e,))[0] for e in index.entries]
+            # Looked up at C speed (map, list.index): an edit pays Python code for its lines only.
+            # (The ids are those of entries alive in the old list: no new entry can share one.)
+            known = dict(zip(map(id, map(itemgetter(0), self._links)), self._links, strict=True))
+            entries = index.entries
+            pairs = list(map(known.get, map(id, entries)))
+            try:
+                at = pairs.index(None)
+                while True:
+                    entry, key = entry_links((entries[at],))[0]
+                    # Interned, as the files' paths are: set arithmetic on them compares
+                    # identities, not text.
+                    pairs[at] = (entry, key if key is None else sys.intern(key))
+                    at = pairs.index(None, at + 1)
+            except ValueError:
+                pass
+            self._links = cast("list[tuple[IndexEntry, str | None]]", pairs)
             self._links_of = index
         return self._links
 
@@ -155,31 +174,39 @@ def _dangling_links(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnosti
     missing = {key for key in view.linked - view.summaries.keys() if not _exists(view, ctx, key)}
     if not missing:
         return
-    for entry, key in view.links:
-        if key in missing:
-            assert key is not None
-            # The fix renders a whole topic file: made once while the entry's line stays.
-            reuse = (entry, ctx)
-            found = view.memo.get("MEM005", str(entry.line), reuse)
-            yield (
-                found
-                if found is not None
-                else view.memo.put(
+    # The entries of those keys, picked at C speed.
+    picked = map(missing.__contains__, map(itemgetter(1), view.links))
+    fixes, made = view.memo.create_fixes, {}
+    for entry, key in itertools.compress(view.links, picked):
+        if key is None:
+            continue
+        # The finding is made once while the entry's line stays; its fix (a whole topic file,
+        # and a confinement check on disk) once while the entry says the same, wherever it moves.
+        reuse = (entry, ctx)
+        found = view.memo.get("MEM005", str(entry.line), reuse)
+        if found is None:
+            said = (key, entry.title, entry.hook)
+            fix = fixes[said] if said in fixes else plan.create_missing(view.index, entry, key)
+            made[said] = fix
+            found = view.memo.put(
+                "MEM005",
+                str(entry.line),
+                reuse,
+                ctx.diag(
                     "MEM005",
-                    str(entry.line),
-                    reuse,
-                    ctx.diag(
-                        "MEM005",
-                        ctx.index_path,
-                        C.INDEX_FILENAME,
-                        entry.target_span,
-                        f"dangling link: {key} does not exist; the agent sees this hook every "
-                        "session, but reading the memory fails. Write the file, fix the link or "
-                        "remove the entry",
-                        plan.create_missing(view.index, entry, key),
-                    ),
-                )
+                    ctx.index_path,
+                    C.INDEX_FILENAME,
+                    entry.target_span,
+                    f"dangling link: {key} does not exist; the agent sees this hook every "
+                    "session, but reading the memory fails. Write the file, fix the link or "
+                    "remove the entry",
+                    fix,
+                ),
             )
+        elif found.fix is not None:
+            made[(key, entry.title, entry.hook)] = found.fix
+        yield found
+    view.memo.create_fixes = made
 
 
 MEM005 = Rule(
