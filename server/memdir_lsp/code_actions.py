@@ -28,10 +28,8 @@ from memdir.fixes.model import Fix
 from memdir.fixes.plan import MOVE_CODES, move_fixes, quick_fixes, safe_fixes
 from memdir.lint.diagnostic import Diagnostic
 from memdir.paths import relative_inside
-from memdir.write import MemoryWriter, WriteError
 from pygls.exceptions import JsonRpcInvalidParams
 
-from memdir_lsp import linting
 from memdir_lsp.convert import workspace_edit
 from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.protocol import CMD_CREATE_FILE, DIAGNOSTIC_SOURCE
@@ -138,6 +136,8 @@ def _matching(
     """The lint finding behind an LSP diagnostic the client sent back."""
     if diagnostic.source != DIAGNOSTIC_SOURCE:
         return None
+    from memdir_lsp import linting  # the lint engine: imported after initialize is answered
+
     line, col = ls.from_position(diagnostic.range.start, ls.lines_of(path))
     for found in linting.latest(directory, path):
         if (
@@ -182,6 +182,8 @@ def fix_all_action(
     ls: MemoryServer, directory: MemoryDirectory, path: Path
 ) -> types.CodeAction | None:
     """Every *safe* fix of the file in one edit (``source.fixAll.memdir``)."""
+    from memdir_lsp import linting
+
     fixes = safe_fixes(linting.latest(directory, path))
     fix = combine("Fix all safe memdir problems", fixes)
     return to_action(ls, fix, FIX_ALL_KIND) if fix is not None else None
@@ -220,6 +222,8 @@ def _create_new(directory: MemoryDirectory, path: Path, text: str) -> bool:
 
     The index is left alone: the action's own edit already changed it.
     """
+    from memdir.write import MemoryWriter, WriteError  # imported when first used
+
     rel = relative_inside(directory.root, path, follow_links=False)
     if rel is None:
         return False

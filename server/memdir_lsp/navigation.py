@@ -18,22 +18,26 @@ import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from memdir import constants as C
 from memdir.fixes.plan import entries_linking, rename_edits
-from memdir.freshness import citation_at, citation_text, verification_text
 from memdir.index import Index
-from memdir.lint.rules.base import offset_span
 from memdir.manifest import iso_mtime
 from memdir.model import IndexEntry, Span, TopicFile, WikiLink
 from memdir.textio import not_read
-from memdir.visibility import Visibility, prefetch_ranks, visibility
 
 from memdir_lsp.convert import changes_edit, location, whole_line
 from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.protocol import CMD_SHOW_INDEX_BUDGET
 from memdir_lsp.server import MemoryServer
+
+if TYPE_CHECKING:
+    from memdir.visibility import Visibility
+
+# memdir.freshness and memdir.visibility load the rules and the projections: imported where
+# used, after initialize is answered.
 
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^()\s]+)\)")
 #: Lines of a topic's body shown in a hover.
@@ -125,6 +129,8 @@ def _cursor(
 
 def visibility_of(directory: MemoryDirectory, rel_path: str) -> Visibility:
     """Will the agent see ``rel_path``, as the editor shows the directory now."""
+    from memdir.visibility import prefetch_ranks, visibility
+
     result = directory.scan()
     text = directory.text(directory.root / rel_path)
     return visibility(
@@ -246,6 +252,8 @@ async def hover(ls: MemoryServer, params: types.HoverParams) -> types.Hover | No
     if subject == path:
         topic = directory.topic(path)
         if topic is not None and not_read(topic.problems) is None:
+            from memdir.freshness import verification_text
+
             verify_after = directory.settings.verify_after_days
             text += "\n\n" + verification_text(topic, today, verify_after)
     return _hover(ls, text, span, lines)
@@ -263,6 +271,8 @@ def freshness_hover(
 ) -> tuple[str, Span] | None:
     """On a frontmatter line: when the memory was verified; on a cited path or identifier in
     its body: what the project says of it (nothing when no project is known yet)."""
+    from memdir.freshness import citation_at, citation_text, verification_text
+
     if directory.is_index(path):
         return None
     topic = directory.topic(path)
@@ -275,6 +285,8 @@ def freshness_hover(
     citation = citation_at(topic, line, col)
     if citation is None:
         return None
+    from memdir.lint.rules.base import offset_span
+
     with directory.project_lock:
         project = directory.project
         if project is None:

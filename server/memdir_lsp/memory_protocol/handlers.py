@@ -718,31 +718,3 @@ async def memdir_status(ls: MemoryServer, params: Any) -> Any:
         ),
     )
     return to_wire(status)
-
-
-def register(server: MemoryServer) -> None:
-    def request(handler: Any) -> Any:
-        # Not caught: an unexpected error must reach the client as an error response
-        # (pygls turns it into InternalError), not as a silent null.
-        return server.guard(handler, catch=False)
-
-    for method, handler in (
-        (P.MEMORY_INDEX, memory_index),
-        (P.MEMORY_MANIFEST, memory_manifest),
-        (P.MEMORY_LIST, memory_list),
-        (P.MEMORY_READ, memory_read),
-        (P.MEMORY_SEARCH, memory_search),
-        (P.MEMORY_RECALL, memory_recall),
-        (P.MEMORY_PREFETCH, memory_prefetch),
-        (P.MEMORY_TOOL, memory_tool),
-        (P.MEMORY_NEW_MEMORY, memory_new_memory),
-        (P.MEMORY_EXTRACT, memory_extract),
-        (P.MEMDIR_STATUS, memdir_status),
-    ):
-        server.feature(method)(request(handler))
-    # pygls cancels its own future for the token first, then calls this.
-    server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)(
-        server.guard(work_done_progress_cancel, wait=False)
-    )
-    server.feature(P.MEMORY_DID_READ)(server.guard(memory_did_read))
-    server.feature(P.MEMORY_COMPACTED)(server.guard(memory_compacted))
