@@ -142,7 +142,7 @@ def test_an_editors_large_index_is_capped_as_the_disk_read_caps_it(tmp_path: Pat
     checked = dict(memo.checked)
     assert check_index(edited, ctx, memo=memo) == check_index(edited, ctx)
     assert {code: memo.checked[code] - checked[code] for code in checked} == dict.fromkeys(
-        ("MEM001", "MEM007", "MEM110"), 5
+        ("MEM001", "MEM006", "MEM007", "MEM110"), 5
     )
 
 
@@ -184,6 +184,7 @@ def test_an_edit_rechecks_only_its_lines_and_keeps_the_other_findings() -> None:
     index = parse_index("\n".join(lines), previous=index)
     second = {d.code: d for d in check_index(index, ctx, memo=memo)}
     assert memo.checked["MEM001"] == memo.checked["MEM110"] == 301
+    assert memo.checked["MEM006"] == 302  # and the line after it, which a fix may read
     assert memo.made_count["MEM006"] == 1
     assert all(second[code] is first[code] for code in ("MEM001", "MEM006", "MEM007", "MEM110"))
     # Two lines inserted at the top: the findings move with their lines, nothing is re-checked

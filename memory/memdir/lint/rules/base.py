@@ -11,7 +11,7 @@ enabled.
 from __future__ import annotations
 
 import functools
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -114,6 +114,9 @@ class IndexMemo:
         self._made: dict[tuple[str, int], tuple[object, Diagnostic]] = {}
         self._next_lines: dict[str, tuple[list[Diagnostic], bool]] = {}
         self._next_made: dict[tuple[str, int], tuple[object, Diagnostic]] = {}
+        #: By code: each keyed line's key, each key's lines, each repeated key's findings.
+        self._groups: dict[str, _Groups] = {}
+        self._next_groups: dict[str, _Groups] = {}
         #: Lines each line rule checked, by code, over the memo's life (tests read it).
         self.checked: Counter[str] = Counter()
         #: Findings :meth:`made` made (not reused), by code.
@@ -126,13 +129,14 @@ class IndexMemo:
         self._edit = edit if follows and ctx is self._ctx else None
         self._before = self._index if self._edit is not None else None
         if self._edit is None:
-            self._lines, self._made = {}, {}
+            self._lines, self._made, self._groups = {}, {}, {}
         self._index, self._ctx = index, ctx
 
     def finish(self) -> None:
         """Keep what this check made, and only that (rules not run drop their findings)."""
         self._lines, self._next_lines = self._next_lines, {}
         self._made, self._next_made = self._next_made, {}
+        self._groups, self._next_groups = self._next_groups, {}
         self._before = None
 
     def by_line(
@@ -165,6 +169,53 @@ class IndexMemo:
         self.checked[code] += len(index.lines)
         return self._keep_lines(code, list(check(0, len(index.lines))))
 
+    def by_group(
+        self,
+        code: str,
+        index: Index,
+        keyed: Callable[[int, int], Iterable[tuple[int, str]]],
+        check: Callable[[list[int]], Iterable[Diagnostic]],
+    ) -> list[Diagnostic]:
+        """``code``'s findings in ``index`` for a rule that relates the lines sharing a key (the
+        same link): ``keyed(start, stop)`` gives (line, key) of the keyed lines in that range,
+        ``check(lines)`` the findings of one group's lines (in line order), which may read the
+        line before each. After an edit that moved no line, only the groups with a line in it
+        (or just after it) are checked again."""
+        kept = self._groups.get(code)
+        edit, before = self._edit, self._before
+        if kept is not None and edit is not None and before is not None and not edit.delta:
+            keys, groups, found = kept
+            touched: set[str] = set()
+            # And the line after the edit: a finding may read the line before its own.
+            stop = min(edit.new_stop + 1, len(index.lines))
+            for line in range(edit.start, stop):
+                key = keys.pop(line, None)
+                if key is not None:
+                    groups[key].remove(line)
+                    touched.add(key)
+            for line, key in keyed(edit.start, stop):
+                keys[line] = key
+                insort(groups.setdefault(key, []), line)
+                touched.add(key)
+            for key in touched:
+                lines = groups[key]
+                if len(lines) > 1:
+                    found[key] = list(check(lines))
+                else:
+                    found.pop(key, None)
+                    if not lines:
+                        del groups[key]
+            self.checked[code] += stop - edit.start
+        else:
+            keys = dict(keyed(0, len(index.lines)))
+            groups = {}
+            for line, key in keys.items():
+                groups.setdefault(key, []).append(line)
+            found = {key: list(check(lines)) for key, lines in groups.items() if len(lines) > 1}
+            self.checked[code] += len(index.lines)
+        self._next_groups[code] = (keys, groups, found)
+        return sorted((d for group in found.values() for d in group), key=_START)
+
     def _keep_lines(self, code: str, found: list[Diagnostic]) -> list[Diagnostic]:
         spans = any(d.span.start_line != d.span.end_line for d in found)
         self._next_lines[code] = (found, spans)
@@ -182,6 +233,7 @@ class IndexMemo:
 
 
 _START = attrgetter("span.start_line")
+_Groups = tuple[dict[int, str], dict[str, list[int]], dict[str, list[Diagnostic]]]
 
 
 def moved(diagnostic: Diagnostic, delta: int) -> Diagnostic:

@@ -12,8 +12,7 @@ import posixpath
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
-from itertools import compress
-from operator import attrgetter, itemgetter, ne
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
@@ -290,27 +289,29 @@ MEM004 = Rule(
 # --- MEM006, MEM007 ------------------------------------------------------------------------------
 
 
-def _duplicate_entries(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
-    index, links = view.index, view.links
-    lines = index.lines
-    keys = list(map(itemgetter(1), links))
-    # Each key's first position, and the positions holding a key not there first: C speed,
-    # so a large index pays Python time only for its duplicates.
-    firsts = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
-    later = compress(range(len(keys)), map(ne, map(firsts.__getitem__, keys), range(len(keys))))
-    for position in later:
-        entry, key = links[position]
-        if key is None:
-            continue
-        first = links[firsts[key]][0]
-        # The fix removes the line, with the newline before it when it is the last one.
-        before = lines[entry.line - 1] if entry.line + 1 >= len(lines) else None
-        yield view.memo.made(
-            "MEM006",
-            entry.line,
-            (entry, first, key, index.path, before),
-            functools.partial(_duplicate, index, ctx, entry, first, key),
-        )
+def _duplicate_entries(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
+    index, links, memo = view.index, view.links, view.memo
+    entries, lines = index.entries, index.lines
+
+    def keyed(start: int, stop: int) -> list[tuple[int, str]]:
+        span = links[bisect_left(entries, start, key=_LINE) : bisect_left(entries, stop, key=_LINE)]
+        return [(entry.line, key) for entry, key in span if key is not None]
+
+    def check(numbers: list[int]) -> Iterator[Diagnostic]:
+        first, *later = (entries[bisect_left(entries, n, key=_LINE)] for n in numbers)
+        for entry in later:
+            key = links[bisect_left(entries, entry.line, key=_LINE)][1]
+            assert key is not None
+            # The fix removes the line, with the newline before it when it is the last one.
+            before = lines[entry.line - 1] if entry.line + 1 >= len(lines) else None
+            yield memo.made(
+                "MEM006",
+                entry.line,
+                (entry, first, key, index.path, before),
+                functools.partial(_duplicate, index, ctx, entry, first, key),
+            )
+
+    return memo.by_group("MEM006", index, keyed, check)
 
 
 def _duplicate(
