@@ -441,6 +441,10 @@ def _schedule(
     async def later() -> None:
         await asyncio.sleep(delay)
         state.pending.pop(uri, None)
+        if not state.pull and directory.root not in state.results:
+            # The directory's first check is still reading every file (and holds the lock):
+            # the file's own findings now, the rest when that check is done.
+            await publish_own_first(ls, directory, path)
         await relint(ls, directory, [path])
 
     state.pending[uri] = ls.spawn(later(), f"lint {uri}")
@@ -452,8 +456,6 @@ async def on_document(ls: MemoryServer, uri: str, event: str) -> None:
         return
     directory, path = found
     state = state_of(ls)
-    if event == "open" and not state.pull and directory.root not in state.results:
-        ls.spawn(publish_own_first(ls, directory, path), f"first findings of {uri}")
     if event == "change":
         # The setting (memdir.diagnostics.debounce), reset by the next keystroke.
         _schedule(ls, uri, directory, path, ls.editor_settings.debounce_ms / 1000)

@@ -6,7 +6,9 @@ of the garbage collector's full collections."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -154,3 +156,50 @@ def test_the_first_check_is_frozen_out_of_full_collections(tmp_path: Path) -> No
         assert not any(tracked is state for tracked in gc.get_objects())  # frozen
     finally:
         gc.unfreeze()
+
+
+def test_an_edit_during_the_first_check_gets_its_own_findings_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A push client editing while the directory's first check reads every file is answered
+    from the file's own findings at once, not when that check is done."""
+    root = memory_dir(tmp_path)
+    server = server_for(root, pull=False)
+    server.editor_settings = dataclasses.replace(server.editor_settings, debounce_ms=0)
+    uri = open_index(server, root)
+    [directory] = server.directories.values()
+    reading, release = threading.Event(), threading.Event()
+    refresh = DirState.refresh
+
+    def held(state: DirState) -> set[str]:
+        reading.set()
+        release.wait(30)  # a safety bound: the test releases it
+        return refresh(state)
+
+    monkeypatch.setattr(DirState, "refresh", held)
+
+    async def scenario() -> list[list[str]]:
+        published: list[list[str]] = []
+        arrived = asyncio.Event()
+
+        def publish(params: types.PublishDiagnosticsParams) -> None:
+            if params.uri == uri:
+                published.append([str(d.code) for d in params.diagnostics])
+                arrived.set()
+
+        monkeypatch.setattr(server, "text_document_publish_diagnostics", publish)
+        first = asyncio.ensure_future(relint(server, directory))
+        await asyncio.to_thread(reading.wait, 30)
+        append_line(server, uri, 7, "- [Gone](gone.md) — twice now\n", 2)
+        await diagnostics.on_document(server, uri, "change")
+        await asyncio.wait_for(arrived.wait(), 30)
+        assert not first.done()  # still reading: the answer came from the file alone
+        release.set()
+        await first
+        for task in list(state_of(server).pending.values()):
+            await task
+        return published
+
+    published = asyncio.run(scenario())
+    assert published[0] == ["MEM006"]  # the duplicate entry: MEMORY.md's own rule
+    assert "MEM005" in published[-1]  # the directory's findings (dangling entries) follow
