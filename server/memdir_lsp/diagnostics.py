@@ -455,7 +455,6 @@ async def on_document(ls: MemoryServer, uri: str, event: str) -> None:
     if found is None:
         return
     directory, path = found
-    state = state_of(ls)
     if event == "change":
         # The setting (memdir.diagnostics.debounce), reset by the next keystroke.
         _schedule(ls, uri, directory, path, ls.editor_settings.debounce_ms / 1000)
