@@ -427,9 +427,10 @@ def _sanitized(injected: str) -> str:
     """The loaded text as the agent sanitizes it: once where the file is read and once where
     the context is assembled."""
     global _LAST_SANITIZED
-    if _LAST_SANITIZED[0] != injected:
-        _LAST_SANITIZED = (injected, js_trim(for_model(for_model(injected))))
-    return _LAST_SANITIZED[1]
+    last = _LAST_SANITIZED  # one read: another thread may replace it meanwhile
+    if last[0] != injected:
+        last = _LAST_SANITIZED = (injected, js_trim(for_model(for_model(injected))))
+    return last[1]
 
 
 _CONTENT = re.compile(f"[^{re.escape(_JS_SPACE_CHARS)}]")
