@@ -4,9 +4,9 @@ Both servers are started as an editor starts them (a process speaking LSP on std
 by the small raw client below, over directories made by :mod:`gen_memdir` (2,000 and 20,000
 topic files by default, under ``benchmarks/data/``). For each server and size it prints:
 
-* **initialize**: process start until the ``initialize`` answer arrives; for memdir next to the
-  *import floor*, a fresh interpreter that only imports pygls and lsprotocol (the goal is
-  within 1.3x of it);
+* **initialize**: process start until the ``initialize`` answer arrives (the median of
+  ``--repeat`` starts); for memdir next to the *import floor*, a fresh interpreter that only
+  imports pygls and lsprotocol (the median of as many runs; the goal is within 1.3x of it);
 * **first diagnostics**: ``didOpen(MEMORY.md)`` sent right after ``initialized``, then a
   ``textDocument/diagnostic`` pull (as VS Code does); the time until its answer, and until
   every finding (memdir answers with the file's own findings while its first check reads the
@@ -265,22 +265,41 @@ class Figures:
     notes: list[str] = field(default_factory=list)
 
 
-def drive(
-    client: Client, root: Path, topic: Path, edits: int, peer: bool, texts: dict[str, str]
-) -> Figures:
-    figures = Figures()
-    folder = {"uri": uri(root), "name": root.name}
-    figures.initialize, _ = client.request(
+def initialize(client: Client, root: Path) -> float:
+    """Send ``initialize``; seconds from the process's start until its answer."""
+    client.request(
         "initialize",
         {
             "processId": os.getpid(),
             "rootUri": uri(root),
-            "workspaceFolders": [folder],
+            "workspaceFolders": [{"uri": uri(root), "name": root.name}],
             "capabilities": CAPABILITIES,
             "initializationOptions": {},
         },
     )
-    figures.initialize = time.perf_counter() - client.started
+    return time.perf_counter() - client.started
+
+
+def startups(
+    argv: list[str], answers: Callable[[str, Any], Any], root: Path, runs: int
+) -> list[float]:
+    """``initialize`` timed in ``runs`` fresh processes (one start is too noisy to compare
+    with the import floor's median)."""
+    times = []
+    for _ in range(runs):
+        client = Client(argv, answers)
+        try:
+            times.append(initialize(client, root))
+        finally:
+            client.close()
+    return times
+
+
+def drive(
+    client: Client, root: Path, topic: Path, edits: int, peer: bool, texts: dict[str, str]
+) -> Figures:
+    figures = Figures()
+    figures.initialize = initialize(client, root)
     client.notify("initialized", {})
     if peer:
         client.notify("workspace/didChangeConfiguration", {"settings": PEER_SETTINGS})
@@ -441,7 +460,7 @@ def report(name: str, figures: Figures, floor: float | None, debounce: float | N
 
 
 def bench_size(
-    files: int, edits: int, peer: Path | None, floor: float, debounce: float | None
+    files: int, edits: int, peer: Path | None, floor: float, debounce: float | None, repeat: int
 ) -> None:
     root = HERE / "data" / f"bench-{files}"
     if not (root / "MEMORY.md").exists() or not (root / "PLANTED.json").exists():
@@ -453,15 +472,20 @@ def bench_size(
         ours = drive(client, root, topic, edits, False, {})
     finally:
         client.close()
+    starts = [ours.initialize, *startups(memdir_argv(), memdir_answers(debounce), root, repeat - 1)]
+    ours.initialize = statistics.median(starts)
     report("memdir-lsp", ours, floor, effective_debounce(debounce))
     if peer is None:
         return
     texts: dict[str, str] = {}
-    client = Client(["node", str(peer), "--stdio"], peer_answers(root, texts))
+    peer_argv = ["node", str(peer), "--stdio"]
+    client = Client(peer_argv, peer_answers(root, texts))
     try:
         theirs = drive(client, root, topic, edits, True, texts)
     finally:
         client.close()
+    starts = [theirs.initialize, *startups(peer_argv, peer_answers(root, {}), root, repeat - 1)]
+    theirs.initialize = statistics.median(starts)
     report("vscode-markdown-languageserver (links only)", theirs, None, None)
     print(
         f"  ratios memdir / peer: first diagnostics {ours.first / theirs.first:.2f}, "
@@ -484,7 +508,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000])
     parser.add_argument("--edits", type=int, default=20, help="edits of each file (default 20)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs of the import floor")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="runs of the import floor and of each start"
+    )
     parser.add_argument(
         "--no-peer", action="store_true", help="skip vscode-markdown-languageserver"
     )
@@ -499,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     floor = import_floor(args.repeat)
     print(f"import floor (python -c '{IMPORT_FLOOR}'): {floor * 1000:.0f} ms")
     for files in args.sizes:
-        bench_size(files, args.edits, peer, floor, debounce)
+        bench_size(files, args.edits, peer, floor, debounce, args.repeat)
     return 0
 
 
