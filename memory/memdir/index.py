@@ -931,8 +931,11 @@ def _moved(item: IndexEntry | IndexLine, delta: int) -> IndexEntry | IndexLine:
 _Lined = TypeVar("_Lined", IndexEntry, IndexLine)
 
 
-def load_index(memory_dir: Path, target: Target = DEFAULT_TARGET) -> Index:
+def load_index(
+    memory_dir: Path, target: Target = DEFAULT_TARGET, previous: Index | None = None
+) -> Index:
     """Read ``MEMORY.md`` of a memory dir; a missing index is an empty one (``exists=False``).
+    ``previous``: the index last read or edited (see :func:`parse_index`), e.g. before a save.
 
     Every reader of the index reads it here: at most the agent's read cap, a regular file only,
     never through a symlink leading out of the dir. One memdir does not read is an empty index
@@ -943,4 +946,4 @@ def load_index(memory_dir: Path, target: Target = DEFAULT_TARGET) -> Index:
         index = parse_index("", path, target=target)
         return Index(index.path, "", index.lines, (), index.other, index.load, (), (), exists=False)
     result = read_text(path, C.INDEX_MAX_READ_BYTES, keep_binary=True, root=memory_dir)
-    return parse_index(result.text, path, result.problems, target, result.size)
+    return parse_index(result.text, path, result.problems, target, result.size, previous)

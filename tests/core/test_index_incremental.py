@@ -233,3 +233,14 @@ def test_a_new_context_checks_the_index_whole() -> None:
     found = check_index(index, narrow, memo=memo)
     assert memo.checked["MEM001"] == 100
     assert len([d for d in found if d.code == "MEM001"]) == 50
+
+
+def test_a_save_reads_the_index_from_the_edited_one(tmp_path: Path) -> None:
+    text = "".join(f"- [T{i}](t{i}.md) — hook {i}\n" for i in range(100))
+    (tmp_path / "MEMORY.md").write_text(text, encoding="utf-8")
+    edited = parse_index(text.replace("hook 50", "hook fifty"), previous=load_index(tmp_path))
+    (tmp_path / "MEMORY.md").write_text(edited.text, encoding="utf-8")
+    saved = load_index(tmp_path, previous=edited)
+    assert saved == load_index(tmp_path)
+    assert saved.edit is not None and saved.edit.start == saved.edit.new_stop  # nothing to read
+    assert all(a is b for a, b in zip(saved.entries, edited.entries, strict=True))
