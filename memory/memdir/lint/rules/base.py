@@ -114,7 +114,7 @@ class IndexMemo:
         self._made: dict[tuple[str, int], tuple[object, Diagnostic]] = {}
         self._next_lines: dict[str, tuple[list[Diagnostic], bool]] = {}
         self._next_made: dict[tuple[str, int], tuple[object, Diagnostic]] = {}
-        #: By code: each keyed line's key, each key's lines, each repeated key's findings.
+        #: By code: what :meth:`by_group` keeps (:data:`_Groups`).
         self._groups: dict[str, _Groups] = {}
         self._next_groups: dict[str, _Groups] = {}
         #: Lines each line rule checked, by code, over the memo's life (tests read it).
@@ -191,27 +191,27 @@ class IndexMemo:
             for line in range(edit.start, stop):
                 key = keys.pop(line, None)
                 if key is not None:
-                    groups[key].remove(line)
+                    _ungroup(groups, key, line)
                     touched.add(key)
             for line, key in keyed(edit.start, stop):
                 keys[line] = key
-                insort(groups.setdefault(key, []), line)
+                _group(groups, key, line)
                 touched.add(key)
             for key in touched:
-                lines = groups[key]
-                if len(lines) > 1:
+                lines = groups.get(key)
+                if isinstance(lines, list):
                     found[key] = list(check(lines))
                 else:
                     found.pop(key, None)
-                    if not lines:
-                        del groups[key]
             self.checked[code] += stop - edit.start
         else:
             keys = dict(keyed(0, len(index.lines)))
             groups = {}
             for line, key in keys.items():
-                groups.setdefault(key, []).append(line)
-            found = {key: list(check(lines)) for key, lines in groups.items() if len(lines) > 1}
+                _group(groups, key, line)
+            found = {
+                key: list(check(lines)) for key, lines in groups.items() if isinstance(lines, list)
+            }
             self.checked[code] += len(index.lines)
         self._next_groups[code] = (keys, groups, found)
         return sorted((d for group in found.values() for d in group), key=_START)
@@ -233,7 +233,29 @@ class IndexMemo:
 
 
 _START = attrgetter("span.start_line")
-_Groups = tuple[dict[int, str], dict[str, list[int]], dict[str, list[Diagnostic]]]
+#: Each keyed line's key; each key's line, or its lines in order when it has more than one
+#: (most keys have one: no list for them); the findings of each key with more than one.
+_Groups = tuple[dict[int, str], dict[str, int | list[int]], dict[str, list[Diagnostic]]]
+
+
+def _group(groups: dict[str, int | list[int]], key: str, line: int) -> None:
+    have = groups.get(key)
+    if have is None:
+        groups[key] = line
+    elif isinstance(have, int):
+        groups[key] = sorted((have, line))
+    else:
+        insort(have, line)
+
+
+def _ungroup(groups: dict[str, int | list[int]], key: str, line: int) -> None:
+    have = groups[key]
+    if isinstance(have, int):
+        del groups[key]
+        return
+    have.remove(line)
+    if len(have) == 1:
+        groups[key] = have[0]
 
 
 def moved(diagnostic: Diagnostic, delta: int) -> Diagnostic:
