@@ -602,3 +602,13 @@ def test_the_duplicate_finders_memo_keeps_one_copy_of_each_word(make_dir: MakeDi
     assert len(memo) == 20 and all(type(tokens) is tuple for tokens in memo.values())
     words = [word for tokens in memo.values() for word in tokens if word == "handbook"]
     assert len(words) == 20 and all(word is words[0] for word in words)
+
+
+def test_summaries_share_equal_spans(make_dir: MakeDir) -> None:
+    # Files open alike: their summaries keep one span object per distinct span, not three each.
+    root = small_dir(make_dir)
+    state = DirState(root)
+    state.refresh()
+    summaries = list(state.summaries().values())
+    assert len({id(s.head_span) for s in summaries}) == 1
+    assert len({id(s.name_span) for s in summaries}) == 1  # names of one length

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import itertools
 import os
 import re
 import sys
@@ -603,8 +604,12 @@ class DirState:
             own = self._index.diagnostics if rel == C.INDEX_FILENAME else ()
             if rel in files:
                 own = files[rel].diagnostics
-            theirs = [d for found_by_file in by_rule for d in found_by_file.get(rel, ())]
-            group = tuple(sorted((*own, *theirs), key=Diagnostic.sort_key))
+            theirs = [part for found_by_file in by_rule if (part := found_by_file.get(rel))]
+            group: tuple[Diagnostic, ...]
+            if not own and len(theirs) == 1 and len(theirs[0]) == 1:
+                group = theirs[0]  # one finding (most files of a large dir): no tuple more
+            else:
+                group = tuple(sorted(itertools.chain(own, *theirs), key=Diagnostic.sort_key))
             if group != current.get(rel, ()):
                 changed.add(rel)
             if group:

@@ -475,11 +475,25 @@ def title_of(topic: TopicFile) -> str:
     return heading_title(topic.body.split("\n", 8)[:8], topic.name or stem)
 
 
+#: Span -> the one equal Span summaries keep: a dir's files open alike (``---``, then ``name:``
+#: and ``description:`` values of a few hundred lengths), so 60,000 spans are a few hundred.
+_SPANS: dict[Span, Span] = {}
+_SPANS_LIMIT = 1 << 14
+
+
+def _shared(span: Span) -> Span:
+    if len(_SPANS) >= _SPANS_LIMIT:
+        _SPANS.clear()  # hostile variety: start again rather than grow
+    return _SPANS.setdefault(span, span)
+
+
 def summarize(topic: TopicFile, root: Path) -> TopicSummary:
     fm = topic.frontmatter
     spans = fm.value_spans if fm is not None else {}
-    head = head_span(topic.text)
+    head = _shared(head_span(topic.text))
     kinds = {p.kind for p in topic.problems}
+    name_span = spans.get("name")
+    description_span = spans.get("description")
     return TopicSummary(
         root=root,
         rel_path=topic.rel_path,
@@ -487,8 +501,8 @@ def summarize(topic: TopicFile, root: Path) -> TopicSummary:
         name=topic.name or None,
         description=topic.description or None,
         title=title_of(topic),
-        name_span=spans.get("name", head),
-        description_span=spans.get("description", head),
+        name_span=head if name_span is None else _shared(name_span),
+        description_span=head if description_span is None else _shared(description_span),
         head_span=head,
         listed=not ("unreadable" in kinds and topic.mtime == 0.0),
         usable=not kinds & {"unreadable", "binary"},
