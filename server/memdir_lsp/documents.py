@@ -3,9 +3,9 @@
 pygls' ``TextDocument`` splits the whole text into lines and writes it out again on every
 change (a 2.9 MB MEMORY.md: twice per keystroke), and splits at every ``str.splitlines``
 separator, so a U+2028 or form feed in the text shifts every later edit by a line. A
-:class:`MemoryDocument` keeps its lines as the LSP defines them (ending at ``\\r\\n``, ``\\r`` or
-``\\n``), replaces only the lines an edit touches, and joins the text once per version, when it
-is asked for.
+:class:`MemoryDocument` keeps its text split at LF (the lines the core counts, and the LSP's
+lines too unless the text has a CR not followed by LF; then an edit is applied by offsets),
+replaces only the lines an edit touches, and joins the text once per version, when asked.
 
 Columns are counted here too (:func:`unit_counter`): a line of ASCII needs no per-character
 loop in any encoding.
@@ -22,6 +22,7 @@ from pygls.workspace import PositionCodec, TextDocument, Workspace
 
 #: One line with its end, as the LSP counts lines; the last may have no end.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def split_lines(text: str) -> list[str]:
@@ -46,18 +47,17 @@ def unit_counter(codec: PositionCodec) -> Callable[[str], int]:
     )
 
 
-def _content(line: str) -> str:
-    return line.rstrip("\r\n") if line.endswith(("\n", "\r")) else line
-
-
 class MemoryDocument(TextDocument):
     """A ``TextDocument`` whose incremental changes replace lines (see the module)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._lines: list[str] | None = None
-        #: ``source.split("\\n")``: the lines the core's spans count (it breaks at LF only).
-        self._lf_lines: list[str] | None = None
+        #: ``source.split("\n")``: the lines the core's spans count (it breaks at LF only),
+        #: which are the LSP's lines too while the text has no lone CR (a CRLF line keeps its
+        #: CR). One list for both: at 20,000 lines each list of a MEMORY.md takes 7 MB.
+        self._lf: list[str] | None = None
+        #: Whether the text has a CR not followed by LF (None: not looked at yet).
+        self._lone_cr: bool | None = None
         #: How many changes were applied: what caches of this document's text key on.
         self.revision = 0
 
@@ -65,30 +65,24 @@ class MemoryDocument(TextDocument):
 
     @property
     def source(self) -> str:
-        if self._source is None and self._lines is not None:
-            self._source = "".join(self._lines)
+        if self._source is None and self._lf is not None:
+            self._source = "\n".join(self._lf)
         return super().source
 
     @property
     def lines(self) -> Sequence[str]:
-        return tuple(self._line_list())
+        return tuple(split_lines(self.source))
 
     def lf_lines(self) -> list[str]:
-        """The text split at ``\\n`` (once per revision); do not change the list."""
-        if self._lf_lines is None:
-            self._lf_lines = self.source.split("\n")
-        return self._lf_lines
-
-    def _line_list(self) -> list[str]:
-        if self._lines is None:
-            self._lines = split_lines(self.source)
-        return self._lines
+        """The text split at ``\n``; do not change the list (it is the document's own)."""
+        if self._lf is None:
+            self._lf = self.source.split("\n")
+        return self._lf
 
     # --- changes ----------------------------------------------------------------------------
 
-    def _column(self, line: str, character: int) -> int:
-        """A client column on ``line`` in code points, clamped to the line's content."""
-        content = _content(line)
+    def _column(self, content: str, character: int) -> int:
+        """A client column on a line's ``content`` in code points, clamped to its end."""
         if content.isascii() or self._position_codec.encoding == types.PositionEncodingKind.Utf32:
             return min(character, len(content))
         counted = 0
@@ -98,37 +92,60 @@ class MemoryDocument(TextDocument):
             counted += self._position_codec.impl.code_units_for_char(char)
         return len(content)
 
-    def _point(self, lines: list[str], position: types.Position) -> tuple[int, int]:
-        """(line, code-point column); past the last line: (number of lines, 0), the end."""
-        if position.line >= len(lines):
-            return len(lines), 0
-        return position.line, self._column(lines[position.line], position.character)
-
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
-        lines = self._line_list()
-        start_line, start_col = self._point(lines, change.range.start)
-        end_line, end_col = self._point(lines, change.range.end)
-        if (end_line, end_col) < (start_line, start_col):
-            start_line, start_col, end_line, end_col = end_line, end_col, start_line, start_col
-        # Split again from one line before to one line after: an edit next to a line end can
-        # join a "\r" and a "\n" into one end, or part them.
-        first = max(start_line - 1, 0)
-        last = min(end_line + 1, len(lines))
-        segment = "".join(lines[first:last])
-        start = sum(len(line) for line in lines[first:start_line]) + start_col
-        end = sum(len(line) for line in lines[first:end_line]) + end_col
-        lines[first:last] = split_lines(segment[:start] + change.text + segment[end:])
+        lines = self.lf_lines()
+        if self._lone_cr is None:
+            self._lone_cr = "\r" in self.source and _LONE_CR.search(self.source) is not None
+        if self._lone_cr:
+            self._apply_by_offsets(change)
+            return
+        # Without a lone CR the LSP's lines are these; a CRLF line's CR is not in its columns.
+        points = []
+        for position in (change.range.start, change.range.end):
+            if position.line >= len(lines):
+                points.append((len(lines) - 1, len(lines[-1])))
+            else:
+                line = lines[position.line]
+                content = line[:-1] if line.endswith("\r") else line
+                points.append((position.line, self._column(content, position.character)))
+        (start_line, start_col), (end_line, end_col) = sorted(points)
+        segment = "\n".join(lines[start_line : end_line + 1])
+        end = sum(len(line) + 1 for line in lines[start_line:end_line]) + end_col
+        new = segment[:start_col] + change.text + segment[end:]
+        follows = "\n" if end_line + 1 < len(lines) else ""
+        self._lone_cr = "\r" in new and _LONE_CR.search(new + follows) is not None
+        lines[start_line : end_line + 1] = new.split("\n")
+        self._changed()
+
+    def _apply_by_offsets(self, change: types.TextDocumentContentChangePartial) -> None:
+        """The change by offsets in the whole text: with a lone CR, where the LSP's lines and
+        the LF lines differ (rare enough to pay a split of the text)."""
+        text = self.source
+        lines = split_lines(text)
+        offsets = []
+        for position in (change.range.start, change.range.end):
+            if position.line >= len(lines):
+                offsets.append(len(text))
+                continue
+            line = lines[position.line]
+            content = line.rstrip("\r\n") if line.endswith(("\n", "\r")) else line
+            before = sum(len(line) for line in lines[: position.line])
+            offsets.append(before + self._column(content, position.character))
+        start, end = sorted(offsets)
+        self._source = text[:start] + change.text + text[end:]
+        self._lf = None
+        self._lone_cr = None
         self._changed()
 
     def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
         super()._apply_full_change(change)
-        self._lines = None
+        self._lf = None
+        self._lone_cr = None
         self._changed()
 
     def _changed(self) -> None:
-        if self._lines is not None:
+        if self._lf is not None:
             self._source = None
-        self._lf_lines = None
         self.revision += 1
 
 
