@@ -291,7 +291,7 @@ MEM004 = Rule(
 
 def _duplicate_entries(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
     index, links, memo = view.index, view.links, view.memo
-    entries, lines = index.entries, index.lines
+    entries, lines, path = index.entries, index.lines, str(index.path)
 
     def keyed(start: int, stop: int) -> list[tuple[int, str]]:
         span = links[bisect_left(entries, start, key=_LINE) : bisect_left(entries, stop, key=_LINE)]
@@ -307,7 +307,7 @@ def _duplicate_entries(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
             yield memo.made(
                 "MEM006",
                 entry.line,
-                (entry, first, key, index.path, before),
+                (entry, first, key, path, before),
                 functools.partial(_duplicate, index, ctx, entry, first, key),
             )
 
