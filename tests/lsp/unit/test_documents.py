@@ -6,6 +6,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
+from memdir.model import Span
+from memdir_lsp import positions as core_positions
 from memdir_lsp.documents import MemoryDocument, split_lines, unit_counter
 from pygls.workspace import PositionCodec, TextDocument
 
@@ -98,3 +100,15 @@ def test_unit_counter_counts_as_pygls() -> None:
         count = unit_counter(codec)
         for text in ["", "ascii", "é😀x", "\ud800", "数据 \u2028"]:
             assert count(text) == codec.client_num_units(text), (encoding, text)
+
+
+def test_positions_follow_an_edit_that_makes_a_lone_cr() -> None:
+    """Positions are mapped across lone CRs by the lines' version: an edit gives new lines."""
+    doc = MemoryDocument("file:///m/MEMORY.md", source="- [A](a.md) — one\n- [B](b.md) — two\n")
+    span = Span(1, 2, 1, 5)
+    assert core_positions.for_client(span, doc.lf_lines()) == (span, doc.lf_lines())
+    at = types.Position(line=0, character=3)
+    doc.apply_change(change(at, at, "\r"))  # line 0 now ends twice for the client
+    moved, lines = core_positions.for_client(span, doc.lf_lines())
+    assert (moved.start_line, moved.start_col) == (2, 2)
+    assert lines[2] == "- [B](b.md) — two"
