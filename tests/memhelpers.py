@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import select
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -187,3 +189,20 @@ def sdk_answered_by(
         )
 
     monkeypatch.setattr(anthropic, "AsyncAnthropic", factory)
+
+
+def announced(proc: subprocess.Popen[bytes], prefix: str, timeout: float = 30.0) -> str:
+    """The first line of ``proc``'s stderr starting with ``prefix`` (a server saying it listens),
+    waited for without polling. ``proc`` needs ``stderr=PIPE, bufsize=0``: unbuffered, select()
+    sees every line still unread."""
+    assert proc.stderr is not None
+    deadline = time.monotonic() + timeout
+    seen: list[str] = []
+    while True:
+        ready, _, _ = select.select([proc.stderr], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, f"no line {prefix!r} within {timeout}s; stderr: {seen}"
+        line = proc.stderr.readline().decode()
+        assert line, f"the process exited ({proc.poll()}); stderr: {seen}"
+        if line.startswith(prefix):
+            return line.rstrip("\n")
+        seen.append(line)

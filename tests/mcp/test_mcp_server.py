@@ -6,7 +6,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from memdir.mcp_server import build_server
 from memdir.memory_tool import MemdirMemoryTool
 from memdir.recall import prefetch
 from memdir.surface import Session
+from memhelpers import announced
 
 TOPIC = (
     "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
@@ -481,39 +481,30 @@ def test_http_refuses_hosts_that_are_not_loopback(
     assert error.startswith("memdir mcp: error: --http")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _wait_for_port(port: int, proc: subprocess.Popen[bytes], deadline: float = 30.0) -> None:
-    """Until the server accepts connections (it says nothing on stdout when it does)."""
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise AssertionError(f"memdir mcp --http exited with {proc.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError(f"memdir mcp --http did not listen on {port} within {deadline}s")
+def test_http_on_a_port_in_use_is_one_line(
+    memdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["mcp", "--dir", str(memdir), "--http", f"127.0.0.1:{port}"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("memdir mcp: error: Address already in use"), line
 
 
 async def test_over_streamable_http_on_loopback(memdir: Path) -> None:
-    port = _free_port()
     command = [sys.executable, "-m", "memdir", "mcp", "--dir", str(memdir)]
     with subprocess.Popen(
-        [*command, "--http", f"127.0.0.1:{port}", "--read-only"],
+        [*command, "--http", "127.0.0.1:0", "--read-only"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        bufsize=0,
     ) as proc:
         try:
-            _wait_for_port(port, proc)
-            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            # Printed once the socket listens, with the port taken.
+            url = announced(proc, "memdir mcp: serving ").rsplit(" at ", 1)[1]
+            assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp"), url
+            async with Client(url) as client:
                 tools = {tool.name: tool for tool in (await client.list_tools()).tools}
                 assert set(tools) == TOOLS
                 annotations = tools["memory"].annotations

@@ -10,9 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memdir.cli.common import CliError, resolve_dir
 from memdir.extras import require
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,7 +47,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--http",
         metavar="HOST:PORT",
-        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only)",
+        help=(
+            "serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only; "
+            "port 0: any free port)"
+        ),
     )
     parser.set_defaults(func=cmd_mcp)
 
@@ -53,7 +60,7 @@ def parse_http(value: str) -> tuple[str, int]:
     import ipaddress  # here: `memdir --help` registers this command too
 
     host, sep, port_text = value.rpartition(":")
-    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+    if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) < 65536:
         raise CliError(f"--http wants HOST:PORT, e.g. 127.0.0.1:8765, got {value!r}")
     host = host.removeprefix("[").removesuffix("]")
     loopback = host == "localhost"
@@ -80,8 +87,23 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if http is None:
         server.run("stdio")
     else:
-        host, port = http
-        served = ", ".join(str(d) for d in directories)
-        print(f"memdir mcp: serving {served} at http://{host}:{port}/mcp", file=sys.stderr)
-        server.run("streamable-http", host=host, port=port)
+        serve_http(server, *http, ", ".join(str(d) for d in directories))
     return 0
+
+
+def serve_http(server: MCPServer, host: str, port: int, served: str) -> None:
+    """The SDK's streamable HTTP app on a socket bound before the "serving" line is printed:
+    whoever waits for that line (a person, a test) can connect at once, and with port 0 it
+    names the port taken."""
+    import socket
+
+    import anyio
+    import uvicorn
+
+    ipv6 = ":" in host
+    sock = socket.create_server((host, port), family=socket.AF_INET6 if ipv6 else socket.AF_INET)
+    url = f"http://{f'[{host}]' if ipv6 else host}:{sock.getsockname()[1]}/mcp"
+    print(f"memdir mcp: serving {served} at {url}", file=sys.stderr, flush=True)
+    app = server.streamable_http_app(host=host)
+    config = uvicorn.Config(app, log_level=server.settings.log_level.lower())
+    anyio.run(uvicorn.Server(config).serve, [sock])

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ from lsp_helpers import FILES, Workspace, build, open_doc, pos
 from lsprotocol import types
 from memdir.paths import slugify
 from memdir_lsp.memory_protocol.converter import plain
+from memhelpers import announced
 from pytest_lsp import LanguageClient
 
 EXTRA = Path(__file__).parent / "_extra"  # replaced per test by tmp dirs
@@ -120,21 +119,6 @@ def test_version_and_light_import() -> None:
     assert out.stdout.strip() == "False", out.stderr
 
 
-def _listening_port(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> int:
-    """The port of the server's "listening on" line, printed once it accepts connections."""
-    assert proc.stderr is not None
-    deadline = time.monotonic() + timeout
-    seen: list[str] = []
-    while True:
-        ready, _, _ = select.select([proc.stderr], [], [], max(0.0, deadline - time.monotonic()))
-        assert ready, f"memdir-lsp never said it listens; stderr: {seen}"
-        line = proc.stderr.readline().decode()
-        assert line, f"memdir-lsp exited; stderr: {seen}"
-        if line.startswith("memdir-lsp: listening on "):
-            return int(line.rsplit(":", 1)[1])
-        seen.append(line)
-
-
 def _frame(payload: dict[str, Any]) -> bytes:
     body = json.dumps(payload).encode()
     return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
@@ -148,7 +132,7 @@ def test_tcp_transport(tmp_path: Path) -> None:
         bufsize=0,  # unbuffered: select() sees every line still unread
     )
     try:
-        port = _listening_port(proc)
+        port = int(announced(proc, "memdir-lsp: listening on ").rsplit(":", 1)[1])
         with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
             sock.sendall(
                 _frame(
