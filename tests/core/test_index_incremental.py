@@ -244,3 +244,26 @@ def test_a_save_reads_the_index_from_the_edited_one(tmp_path: Path) -> None:
     assert saved == load_index(tmp_path)
     assert saved.edit is not None and saved.edit.start == saved.edit.new_stop  # nothing to read
     assert all(a is b for a, b in zip(saved.entries, edited.entries, strict=True))
+
+
+def test_the_dir_state_rechecks_only_an_edits_lines_of_its_index(tmp_path: Path) -> None:
+    # The state keeps one IndexMemo across edits, typed in the editor or saved to disk.
+    from memdir.lint.state import DirState, lint_directory
+
+    lines = [f"- [Memory {n}](memory-{n}.md) — what memory {n} is about" for n in range(60)]
+    (tmp_path / C.INDEX_FILENAME).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    state = DirState(tmp_path)
+    state.refresh()
+    state.lint()
+    before = state.index_memo.checked["MEM001"]
+    lines[-1] = "- [Memory 59](memory-59.md) — " + "a hook far too long " * 10
+    edited = "\n".join(lines) + "\n"
+    state.update(tmp_path / C.INDEX_FILENAME, edited)
+    typed = state.lint()
+    assert state.index_memo.checked["MEM001"] - before == 1
+    (tmp_path / C.INDEX_FILENAME).write_text(edited.replace("59", "58", 1), encoding="utf-8")
+    state.close(tmp_path / C.INDEX_FILENAME)
+    saved = state.lint()
+    assert state.index_memo.checked["MEM001"] - before == 2
+    assert "MEM001" in {d.code for d in typed.diagnostics}
+    assert saved.diagnostics == lint_directory(tmp_path).diagnostics

@@ -35,6 +35,7 @@ from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.engine import LintContext
 from memdir.lint.rules import (
     DirectoryMemo,
+    IndexMemo,
     TopicSummary,
     check_index,
     check_topic,
@@ -242,6 +243,9 @@ class DirState:
         self.directory_runs = 0
         self.rule_runs: Counter[str] = Counter()
         self._memo = DirectoryMemo()
+        #: What the index rules reuse from one check of MEMORY.md to the next (its counters say
+        #: how many lines an edit re-checked).
+        self.index_memo = IndexMemo()
         #: File -> the keys of what its check asked the project (:meth:`Project.recording`),
         #: for files that asked anything: a change of the project's files can change only the
         #: results of the files whose keys it concerns. MEMORY.md's are in ``_index_asks``.
@@ -474,9 +478,9 @@ class DirState:
         links = self._memo.links(index)
         if self.project is None:
             self._index_asks = ()
-            return tuple(check_index(index, self.context, links))
+            return tuple(check_index(index, self.context, links, self.index_memo))
         with self.project.recording() as asked:
-            found = check_index(index, self.context, links)
+            found = check_index(index, self.context, links, self.index_memo)
         self._index_asks = tuple(asked)
         return tuple(found)
 
@@ -506,7 +510,9 @@ class DirState:
             self.reads[C.INDEX_FILENAME] += 1
             # As every reader of MEMORY.md reads it: capped, regular files only, never through a
             # link leading out (the walk reports that link as MEM114).
-            index = load_index(self.root, self.settings.agent_target)
+            # A save re-parses only the lines it changed, as an edit does.
+            previous = self._index.index if self._index is not None else None
+            index = load_index(self.root, self.settings.agent_target, previous=previous)
         self._index = _IndexResult(key, index, self._check_index(index))
         return True
 
