@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,8 +78,9 @@ class LintContext:
                 fix = replace(fix, title=title)
         return Diagnostic(path, rel, span, code, self.severities[code], _shown(message), fix)
 
-    @property
+    @cached_property
     def index_path(self) -> Path:
+        # One Path for every finding on MEMORY.md (hundreds per edit of a large index).
         return self.root / C.INDEX_FILENAME
 
 
