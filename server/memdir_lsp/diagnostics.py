@@ -41,7 +41,7 @@ from lsprotocol import types
 from memdir_lsp import positions
 from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.protocol import DIAGNOSTIC_IDENTIFIER, DIAGNOSTIC_SOURCE
-from memdir_lsp.server import FileEvent, MemoryServer
+from memdir_lsp.server import FileEvent, MemoryServer, Wire
 
 if TYPE_CHECKING:
     from memdir_lsp.linting import Linted
@@ -64,8 +64,8 @@ SEVERITIES = {
 
 
 #: What one converted finding was placed in and what it became: the text of the lines its span
-#: starts and ends on, the LSP diagnostic, and the bytes its result id hashes.
-Converted = tuple[object, types.Diagnostic, bytes]
+#: starts and ends on, the LSP diagnostic, the bytes its result id hashes, and its JSON form.
+Converted = tuple[object, types.Diagnostic, bytes, Any]
 
 
 @dataclass(slots=True)
@@ -82,6 +82,8 @@ class Made:
     #: only the findings it moved or made. By value: a rule may make an equal finding anew.
     converted: dict[Any, Converted] | None = None
     items: list[types.Diagnostic] = field(default_factory=list)
+    #: The items' JSON forms (open documents only), in the same order.
+    wire: list[Any] | None = None
 
 
 class DiagnosticsState:
@@ -261,16 +263,28 @@ def make(ls: MemoryServer, path: Path, found: Sequence[Any]) -> Made:
             hit = before.get(finding)
             if hit is None or hit[0] != where:
                 item = to_lsp(ls, lines, finding)
-                hit = (where, item, _digest(item))
+                hit = (where, item, _digest(item), to_wire(ls, item))
             converted[finding] = hit
             entries.append(hit)
         result_id = _result_id_of(entry[2] for entry in entries)
-        made = kept = Made(found, text, result_id, converted, [entry[1] for entry in entries])
+        made = kept = Made(
+            found,
+            text,
+            result_id,
+            converted,
+            [entry[1] for entry in entries],
+            [entry[3] for entry in entries],
+        )
     if found:
         state.made[path] = kept
     else:
         state.made.pop(path, None)
     return made
+
+
+def to_wire(ls: MemoryServer, item: types.Diagnostic) -> Any:
+    """``item`` in JSON form, by the converter that would send it."""
+    return ls.protocol._converter.unstructure(item)
 
 
 def items_of(ls: MemoryServer, path: Path, made: Made) -> list[types.Diagnostic]:
@@ -513,7 +527,11 @@ EMPTY_RESULT_ID = _result_id_of([])
 
 async def document_diagnostic(
     ls: MemoryServer, params: types.DocumentDiagnosticParams
-) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
+) -> (
+    types.RelatedFullDocumentDiagnosticReport
+    | types.RelatedUnchangedDocumentDiagnosticReport
+    | Wire
+):
     found = ls.memory_document(params.text_document.uri)
     if found is None:
         # Not a memory file: nothing to say about it.
@@ -535,6 +553,9 @@ async def document_diagnostic(
         state.reported_uris.add(params.text_document.uri)
     if params.previous_result_id == made.result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=made.result_id)
+    if made.wire is not None:
+        # An open document's items are in JSON form already (see Wire).
+        return Wire({"kind": "full", "resultId": made.result_id, "items": made.wire})
     return types.RelatedFullDocumentDiagnosticReport(
         items=items_of(ls, path, made), result_id=made.result_id
     )

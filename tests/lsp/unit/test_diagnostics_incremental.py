@@ -18,7 +18,7 @@ from lsprotocol import types
 from memdir.lint.state import DirState
 from memdir_lsp import diagnostics
 from memdir_lsp.diagnostics import document_diagnostic, relint, state_of
-from memdir_lsp.server import MemoryServer
+from memdir_lsp.server import MemoryServer, Wire
 
 TOPIC = "---\nname: {name}\ndescription: what {name} is about\ntype: user\n---\nData.\n"
 
@@ -79,10 +79,15 @@ def conversions(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
 
 
 def pull(server: MemoryServer, uri: str, previous: str | None = None) -> Any:
+    """The report as the client reads it (an open document's is sent in JSON form)."""
     params = types.DocumentDiagnosticParams(
         text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=previous
     )
-    return asyncio.run(document_diagnostic(server, params))
+    report = asyncio.run(document_diagnostic(server, params))
+    if isinstance(report, Wire):
+        converter = server.protocol._converter
+        return converter.structure(report.value, types.RelatedFullDocumentDiagnosticReport)
+    return report
 
 
 def test_an_edit_converts_only_the_findings_it_made(tmp_path: Path, conversions: list[Any]) -> None:
@@ -110,7 +115,7 @@ def test_an_edit_converts_only_the_findings_it_made(tmp_path: Path, conversions:
         diagnostics.to_lsp(server, server.lines_of(index), d)
         for d in directory_findings(directory, index)
     ]
-    assert edited.items == fresh
+    assert list(edited.items) == fresh
 
 
 def directory_findings(directory: Any, path: Path) -> tuple[Any, ...]:
