@@ -41,7 +41,7 @@ from lsprotocol import types
 from memdir_lsp import positions
 from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.protocol import DIAGNOSTIC_IDENTIFIER, DIAGNOSTIC_SOURCE
-from memdir_lsp.server import FileEvent, MemoryServer, Wire
+from memdir_lsp.server import FileEvent, JsonResult, MemoryServer
 
 if TYPE_CHECKING:
     from memdir_lsp.linting import Linted
@@ -530,7 +530,7 @@ async def document_diagnostic(
 ) -> (
     types.RelatedFullDocumentDiagnosticReport
     | types.RelatedUnchangedDocumentDiagnosticReport
-    | Wire
+    | JsonResult
 ):
     found = ls.memory_document(params.text_document.uri)
     if found is None:
@@ -554,8 +554,8 @@ async def document_diagnostic(
     if params.previous_result_id == made.result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=made.result_id)
     if made.wire is not None:
-        # An open document's items are in JSON form already (see Wire).
-        return Wire({"kind": "full", "resultId": made.result_id, "items": made.wire})
+        # An open document's items are in JSON form already (see JsonResult).
+        return JsonResult({"kind": "full", "resultId": made.result_id, "items": made.wire})
     return types.RelatedFullDocumentDiagnosticReport(
         items=items_of(ls, path, made), result_id=made.result_id
     )

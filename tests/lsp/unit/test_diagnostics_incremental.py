@@ -18,7 +18,7 @@ from lsprotocol import types
 from memdir.lint.state import DirState
 from memdir_lsp import diagnostics
 from memdir_lsp.diagnostics import document_diagnostic, relint, state_of
-from memdir_lsp.server import MemoryServer, Wire
+from memdir_lsp.server import JsonResult, MemoryServer
 
 TOPIC = "---\nname: {name}\ndescription: what {name} is about\ntype: user\n---\nData.\n"
 
@@ -84,7 +84,7 @@ def pull(server: MemoryServer, uri: str, previous: str | None = None) -> Any:
         text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=previous
     )
     report = asyncio.run(document_diagnostic(server, params))
-    if isinstance(report, Wire):
+    if isinstance(report, JsonResult):
         converter = server.protocol._converter
         return converter.structure(report.value, types.RelatedFullDocumentDiagnosticReport)
     return report
