@@ -9,6 +9,7 @@ the file, so memdir can say precisely which entries the agent never sees.
 from __future__ import annotations
 
 import re
+import sys
 import weakref
 from bisect import bisect_left
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Literal, TypeVar, overload
 
 from memdir import constants as C
-from memdir.model import IndexEntry, IndexLine, Problem, Span
+from memdir.model import TITLE_ESCAPE, IndexEntry, IndexLine, Problem
 from memdir.sanitize import for_model
 from memdir.target import DEFAULT_TARGET, Target
 from memdir.textio import decode_bytes, read_text, utf8_len, utf16_len, utf16_prefix_index
@@ -44,7 +45,6 @@ BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _FM_BOUNDARY = re.compile(r"^-{3,}\s*$")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 _COMMENT_SPAN = re.compile(r"<!--.*?-->", re.DOTALL)
-_TITLE_ESCAPE = re.compile(r"\\(.)")
 #: Characters that would break a Markdown link target; everything else (incl. CJK) stays readable.
 _TARGET_UNSAFE = re.compile(r"[%\s()<>\[\]\\]")
 
@@ -57,7 +57,7 @@ def normalize_target(target: str) -> str:
     # Raw backslashes are Windows separators; an encoded %5C is a literal character.
     # (Tested first: the substitution costs more than the rest and most targets have none.)
     if "\\" in target:
-        target = _TITLE_ESCAPE.sub(r"\1", target).replace("\\", "/")
+        target = TITLE_ESCAPE.sub(r"\1", target).replace("\\", "/")
     if "%" in target:
         # Imported here: most targets are plain, and urllib.parse costs every lint start.
         from urllib.parse import unquote
@@ -73,27 +73,28 @@ def parse_entry(line: str, number: int) -> IndexEntry | None:
     match = _ENTRY.match(line)
     if match is None:
         return None
-    _indent, bullet, raw_title, target, rest, _lead, separator = match.groups()
+    _indent, bullet, _title, target, rest, _lead, separator = match.groups()
     if separator is not None:
         hook_start = match.end("lead")
     else:
         separator = ""
         hook_start = match.start("rest") + (len(rest) - len(rest.lstrip()))
-    hook = line[hook_start:].rstrip()
+    hook_end = max(hook_start, len(line.rstrip()))
     title_start, title_end = match.span("title")
     target_start, target_end = match.span("target")
     return IndexEntry(
         number,
         line,
         bullet,
-        _TITLE_ESCAPE.sub(r"\1", raw_title) if "\\" in raw_title else raw_title,
-        target,
-        normalize_target(target),
-        separator,
-        hook,
-        Span(number, title_start, number, title_end),
-        Span(number, target_start, number, target_end),
-        Span(number, hook_start, number, hook_start + len(hook)),
+        # Interned: the same object as the directory's file keys, not a copy per entry.
+        sys.intern(normalize_target(target)),
+        sys.intern(separator),
+        title_start,
+        title_end,
+        target_start,
+        target_end,
+        hook_start,
+        hook_end,
     )
 
 
@@ -912,19 +913,18 @@ def _moved(item: IndexEntry | IndexLine, delta: int) -> IndexEntry | IndexLine:
     """``item`` on the line ``delta`` lines further."""
     if isinstance(item, IndexLine):
         return IndexLine(item.line + delta, item.raw, item.kind)
-    line = item.line + delta
     return IndexEntry(
-        line,
+        item.line + delta,
         item.raw,
         item.bullet,
-        item.title,
-        item.target,
         item.path,
         item.separator,
-        item.hook,
-        Span(line, item.title_span.start_col, line, item.title_span.end_col),
-        Span(line, item.target_span.start_col, line, item.target_span.end_col),
-        Span(line, item.hook_span.start_col, line, item.hook_span.end_col),
+        item.title_start,
+        item.title_end,
+        item.target_start,
+        item.target_end,
+        item.hook_start,
+        item.hook_end,
     )
 
 

@@ -8,12 +8,13 @@ never abort a scan or a lint run.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Span:
     start_line: int
     start_col: int
@@ -33,7 +34,7 @@ class Span:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Problem:
     """Something wrong found while reading a file.
 
@@ -53,7 +54,7 @@ class Problem:
     detail: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WikiLink:
     """A ``[[name]]`` link to another memory by its ``name``; a missing target is intended."""
 
@@ -61,7 +62,7 @@ class WikiLink:
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Frontmatter:
     """The YAML block at the top of a topic file, located in the raw text."""
 
@@ -75,7 +76,7 @@ class Frontmatter:
     key_spans: dict[str, Span] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TopicFile:
     """A topic file ``*.md`` of a memory directory, fully parsed."""
 
@@ -103,7 +104,7 @@ class TopicFile:
         return self.frontmatter is not None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MemoryHeader:
     """What the prefetch scan sees of a topic file: its first 30 lines (at most 64 KiB)."""
 
@@ -117,26 +118,60 @@ class MemoryHeader:
     problems: tuple[Problem, ...] = ()
 
 
-@dataclass(frozen=True)
+#: A backslash escape in a link title (``\\]``); the index parser reads targets with it too.
+TITLE_ESCAPE = re.compile(r"\\(.)")
+
+
+@dataclass(frozen=True, slots=True)
 class IndexEntry:
-    """One ``- [Title](file.md) — hook`` line of MEMORY.md."""
+    """One ``- [Title](file.md) — hook`` line of MEMORY.md.
+
+    Kept as the line and the columns of its parts: the title, target, hook and their spans are
+    made from ``raw`` when asked, since a big index holds tens of thousands of entries and most
+    of their parts are never looked at again.
+    """
 
     line: int
     raw: str
     bullet: str
-    title: str
-    #: The link target exactly as written (possibly URL-encoded).
-    target: str
     #: The target decoded and normalised to a ``/``-separated path, without ``#fragment``.
     path: str
     separator: str
-    hook: str
-    title_span: Span
-    target_span: Span
-    hook_span: Span
+    title_start: int
+    title_end: int
+    target_start: int
+    target_end: int
+    hook_start: int
+    hook_end: int
+
+    @property
+    def title(self) -> str:
+        title = self.raw[self.title_start : self.title_end]
+        return TITLE_ESCAPE.sub(r"\1", title) if "\\" in title else title
+
+    @property
+    def target(self) -> str:
+        """The link target exactly as written (possibly URL-encoded)."""
+        return self.raw[self.target_start : self.target_end]
+
+    @property
+    def hook(self) -> str:
+        return self.raw[self.hook_start : self.hook_end]
+
+    @property
+    def title_span(self) -> Span:
+        return Span(self.line, self.title_start, self.line, self.title_end)
+
+    @property
+    def target_span(self) -> Span:
+        return Span(self.line, self.target_start, self.line, self.target_end)
+
+    @property
+    def hook_span(self) -> Span:
+        return Span(self.line, self.hook_start, self.line, self.hook_end)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexLine:
     """A line of MEMORY.md that is not an index entry.
 
