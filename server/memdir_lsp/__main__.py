@@ -11,7 +11,6 @@ only when a recall request arrives.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import logging
 import sys
 
@@ -63,34 +62,15 @@ def configure_logging(verbose: int, log_file: str | None) -> None:
     logging.getLogger("pygls.feature_manager").setLevel(logging.WARNING)
 
 
-#: glibc's ``mallopt`` parameter for the size from which blocks get their own mapping.
-M_MMAP_THRESHOLD = -3
-
-
-def return_large_blocks() -> bool:
-    """Give every block of 128 KiB or more its own mapping, returned to the system when freed.
-
-    glibc raises that threshold to the largest block freed so far (up to 32 MiB), after which a
-    big MEMORY.md's text, lines and joins, made anew on each edit, come from the heap and stay
-    in the process behind what was allocated after them: 20 edits at 20,000 files added 20 MB.
-    Fixing the threshold keeps them out of the heap. Linux with glibc only; False elsewhere.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        return bool(ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, 128 * 1024))
-    except (OSError, AttributeError):  # another C library (musl has no mallopt)
-        return False
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.tcp and not 0 <= args.port < 65536:
         print(f"{SERVER_NAME}: error: --port must be 0-65535", file=sys.stderr)
         return 2
     configure_logging(args.verbose, args.log_file)
-    return_large_blocks()
-    from memdir_lsp import wire
+    from memdir_lsp import allocator, wire
+
+    allocator.return_large_blocks()
     from memdir_lsp.server import create_server
 
     server = create_server()

@@ -79,6 +79,19 @@ class MemoryDocument(TextDocument):
             self._lf = self.source.split("\n")
         return self._lf
 
+    def share_lines(self, text: str, lines: Sequence[str]) -> None:
+        """Keep ``lines``, ``text`` split at LF by someone else (the core's parse of this
+        version's text), instead of an equal list of this document's own: a big MEMORY.md's
+        lines are then held once. Only while ``text`` is this version's text."""
+        if self._source is not text:
+            return
+        own = self._lf
+        if own is None:
+            if len(lines) == text.count("\n") + 1:
+                self._lf = list(lines)
+        elif len(own) == len(lines) and (own[0] is not lines[0] or own[-1] is not lines[-1]):
+            self._lf = list(lines)
+
     # --- changes ----------------------------------------------------------------------------
 
     def _column(self, content: str, character: int) -> int:

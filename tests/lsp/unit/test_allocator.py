@@ -1,5 +1,6 @@
-"""The server gives large blocks (a big MEMORY.md's text and lines, made anew on each edit)
-back to the system when they are freed, instead of keeping them in the heap."""
+"""The server gives freed memory back to the system instead of keeping it in the heap: large
+blocks (a big MEMORY.md's text and lines, made anew on each edit) when they are freed, and the
+free pages between kept blocks (what the first check read) when it asks."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 #: A large block freed behind small ones still in use: the heap cannot shrink past them.
 SCENARIO = """
 import re, sys
-from memdir_lsp.__main__ import return_large_blocks
+from memdir_lsp.allocator import give_back_free_pages, return_large_blocks
 
 def rss():
     return int(re.search(r"VmRSS:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024
@@ -38,3 +39,38 @@ def kept_mb(mode: str) -> float:
 def test_a_freed_large_block_is_returned() -> None:
     assert kept_mb("plain") > 6  # what the default allocator keeps (the 8 MiB block)
     assert kept_mb("server") < 4
+
+
+#: Many small texts freed between small objects still in use (a first check's file texts
+#: between the summaries it keeps): their pages stay in the heap until given back.
+BETWEEN = """
+import re, sys
+from memdir_lsp.allocator import give_back_free_pages
+
+def rss():
+    return int(re.search(r"VmRSS:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024
+
+texts, kept = [], []
+for i in range(20000):
+    texts.append(bytes(3000) + bytes([i % 256]))
+    if i % 10 == 0:
+        kept.append(bytes(700) + bytes([i % 256]))
+before = rss()
+del texts
+if sys.argv[1] == "server":
+    give_back_free_pages()
+print(round(before - rss(), 1))
+"""
+
+
+def given_back_mb(mode: str) -> float:
+    run = subprocess.run(
+        [sys.executable, "-c", BETWEEN, mode], capture_output=True, text=True, check=True
+    )
+    return float(run.stdout)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+def test_free_pages_between_kept_blocks_are_given_back() -> None:
+    assert given_back_mb("plain") < 10  # the 60 MB freed stay in the process
+    assert given_back_mb("server") > 40

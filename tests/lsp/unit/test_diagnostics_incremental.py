@@ -18,6 +18,7 @@ from lsprotocol import types
 from memdir.lint.state import DirState
 from memdir_lsp import diagnostics
 from memdir_lsp.diagnostics import document_diagnostic, relint, state_of
+from memdir_lsp.documents import MemoryDocument
 from memdir_lsp.server import JsonResult, MemoryServer
 
 TOPIC = "---\nname: {name}\ndescription: what {name} is about\ntype: user\n---\nData.\n"
@@ -208,3 +209,24 @@ def test_an_edit_during_the_first_check_gets_its_own_findings_first(
     published = asyncio.run(scenario())
     assert published[0] == ["MEM006"]  # the duplicate entry: MEMORY.md's own rule
     assert "MEM005" in published[-1]  # the directory's findings (dangling entries) follow
+
+
+def test_an_open_index_holds_its_lines_once(tmp_path: Path) -> None:
+    """The open MEMORY.md's lines are the ones its parse made, not a second list of copies."""
+    root = memory_dir(tmp_path, topics=50)
+    server = server_for(root, pull=True)
+    uri = open_index(server, root)
+    [directory] = server.directories.values()
+    document = server.workspace.get_text_document(uri)
+    assert isinstance(document, MemoryDocument)
+
+    def shared() -> int:
+        index = directory.lint_state.index
+        return sum(a is b for a, b in zip(document.lf_lines(), index.lines, strict=True))
+
+    asyncio.run(relint(server, directory))
+    assert shared() == len(document.lf_lines()) == 53
+    append_line(server, uri, 3, "- [New](new.md) — a new line\n", 2)
+    asyncio.run(relint(server, directory, [root / "MEMORY.md"]))
+    # Each side split the two lines the edit touched for itself; every other line is shared.
+    assert shared() == 54 - 2

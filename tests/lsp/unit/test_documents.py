@@ -112,3 +112,20 @@ def test_positions_follow_an_edit_that_makes_a_lone_cr() -> None:
     moved, lines = core_positions.for_client(span, doc.lf_lines())
     assert (moved.start_line, moved.start_col) == (2, 2)
     assert lines[2] == "- [B](b.md) — two"
+
+
+def test_shared_lines_are_taken_only_for_this_version() -> None:
+    text = "first line\nsecond line\nthird line"
+    doc = MemoryDocument("file:///m/MEMORY.md", text)
+    assert doc.source is text
+    theirs = ("first line\nsecond" + " line\nthird line").split("\n")  # equal, other objects
+    doc.share_lines(text[:5] + text[5:], theirs)  # an equal text, not this version's
+    assert doc.lf_lines()[0] is not theirs[0]
+    doc.share_lines(text, theirs)
+    assert all(mine is shared for mine, shared in zip(doc.lf_lines(), theirs, strict=True))
+
+    at = types.Position(line=1, character=0)
+    doc.apply_change(change(at, types.Position(line=1, character=6), "2nd"))
+    doc.share_lines(text, theirs)  # the text before the edit: not taken
+    assert doc.source == "first line\n2nd line\nthird line"
+    assert doc.lf_lines()[0] is theirs[0]  # the unchanged lines are still the shared ones
