@@ -14,6 +14,9 @@ deliver the results:
   incrementally (``DirState`` caches the rest) after a short per-document debounce, then the
   directory-level rules (orphans, dangling links, duplicates, the prefetch window) are
   refreshed for *every* file of the directory.
+* A directory's first check reads every file, with work-done progress by files read. An edit
+  made meanwhile stops it between files (nothing is published from it) and the edit's run goes
+  on from there with the newest text: no file is read twice.
 * Changes outside the editor (watched files, file operations) re-read the files concerned.
 * Changes to a memory dir's project (its files, watched too) update the project and re-check
   only the memories that cite something (MEM117, MEM118); a commit or checkout (``.git/index``,
@@ -27,11 +30,13 @@ Quick fixes for these findings are :mod:`memdir_lsp.code_actions`'.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import hashlib
 import logging
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,7 +50,7 @@ from memdir_lsp.protocol import DIAGNOSTIC_IDENTIFIER, DIAGNOSTIC_SOURCE
 from memdir_lsp.server import FileEvent, JsonResult, MemoryServer
 
 if TYPE_CHECKING:
-    from memdir_lsp.linting import Linted
+    from memdir_lsp.linting import Linted, Progress, Stop
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +115,11 @@ class DiagnosticsState:
         self.reported_uris: set[str] = set()
         #: The date the last midnight check saw.
         self.today: dt.date | None = None
+        #: Per directory, the edits' runs waiting for :attr:`lock` (see :func:`relint`).
+        self.edits_waiting: Counter[Path] = Counter()
+        #: Per directory, where its refreshes report files done while :func:`lint_all` shows
+        #: work-done progress.
+        self.progress: dict[Path, Progress] = {}
 
 
 def state_of(ls: MemoryServer) -> DiagnosticsState:
@@ -130,8 +140,11 @@ def lint_directory(
     rescan: bool,
     project_events: Sequence[tuple[str, str]] = (),
     reload_project: bool = False,
-) -> Linted:
-    """Lint the whole directory (incrementally: only ``changed`` files are re-read)."""
+    stop: Stop | None = None,
+    progress: Progress | None = None,
+) -> Linted | None:
+    """Lint the whole directory (incrementally: only ``changed`` files are re-read); None
+    when ``stop`` stopped its refresh (see :func:`memdir_lsp.linting.run`)."""
     from memdir_lsp import linting
 
     def open_paths() -> list[Path]:
@@ -146,7 +159,25 @@ def lint_directory(
         today=ls.today(),
         project_events=project_events,
         reload_project=reload_project,
+        stop=stop,
+        progress=progress,
     )
+
+
+@contextlib.asynccontextmanager
+async def _turn(state: DiagnosticsState, root: Path, edit: bool) -> AsyncIterator[None]:
+    """Holds :attr:`DiagnosticsState.lock`; an edit's run is counted while it waits for it."""
+    if edit:
+        state.edits_waiting[root] += 1
+    try:
+        await state.lock.acquire()
+    finally:
+        if edit:
+            state.edits_waiting[root] -= 1
+    try:
+        yield
+    finally:
+        state.lock.release()
 
 
 async def relint(
@@ -157,14 +188,32 @@ async def relint(
     rescan: bool = False,
     project_events: Sequence[tuple[str, str]] = (),
     reload_project: bool = False,
+    edit: bool = False,
 ) -> None:
-    """Re-lint one directory and deliver what changed, for every file of it."""
+    """Re-lint one directory and deliver what changed, for every file of it.
+
+    ``edit``: the run of an edit. While it waits, a refresh of the directory that is running
+    (its first check, or what is left of one) stops between files and publishes nothing; this
+    run goes on from there with the newest text, reading no file twice.
+    """
     state = state_of(ls)
     changed = list(changed)
-    async with state.lock:
+    root = directory.root
+    waiting = state.edits_waiting
+    async with _turn(state, root, edit):
         linted = await asyncio.to_thread(
-            lint_directory, ls, directory, changed, rescan, project_events, reload_project
+            lint_directory,
+            ls,
+            directory,
+            changed,
+            rescan,
+            project_events,
+            reload_project,
+            lambda: waiting[root] > 0,
+            state.progress.get(root),
         )
+        if linted is None:
+            return  # stopped for an edit: its run publishes
         share_index_lines(ls, directory)
         # What the run read and dropped (every file, on a first check) leaves free pages
         # between what it kept: given back, not held for the server's lifetime.
@@ -352,10 +401,15 @@ def results_for(ls: MemoryServer, directory: MemoryDirectory, path: Path) -> Seq
 
 
 async def lint_all(ls: MemoryServer) -> None:
-    """Lint every directory, with work-done progress when the client shows it."""
+    """Lint every directory, with work-done progress by files read when the client shows it.
+
+    A directory whose check an edit stopped (see :func:`relint`) is waited for: the edit's run
+    goes on with it, reporting here.
+    """
     directories = list(ls.directories.values())
     if not directories:
         return
+    state = state_of(ls)
     token: str | None = None
     if ls.client_supports("window.work_done_progress"):
         token = str(uuid.uuid4())
@@ -364,25 +418,73 @@ async def lint_all(ls: MemoryServer) -> None:
         except Exception as exc:
             logger.warning("work done progress refused: %s", exc)
             token = None
+    progress: CheckProgress | None = None
+    reporters: dict[Path, Progress] = {}
     if token is not None:
         ls.work_done_progress.begin(
             token,
             types.WorkDoneProgressBegin(title="memdir: checking memory", percentage=0),
         )
+        progress = CheckProgress(ls, token, len(directories))
+        reporters = {d.root: progress.of(number) for number, d in enumerate(directories)}
+        state.progress.update(reporters)
     try:
-        for number, directory in enumerate(directories):
-            if token is not None:
-                ls.work_done_progress.report(
-                    token,
-                    types.WorkDoneProgressReport(
-                        message=str(directory.root),
-                        percentage=int(100 * number / len(directories)),
-                    ),
-                )
-            await relint(ls, directory)
+        for directory in directories:
+            await relint_checked(ls, directory)
     finally:
-        if token is not None:
-            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+        for root, reporter in reporters.items():
+            if state.progress.get(root) is reporter:
+                del state.progress[root]
+        if progress is not None:
+            progress.end()
+
+
+async def relint_checked(ls: MemoryServer, directory: MemoryDirectory) -> None:
+    """:func:`relint`, returning once the directory is checked: a run an edit stopped is
+    followed by another, behind the edit's run that goes on with the check."""
+    state = state_of(ls)
+    await relint(ls, directory)
+    while directory.root not in state.results and ls.directories.get(directory.root) is directory:
+        await relint(ls, directory)
+
+
+class CheckProgress:
+    """:func:`lint_all`'s work-done progress, told files done by its directories' refreshes.
+
+    Told in the worker thread, so sent through the event loop; only when the percentage of all
+    directories grows (at most 100 reports, never backwards: a run going on with a stopped check
+    counts again the files it only stats), and never after the end (a worker still reading when
+    the check was cancelled, at shutdown, sends nothing more).
+    """
+
+    def __init__(self, ls: MemoryServer, token: str, count: int) -> None:
+        self.ls = ls
+        self.token = token
+        self.count = count
+        self.loop = asyncio.get_running_loop()
+        self.reported = 0
+        self.ended = False
+
+    def of(self, number: int) -> Progress:
+        """The progress hook of the ``number``-th directory."""
+
+        def told(done: int, total: int) -> None:
+            percentage = (100 * number + 100 * done // total) // self.count
+            if percentage > self.reported and not self.ended:
+                self.reported = percentage
+                message = f"{done:,} of {total:,} files"
+                self.loop.call_soon_threadsafe(self._report, percentage, message)
+
+        return told
+
+    def _report(self, percentage: int, message: str) -> None:
+        if not self.ended:
+            report = types.WorkDoneProgressReport(message=message, percentage=percentage)
+            self.ls.work_done_progress.report(self.token, report)
+
+    def end(self) -> None:
+        self.ended = True
+        self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message="done"))
 
 
 async def on_initialize(ls: MemoryServer, params: types.InitializeParams) -> None:
@@ -462,7 +564,12 @@ async def on_settings_changed(ls: MemoryServer) -> None:
 
 
 def _schedule(
-    ls: MemoryServer, uri: str, directory: MemoryDirectory, path: Path, delay: float
+    ls: MemoryServer,
+    uri: str,
+    directory: MemoryDirectory,
+    path: Path,
+    delay: float,
+    edit: bool = False,
 ) -> None:
     state = state_of(ls)
     previous = state.pending.pop(uri, None)
@@ -476,7 +583,7 @@ def _schedule(
             # The directory's first check is still reading every file (and holds the lock):
             # the file's own findings now, the rest when that check is done.
             await publish_own_first(ls, directory, path)
-        await relint(ls, directory, [path])
+        await relint(ls, directory, [path], edit=edit)
 
     state.pending[uri] = ls.spawn(later(), f"lint {uri}")
 
@@ -488,7 +595,7 @@ async def on_document(ls: MemoryServer, uri: str, event: str) -> None:
     directory, path = found
     if event == "change":
         # The setting (memdir.diagnostics.debounce), reset by the next keystroke.
-        _schedule(ls, uri, directory, path, ls.editor_settings.debounce_ms / 1000)
+        _schedule(ls, uri, directory, path, ls.editor_settings.debounce_ms / 1000, edit=True)
     else:
         # Open: the editor's text may differ from disk; close: back to the disk's text.
         _schedule(ls, uri, directory, path, 0.0)
@@ -555,15 +662,16 @@ async def document_diagnostic(
         return types.RelatedFullDocumentDiagnosticReport(items=[], result_id="none")
     directory, path = found
     state = state_of(ls)
-    pending = state.pending.pop(params.text_document.uri, None)
-    if pending is not None:
-        pending.cancel()
     if directory.root in state.results:
+        pending = state.pending.pop(params.text_document.uri, None)
+        if pending is not None:
+            pending.cancel()  # this pull runs it
         await relint(ls, directory, [path])
         made = make(ls, path, results_for(ls, directory, path))
     else:
         # The directory's first run is still reading every file: answer with the file's own
-        # findings now; that run's refresh makes the client pull the whole answer.
+        # findings now; that run's refresh makes the client pull the whole answer. An edit's
+        # scheduled run stays: it stops that run and goes on with the newest text.
         made = make(ls, path, await own_findings(ls, directory, path))
     if made.found:
         # A client may keep these after the document closes; see DiagnosticsState.
@@ -598,7 +706,7 @@ async def workspace_diagnostic(
     ] = []
     current: set[str] = set()
     for directory in list(ls.directories.values()):
-        await relint(ls, directory)
+        await relint_checked(ls, directory)
         for path, found in state.results.get(directory.root, {}).items():
             uri = ls.path_to_uri(path)
             current.add(uri)

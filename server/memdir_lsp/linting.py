@@ -4,7 +4,9 @@ One ``DirState`` per memory directory, kept on the directory. The first run read
 directory; after that a change re-reads only the files named, an editor's open buffer replaces
 the file's disk text (``update(path, text)``), and closing the buffer goes back to the disk.
 Watcher events also ``refresh()`` (a stat of every file) so files created or deleted in new
-folders are noticed. Runs in a worker thread; callers serialise runs per server.
+folders are noticed. Runs in a worker thread; callers serialise runs per server. A refresh
+asks the caller's ``stop`` between files: stopped (a newer edit waits), the run lints nothing,
+and the next one finishes that refresh (``DirState.refresh_owed``) before linting.
 
 The directory's project (what MEM117/MEM118 check citations against) is loaded here too, in the
 same thread, since listing it runs git; project file changes are applied to it here, between
@@ -36,6 +38,10 @@ ProjectEvent = tuple[str, str]
 
 #: One file's findings: the state's own tuple, the same object while they stay the same.
 Findings = tuple[Diagnostic, ...]
+#: Asked between files by a refresh: stop now (a newer edit waits to go on from there).
+Stop = Callable[[], bool]
+#: Told ``(files done, files listed)`` by a refresh, after each file.
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,11 @@ def _project(directory: MemoryDirectory, reload: bool = False) -> Project | None
 
 
 def _state(
-    directory: MemoryDirectory, open_paths: Iterable[Path], today: dt.date | None
+    directory: MemoryDirectory,
+    open_paths: Iterable[Path],
+    today: dt.date | None,
+    stop: Stop | None,
+    progress: Progress | None,
 ) -> DirState:
     state = directory.lint_state
     if isinstance(state, DirState) and state.settings == directory.settings:
@@ -81,12 +91,14 @@ def _state(
     state = DirState(directory.root, directory.settings, _project(directory))
     if today is not None:
         state.set_today(today)
-    state.refresh()
+    # The editor's texts first: the refresh never reads an open file from disk.
     for path in open_paths:
         text = directory.text_of(path)
         if text is not None and path.suffix == ".md":
             state.update(path, text)
+    # Kept before the refresh: what a stopped one read stays read (see DirState.refresh_owed).
     directory.lint_state = state
+    state.refresh(stop, progress)
     return state
 
 
@@ -128,11 +140,28 @@ def run(
     today: dt.date | None = None,
     project_events: Sequence[ProjectEvent] = (),
     reload_project: bool = False,
-) -> Linted:
+    stop: Stop | None = None,
+    progress: Progress | None = None,
+) -> Linted | None:
     """Bring the state up to date with ``changed`` files (and the project with
-    ``project_events``, or reloaded) and lint."""
+    ``project_events``, or reloaded) and lint.
+
+    ``stop`` and ``progress`` go to the directory's refresh (the first check, a rescan, or
+    the rest of a stopped one; see :meth:`DirState.refresh`). None: ``stop`` said stop, nothing
+    was linted, and the next run goes on from where this one stopped.
+    """
     with directory.project_lock:
-        return _run(directory, changed, open_paths, rescan, today, project_events, reload_project)
+        return _run(
+            directory,
+            changed,
+            open_paths,
+            rescan,
+            today,
+            project_events,
+            reload_project,
+            stop,
+            progress,
+        )
 
 
 def _run(
@@ -143,11 +172,13 @@ def _run(
     today: dt.date | None,
     project_events: Sequence[ProjectEvent],
     reload_project: bool,
-) -> Linted:
+    stop: Stop | None,
+    progress: Progress | None,
+) -> Linted | None:
     fresh = not isinstance(directory.lint_state, DirState) or (
         directory.lint_state.settings != directory.settings
     )
-    state = _state(directory, open_paths(), today)
+    state = _state(directory, open_paths(), today, stop, progress)
     if not fresh:
         project = _project(directory, reload_project)
         if project is not state.project:
@@ -158,8 +189,8 @@ def _run(
                 state.recheck_citations(answers)
         if today is not None:
             state.set_today(today)
-        if rescan:
-            state.refresh()
+        # The changed files before the refresh, which then only stats them, and a refresh that
+        # stops loses none of them.
         for path in changed:
             if not directory.contains(path):
                 continue
@@ -168,6 +199,10 @@ def _run(
                 state.update(path, directory.text_of(path))
             except ValueError:
                 continue  # not inside the directory after all (a symlinked spelling)
+        if rescan or state.refresh_owed:
+            state.refresh(stop, progress)
+    if state.refresh_owed:
+        return None  # stopped: no findings from a directory read in part
     result = state.lint()
     previous = _latest.get(directory)
     if fresh or previous is None:

@@ -77,6 +77,39 @@ def test_cold_refresh_reads_every_file_once(make_dir: MakeDir) -> None:
     assert codes(state) == []
 
 
+def test_a_stopped_refresh_keeps_what_it_read_and_the_next_one_finishes_it(
+    make_dir: MakeDir,
+) -> None:
+    """What the language server does when an edit arrives during the first check (issue 18)."""
+    root = small_dir(make_dir)
+    (root / "orphan.md").write_text("# no frontmatter\n", encoding="utf-8")
+    with (root / "MEMORY.md").open("a", encoding="utf-8") as index:
+        index.write("- [Gone](gone.md) — a memory not written\n")
+    state = DirState(root)
+    told: list[tuple[int, int]] = []
+    state.refresh(lambda: len(state.reads) == 7, lambda done, total: told.append((done, total)))
+    assert state.refresh_owed
+    assert told == [(done, 21) for done in range(1, 8)]  # 20 topic files and the orphan
+    assert len(state.reads) == 7 and set(state.summaries()) == set(state.reads)
+    with pytest.raises(RuntimeError, match="refresh"):
+        state.lint()  # never taken for the whole directory
+    state.refresh(lambda: True)  # stopped before its first file: drops nothing it had
+    assert state.refresh_owed and set(state.summaries()) == set(state.reads)
+
+    # Meanwhile: an edit of a file read, a file not reached yet deleted.
+    first = sorted(state.reads)
+    edited = topic("m03", "'an edited description'")
+    state.update(root / first[3], edited)
+    (root / "m19.md").unlink()
+    state.refresh()
+    assert not state.refresh_owed
+    every = {p.name for p in root.glob("*.md")}
+    assert "m19.md" not in state.summaries() and set(state.summaries()) == every - {"MEMORY.md"}
+    assert state.reads == Counter(dict.fromkeys(every, 1))  # each file read once, m19 never
+    assert state.lint().diagnostics == fresh(root, {first[3]: edited})
+    assert {d.code for d in fresh(root, {first[3]: edited})} >= {"MEM005", "MEM101", "MEM107"}
+
+
 def test_refresh_after_a_change_rereads_only_that_file(make_dir: MakeDir) -> None:
     root = small_dir(make_dir)
     state = DirState(root)

@@ -23,7 +23,7 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -238,6 +238,8 @@ class DirState:
         self._by_rule: dict[str, dict[str, tuple[Diagnostic, ...]]] = {}
         #: A refresh happened since the last lint: the rules that read the disk run again.
         self._rescanned = True
+        #: See :attr:`refresh_owed`.
+        self._refresh_owed = False
         #: How often :meth:`lint` ran any directory rule, and each one (tests check an edit's
         #: cost with them).
         self.directory_runs = 0
@@ -350,31 +352,43 @@ class DirState:
             self._refresh_index(force=True)
         return frozenset(rels)
 
-    def refresh(self) -> set[str]:
+    def refresh(
+        self,
+        stop: Callable[[], bool] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> set[str]:
         """Bring the state up to date with the disk; returns the relative paths (re)read.
 
         Lists the directory and stats every file; only files that are new or whose
         (mtime, size) changed are read. Editor texts (see :meth:`update`) win over the disk.
+
+        ``stop`` is asked before each file: once it says True the refresh returns, keeping
+        what it read and dropping nothing (files not reached yet may still exist), and
+        :attr:`refresh_owed` stays set until a refresh completes; the next one only stats the
+        files read. ``progress(done, total)`` is told after each file (the listing is made
+        first, to know the total).
         """
+        # Set until the walk completes: a stopped (or failed) refresh is never taken for one.
+        self._refresh_owed = True
         skipped: list[Skipped] = []
         seen: set[str] = set()
         reread: set[str] = set()
-        for path, found in iter_topic_entries(self.root, skipped):
+        entries: Iterable[tuple[str, str]] = iter_topic_entries(self.root, skipped)
+        total = 0
+        if progress is not None:
+            entries = list(entries)
+            total = len(entries)
+        for done, (path, found) in enumerate(entries, 1):
+            if stop is not None and stop():
+                return reread
             # Interned, as the index's link keys are (the directory rules' set arithmetic).
             rel = sys.intern(found)
             seen.add(rel)
-            if rel in self._overlays:
-                continue
-            cached = self._files.get(rel)
-            if cached is not None and cached.key is not None:
-                try:
-                    stat = os.stat(path)
-                except OSError:
-                    stat = None
-                if stat is not None and (stat.st_mtime_ns, stat.st_size) == cached.key:
-                    continue
-            self._set_file(rel, self._load_disk(path, rel))
-            reread.add(rel)
+            if rel not in self._overlays and not self._unchanged(rel, path):
+                self._set_file(rel, self._load_disk(path, rel))
+                reread.add(rel)
+            if progress is not None:
+                progress(done, total)
         for rel in set(self._files) - seen - set(self._overlays):
             self._drop_file(rel)
             self._asks.pop(rel, None)
@@ -382,7 +396,26 @@ class DirState:
         self._rescanned = True
         if self._refresh_index():
             reread.add(C.INDEX_FILENAME)
+        self._refresh_owed = False
         return reread
+
+    def _unchanged(self, rel: str, path: str) -> bool:
+        """Whether the file on disk is the one last read (same mtime and size)."""
+        cached = self._files.get(rel)
+        if cached is None or cached.key is None:
+            return False
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return False
+        return (stat.st_mtime_ns, stat.st_size) == cached.key
+
+    @property
+    def refresh_owed(self) -> bool:
+        """A :meth:`refresh` was stopped (or failed) and none completed since: the state may
+        lack files not reached yet and keep files since deleted, so it must be refreshed
+        before :meth:`lint` (which refuses)."""
+        return self._refresh_owed
 
     def update(self, path: Path | str, text: str | None = None) -> None:
         """One file changed: re-read it (``text=None``) or take the editor's unsaved ``text``.
@@ -546,6 +579,8 @@ class DirState:
         skipped files, the disk (after a :meth:`refresh`), the settings or date. The other
         rules' findings are reused.
         """
+        if self._refresh_owed:
+            raise RuntimeError("lint() of a state whose refresh was stopped: refresh() first")
         index = self.index
         assert self._index is not None
         files = self._files

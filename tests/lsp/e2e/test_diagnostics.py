@@ -315,6 +315,13 @@ async def test_first_check_reports_progress(client: LanguageClient, workspace: W
     reports = client.progress_reports[ends[0]]
     assert isinstance(reports[0], types.WorkDoneProgressBegin)
     assert reports[0].title == "memdir: checking memory"
+    # By files read: one report per file here (four topic files), at most one per percent.
+    *steps, end = reports[1:]
+    assert [
+        (s.percentage, s.message) for s in steps if isinstance(s, types.WorkDoneProgressReport)
+    ] == [(25 * done, f"{done} of 4 files") for done in range(1, 5)]
+    assert len(steps) == 4
+    assert isinstance(end, types.WorkDoneProgressEnd) and end.message == "done"
 
 
 async def test_orphan_quick_fix_adds_an_index_entry(

@@ -177,10 +177,10 @@ def test_an_edit_during_the_first_check_gets_its_own_findings_first(
     reading, release = threading.Event(), threading.Event()
     refresh = DirState.refresh
 
-    def held(state: DirState) -> set[str]:
+    def held(state: DirState, *hooks: Any) -> set[str]:
         reading.set()
         release.wait(30)  # a safety bound: the test releases it
-        return refresh(state)
+        return refresh(state, *hooks)
 
     monkeypatch.setattr(DirState, "refresh", held)
 
@@ -202,13 +202,17 @@ def test_an_edit_during_the_first_check_gets_its_own_findings_first(
         assert not first.done()  # still reading: the answer came from the file alone
         release.set()
         await first
-        for task in list(state_of(server).pending.values()):
-            await task
+        while server.tasks:  # the edit's run, which goes on with the check the edit stopped
+            await asyncio.gather(*server.tasks)
         return published
 
     published = asyncio.run(scenario())
     assert published[0] == ["MEM006"]  # the duplicate entry: MEMORY.md's own rule
     assert "MEM005" in published[-1]  # the directory's findings (dangling entries) follow
+    assert len(published) == 2  # the check the edit stopped published nothing (stale text)
+    state = directory.lint_state
+    assert isinstance(state, DirState) and not state.refresh_owed
+    assert set(state.reads.values()) == {1}  # the edit's run went on: nothing read twice
 
 
 def test_an_open_index_holds_its_lines_once(tmp_path: Path) -> None:
