@@ -84,9 +84,11 @@ class Made:
     #: are made anew whenever it is read again).
     text: object
     result_id: str
-    #: Open documents only (few, and edited): each finding's conversion, so an edit converts
-    #: only the findings it moved or made. By value: a rule may make an equal finding anew.
-    converted: dict[Any, Converted] | None = None
+    #: Open documents only (few, and edited): each finding's conversion by the finding's id
+    #: (with the finding, which keeps the id its own), so an edit converts only the findings
+    #: it moved or made. A new finding equal to one it replaced (a rule may make an equal
+    #: finding anew) takes that one's conversion: only those few are hashed, not every one.
+    converted: dict[int, tuple[Any, Converted]] | None = None
     items: list[types.Diagnostic] = field(default_factory=list)
     #: The items' JSON forms (open documents only), in the same order.
     wire: list[Any] | None = None
@@ -215,9 +217,11 @@ async def relint(
         if linted is None:
             return  # stopped for an edit: its run publishes
         share_index_lines(ls, directory)
-        # What the run read and dropped (every file, on a first check) leaves free pages
-        # between what it kept: given back, not held for the server's lifetime.
-        allocator.give_back_free_pages()
+        if linted.changed is None or rescan:
+            # A run that read the directory dropped every file's text between what it kept:
+            # the free pages go back, not held for the server's lifetime. (After an edit
+            # there is little to give back, and it would cost a walk of the heap.)
+            allocator.give_back_free_pages()
         results = linted.grouped
         previous = state.results.get(directory.root, {})
         state.results[directory.root] = results
@@ -315,8 +319,8 @@ def make(ls: MemoryServer, path: Path, found: Sequence[Any]) -> Made:
     else:
         lines = ls.lines_of(path)
         before = last.converted if last is not None and last.converted is not None else {}
-        converted: dict[Any, Converted] = {}
-        entries: list[Converted] = []
+        kept_ids: set[int] = set()
+        placed: list[tuple[Any, object, Converted | None]] = []
         for finding in found:
             span = finding.span
             where = (
@@ -326,11 +330,26 @@ def make(ls: MemoryServer, path: Path, found: Sequence[Any]) -> Made:
                 ),
                 positions.for_client(span, lines)[0],  # a lone CR above moves it for the client
             )
-            hit = before.get(finding)
-            if hit is None or hit[0] != where:
-                item = to_lsp(ls, lines, finding)
-                hit = (where, item, _digest(item), to_wire(ls, item))
-            converted[finding] = hit
+            known = before.get(id(finding))
+            if known is not None and known[0] is finding and known[1][0] == where:
+                kept_ids.add(id(finding))
+                placed.append((finding, where, known[1]))
+            else:
+                placed.append((finding, where, None))
+        spare: dict[Any, Converted] | None = None
+        entries: list[Converted] = []
+        converted: dict[int, tuple[Any, Converted]] = {}
+        for finding, at, hit in placed:
+            if hit is None:
+                if spare is None:  # the findings this run replaced, by value
+                    spare = {
+                        old: conv for key, (old, conv) in before.items() if key not in kept_ids
+                    }
+                hit = spare.get(finding)
+                if hit is None or hit[0] != at:
+                    item = to_lsp(ls, lines, finding)
+                    hit = (at, item, _digest(item), to_wire(ls, item))
+            converted[id(finding)] = (finding, hit)
             entries.append(hit)
         result_id = _result_id_of(entry[2] for entry in entries)
         made = kept = Made(

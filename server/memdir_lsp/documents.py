@@ -20,6 +20,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.workspace import PositionCodec, TextDocument, Workspace
 
+from memdir_lsp import positions
+
 #: One line with its end, as the LSP counts lines; the last may have no end.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -91,6 +93,13 @@ class MemoryDocument(TextDocument):
                 self._lf = list(lines)
         elif len(own) == len(lines) and (own[0] is not lines[0] or own[-1] is not lines[-1]):
             self._lf = list(lines)
+        self._vouch()
+
+    def _vouch(self) -> None:
+        """Tell :mod:`positions` this version's list has no lone CR when that is known, so it
+        does not join and search the whole text to find out."""
+        if self._lone_cr is False and self._lf is not None:
+            positions.without_lone_cr(self._lf)
 
     # --- changes ----------------------------------------------------------------------------
 
@@ -131,6 +140,7 @@ class MemoryDocument(TextDocument):
         # lone CRs goes by identity); copying 20,000 references costs 0.1 ms.
         self._lf = [*lines[:start_line], *new.split("\n"), *lines[end_line + 1 :]]
         self._changed()
+        self._vouch()
 
     def _apply_by_offsets(self, change: types.TextDocumentContentChangePartial) -> None:
         """The change by offsets in the whole text: with a lone CR, where the LSP's lines and

@@ -74,6 +74,13 @@ def _map_of(lines: Sequence[str]) -> _LoneCRs | None:
     return found
 
 
+def without_lone_cr(lines: Sequence[str]) -> None:
+    """``lines`` have no lone CR, as whoever made them knows (an open document tracks it per
+    edit): not looked for again, which joins and searches the whole text."""
+    global _memo
+    _memo = (lines, None)
+
+
 def for_client(span: Span, lines: Sequence[str]) -> tuple[Span, Sequence[str]]:
     """``span`` over the core's ``lines`` as a span over the client's lines, and those lines
     (both unchanged without a lone CR): columns stay code points."""

@@ -9,15 +9,21 @@ import sys
 
 import pytest
 
-#: A large block freed behind small ones still in use: the heap cannot shrink past them.
-SCENARIO = """
+#: Each scenario runs in a fresh interpreter, as the server ("server") or not ("plain"), and
+#: prints how many MB its resident size changed.
+PRELUDE = """
 import re, sys
 from memdir_lsp.allocator import give_back_free_pages, return_large_blocks
 
 def rss():
     return int(re.search(r"VmRSS:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024
 
-if sys.argv[1] == "server":
+server = sys.argv[1] == "server"
+"""
+
+#: A large block freed behind small ones still in use: the heap cannot shrink past them.
+KEPT = """
+if server:
     assert return_large_blocks()
 text = "x" * (8 << 20); del text  # freed: glibc raises its threshold to 8 MiB
 before = rss()
@@ -27,29 +33,9 @@ del text
 print(round(rss() - before, 1))
 """
 
-
-def kept_mb(mode: str) -> float:
-    run = subprocess.run(
-        [sys.executable, "-c", SCENARIO, mode], capture_output=True, text=True, check=True
-    )
-    return float(run.stdout)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
-def test_a_freed_large_block_is_returned() -> None:
-    assert kept_mb("plain") > 6  # what the default allocator keeps (the 8 MiB block)
-    assert kept_mb("server") < 4
-
-
 #: Many small texts freed between small objects still in use (a first check's file texts
 #: between the summaries it keeps): their pages stay in the heap until given back.
-BETWEEN = """
-import re, sys
-from memdir_lsp.allocator import give_back_free_pages
-
-def rss():
-    return int(re.search(r"VmRSS:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024
-
+GIVEN_BACK = """
 texts, kept = [], []
 for i in range(20000):
     texts.append(bytes(3000) + bytes([i % 256]))
@@ -57,20 +43,26 @@ for i in range(20000):
         kept.append(bytes(700) + bytes([i % 256]))
 before = rss()
 del texts
-if sys.argv[1] == "server":
+if server:
     give_back_free_pages()
 print(round(before - rss(), 1))
 """
 
 
-def given_back_mb(mode: str) -> float:
+def megabytes(scenario: str, mode: str) -> float:
     run = subprocess.run(
-        [sys.executable, "-c", BETWEEN, mode], capture_output=True, text=True, check=True
+        [sys.executable, "-c", PRELUDE + scenario, mode], capture_output=True, text=True, check=True
     )
     return float(run.stdout)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_a_freed_large_block_is_returned() -> None:
+    assert megabytes(KEPT, "plain") > 6  # what the default allocator keeps (the 8 MiB block)
+    assert megabytes(KEPT, "server") < 4
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
 def test_free_pages_between_kept_blocks_are_given_back() -> None:
-    assert given_back_mb("plain") < 10  # the 60 MB freed stay in the process
-    assert given_back_mb("server") > 40
+    assert megabytes(GIVEN_BACK, "plain") < 10  # the 60 MB freed stay in the process
+    assert megabytes(GIVEN_BACK, "server") > 40

@@ -3,6 +3,7 @@ position encoding), and replaces only the lines it touches."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
@@ -129,3 +130,25 @@ def test_shared_lines_are_taken_only_for_this_version() -> None:
     doc.share_lines(text, theirs)  # the text before the edit: not taken
     assert doc.source == "first line\n2nd line\nthird line"
     assert doc.lf_lines()[0] is theirs[0]  # the unchanged lines are still the shared ones
+
+
+def test_an_edit_vouches_for_its_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After an edit the document knows whether its text has a lone CR: positions do not look
+    through the whole text again (a join and a search of 2.9 MB per version at 20,000 lines)."""
+    looked: list[object] = []
+    original = core_positions._lone_crs
+    monkeypatch.setattr(
+        core_positions, "_lone_crs", lambda lines: looked.append(lines) or original(lines)
+    )
+    doc = MemoryDocument("file:///m/MEMORY.md", source="- [A](a.md) — one\r\n- [B](b.md) — two\n")
+    span = Span(1, 2, 1, 5)
+    core_positions.for_client(span, doc.lf_lines())
+    assert len(looked) == 1  # the opened text: not known yet
+    at = types.Position(line=1, character=0)
+    for version in range(3):
+        doc.apply_change(change(at, at, f"x{version}"))
+        assert core_positions.for_client(span, doc.lf_lines()) == (span, doc.lf_lines())
+    assert len(looked) == 1
+    doc.apply_change(change(at, at, "\r"))  # a lone CR: the map is made, and used
+    moved, _ = core_positions.for_client(span, doc.lf_lines())
+    assert len(looked) == 2 and moved.start_line == 2
