@@ -291,6 +291,9 @@ class MemoryServer(LanguageServer):
         self.timers: dict[str, asyncio.TimerHandle] = {}
         #: The workspace's position codec and its code-unit counter (see :meth:`to_range`).
         self._units: tuple[Any, Callable[[str], int]] | None = None
+        #: An error is being reported to the client: one that reporting it raises (the
+        #: connection is gone) goes to the log only, not to the client again.
+        self._reporting = False
 
     def today(self) -> dt.date:
         """The local date by :attr:`clock`."""
@@ -395,9 +398,17 @@ class MemoryServer(LanguageServer):
             self.log(f"request refused: {error}")
             return
         text = str(error)
-        self.log(
-            text if text.startswith("internal error") else f"internal error: {text}", error=True
-        )
+        text = text if text.startswith("internal error") else f"internal error: {text}"
+        if self._reporting:
+            # Sending the report failed too (pygls reports a failed send as an error, which
+            # would be sent, fail, and be reported again without end): the log has it.
+            logger.error("%s", text)
+            return
+        self._reporting = True
+        try:
+            self.log(text, error=True)
+        finally:
+            self._reporting = False
 
     # --- capabilities -------------------------------------------------------------------------
 

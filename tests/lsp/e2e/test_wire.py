@@ -84,3 +84,38 @@ async def test_verbose_log_has_one_line_per_refused_request(tmp_path: Path) -> N
     assert len(refused) == 4, stderr
     assert all(" INFO " in line for line in refused)
     assert " ERROR " not in stderr
+
+
+async def test_exit_during_the_first_check_ends_the_server(tmp_path: Path) -> None:
+    """An editor that closes while the directory's first check may still run, with an edit
+    pending: the server exits, code 0, whatever it still had to send. (A send that fails is
+    logged, not reported to the client without end: test_logging.py.)"""
+    wire = await start_wire(tmp_path, stderr=asyncio.subprocess.PIPE, timeout=30)
+    memory = tmp_path / "memory"
+    for n in range(1500):
+        (memory / f"note-{n}.md").write_text(
+            f"---\nname: note {n}\ndescription: note number {n}\ntype: user\n---\nBody {n}.\n",
+            encoding="utf-8",
+        )
+    await wire.initialize(memory)
+    index = memory / "MEMORY.md"
+    uri = index.as_uri()
+    text = index.read_text(encoding="utf-8")
+    wire.notify(
+        "textDocument/didOpen",
+        params={"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}},
+    )
+    wire.notify(
+        "textDocument/didChange",
+        params={
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"text": text + "- [Gone](gone.md) — not written\n"}],
+        },
+    )
+    await wire.request("shutdown")
+    wire.notify("exit")
+    assert wire.proc.stdin is not None
+    wire.proc.stdin.close()
+    assert wire.proc.stdout is not None
+    await asyncio.wait_for(wire.proc.stdout.read(), 60)  # whatever it sent before it ended
+    assert await asyncio.wait_for(wire.proc.wait(), 60) == 0

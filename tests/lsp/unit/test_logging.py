@@ -69,3 +69,35 @@ async def test_a_missing_extra_is_a_refusal_naming_it(catch: bool) -> None:
     assert raised.value.code == -32803
     assert "the memory tool needs memdir's [anthropic] extra" in raised.value.message
     assert refused(raised.value)  # one log line, no traceback
+
+
+class ClosedWriter:
+    """The client's end after it went away: every write fails, as a closed stdout does."""
+
+    def __init__(self) -> None:
+        self.writes = 0
+
+    def write(self, data: bytes) -> None:
+        self.writes += 1
+        raise ValueError("I/O operation on closed file.")
+
+
+def test_a_lost_connection_is_logged_not_reported_without_end(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """pygls reports a failed send as a server error, which the server sends to the client's
+    log: with the connection gone that send fails and is reported again, without end (the
+    server then never exits). Each send now fails once and is logged."""
+    from lsprotocol import types
+    from memdir_lsp.server import MemoryServer
+
+    server = MemoryServer()
+    writer = ClosedWriter()
+    server.protocol.set_writer(writer)
+    with caplog.at_level(logging.ERROR):
+        server.window_log_message(
+            types.LogMessageParams(type=types.MessageType.Info, message="hello")
+        )
+    # The message, then the report that its send failed, whose send fails and is only logged.
+    assert writer.writes == 2
+    assert any("I/O operation on closed file" in r.getMessage() for r in caplog.records)
