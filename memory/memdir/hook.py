@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Final
 
 from memdir.config import Settings, load_settings
-from memdir.paths import locate_memory_dir, relative_inside
+from memdir.paths import locate_memory_dir, relative_inside, state_dir
 from memdir.recall import RecallResult, recall
 from memdir.select import selector_from_settings
 from memdir.surface import Session
@@ -113,14 +113,6 @@ def parse_hook_input(raw: bytes | str) -> HookInput | HookError:
         cwd=cwd,
         transcript_path=Path(transcript) if isinstance(transcript, str) and transcript else None,
     )
-
-
-def state_dir(env: Mapping[str, str], home: Path) -> Path:
-    """``$XDG_STATE_HOME/memdir``, else ``~/.local/state/memdir`` (a relative XDG value is
-    ignored, as the XDG spec asks)."""
-    base = env.get("XDG_STATE_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else home / ".local" / "state"
-    return root / "memdir"
 
 
 def session_file_name(session_id: str) -> str:

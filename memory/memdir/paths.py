@@ -51,6 +51,15 @@ def config_root(env: Mapping[str, str] | None = None, home: Path | None = None) 
     return Path(_nfc(os.path.join(home or Path.home(), C.DEFAULT_CONFIG_DIRNAME)))
 
 
+def state_dir(env: Mapping[str, str], home: Path) -> Path:
+    """memdir's own per-user state: ``$XDG_STATE_HOME/memdir``, else ``~/.local/state/memdir``
+    (a relative XDG value is ignored, as the XDG spec asks). Nothing in a memory dir or a
+    project can choose it."""
+    base = env.get("XDG_STATE_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else home / ".local" / "state"
+    return root / "memdir"
+
+
 def _utf16_units(text: str) -> bytes:
     return text.encode("utf-16-le", "surrogatepass")
 

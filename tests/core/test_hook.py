@@ -15,10 +15,9 @@ from memdir.hook import (
     parse_hook_input,
     session_file_name,
     session_path,
-    state_dir,
     user_prompt_submit,
 )
-from memdir.paths import locate_memory_dir
+from memdir.paths import locate_memory_dir, state_dir
 from memdir.surface import Session
 from memhelpers import topic
 

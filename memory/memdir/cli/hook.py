@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_user_prompt_submit(args: argparse.Namespace) -> int:
-    from memdir.hook import append_log, state_dir, user_prompt_submit
+    from memdir.hook import append_log, user_prompt_submit
+    from memdir.paths import state_dir
 
     session_id: str | None = None
     try:
