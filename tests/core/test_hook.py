@@ -321,7 +321,7 @@ def test_log_appends_and_rotates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     hook.append_log(tmp_path, None, "second", now=NOW)
     log = tmp_path / hook.LOG_FILENAME
     assert log.read_text(encoding="utf-8").splitlines() == [
-        "2023-11-16T02:00:00Z session=s1 first line",
+        "2023-11-16T02:00:00Z session=s1 first\\nline",
         "2023-11-16T02:00:00Z second",
     ]
     hook.append_log(tmp_path, None, "x" * 200, now=NOW)
