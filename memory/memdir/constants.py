@@ -135,5 +135,12 @@ DUPLICATE_RATIO: Final = 0.9
 #: ... and share at least this much of their content words (Jaccard), checked first: cheap.
 DUPLICATE_JACCARD: Final = 0.7
 
+# --- recall: memdir's own bounds on what it is given ----------------------------------------
+#: A query (the user's prompt) longer than this reaches the trigger and the selector as its first
+#: and last halves of this size: a 10 MB paste costs the lexical selector seconds and a model
+#: selector its context, while the words that choose memories are in a few lines. The spec sets
+#: no cap (section 6 sends the whole prompt); a real prompt is far below this.
+QUERY_MAX_CHARS: Final = 20_000
+
 # --- writing (spec section 8) ----------------------------------------------------------------
 EXTRACTION_MAX_TURNS: Final = 5

@@ -114,6 +114,15 @@ class RecallResult:
         return sum(m.cost for m in self.surfaced)
 
 
+def bound_query(query: str, limit: int = C.QUERY_MAX_CHARS) -> str:
+    """The query as recall uses it: whole up to ``limit`` characters, else its start and its
+    end (where a pasted log's question usually is), ``limit`` in all, joined by a ``…`` line."""
+    if len(query) <= limit:
+        return query
+    head = (limit - 3) // 2
+    return f"{query[:head]}\n…\n{query[len(query) - (limit - 3 - head) :]}"
+
+
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 3)
 
@@ -160,10 +169,13 @@ async def prefetch(
     ``selector`` defaults to :func:`~memdir.select.selector_from_settings` (``auto``: anthropic
     with a key, else a configured local model, else lexical); ``settings`` to
     :func:`load_settings` of ``memory_dir``; ``trigger_rule`` to the settings' rule; ``target``
-    to the settings' target. Never raises for a bad file or a failing selector; cancellation
+    to the settings' target. A query over :data:`~memdir.constants.QUERY_MAX_CHARS` is cut
+    (:func:`bound_query`). Never raises for a bad file or a failing selector; cancellation
     propagates and leaves ``session`` untouched.
     """
     start = time.perf_counter()
+    # Bounded before anything reads it: the trigger, the selector, the session's selector turns.
+    query = bound_query(query)
     if settings is None:
         settings = await asyncio.to_thread(load_settings, memory_dir)
     rule: TriggerRule = trigger_rule or settings.trigger

@@ -159,7 +159,10 @@ def render_block(
     """One memory as injected: header, staleness note, content, truncation note.
 
     ``content`` is already cleaned of invisible characters; the agent neutralises tag openers
-    in the whole block, header included.
+    in the whole block, header included. memdir goes further in what it injects (a memory dir
+    is untrusted input): invisible characters go from the header's path too, and model tags,
+    look-alike tags and turn markers are neutralised as well (:mod:`memdir.sanitize`'s
+    ``strict``). Ordinary text comes out as the agent's.
     """
     header = memory_header(display_path, mtime, now, target)
     stale = staleness_text(mtime, now)
@@ -168,7 +171,7 @@ def render_block(
         head = f"{stale}\n\n{header}" if stale else header
     else:
         head = f"{header}\n{stale}" if stale else header
-    return neutralize_tags(f"{head}\n\n{body}")
+    return neutralize_tags(strip_invisible(f"{head}\n\n{body}"), strict=True)
 
 
 def surface_file(

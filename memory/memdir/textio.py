@@ -90,7 +90,9 @@ def _decode(data: bytes, problems: list[Problem]) -> str:
 #: Problem kinds meaning memdir did not read the file at all (its text is empty, not the file's).
 NOT_READ_KINDS = frozenset(("unreadable", "outside"))
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _KIND_NAMES = (
+    (stat_module.S_ISLNK, "a symbolic link"),
     (stat_module.S_ISFIFO, "a FIFO"),
     (stat_module.S_ISSOCK, "a socket"),
     (stat_module.S_ISCHR, "a character device"),
@@ -115,15 +117,17 @@ def require_regular(mode: int) -> None:
         raise NotRegularFileError(mode)
 
 
-def open_regular(path: Path | str) -> tuple[int, os.stat_result]:
+def open_regular(path: Path | str, *, follow_links: bool = True) -> tuple[int, os.stat_result]:
     """A read-only descriptor of ``path`` and its stat, for a regular file only.
 
     Checked before opening (a device may act on ``open`` itself) and again on the descriptor
     (the name may be swapped in between); opened non-blocking, so even a FIFO slipped in at
-    that moment cannot hang the reader. Raises :class:`NotRegularFileError` or another OSError.
+    that moment cannot hang the reader. With ``follow_links=False`` a symlink as the last
+    component is refused too (``O_NOFOLLOW``; the directories above it are still followed).
+    Raises :class:`NotRegularFileError` or another OSError.
     """
-    require_regular(os.stat(path).st_mode)
-    fd = os.open(path, _OPEN_FLAGS)
+    require_regular((os.stat(path) if follow_links else os.lstat(path)).st_mode)
+    fd = os.open(path, _OPEN_FLAGS | (0 if follow_links else _NOFOLLOW))
     try:
         stat = os.fstat(fd)
         require_regular(stat.st_mode)
@@ -185,6 +189,29 @@ def read_text(
     except OSError as exc:
         return _unreadable(path, exc)
     return _finish(data, stat.st_size, stat.st_mtime, max_bytes, keep_binary)
+
+
+def read_tail(
+    path: Path | str, max_bytes: int, *, follow_links: bool = True
+) -> tuple[bytes, os.stat_result, bool]:
+    """The end of a regular file: its whole lines within the last ``max_bytes`` bytes.
+
+    For append-only logs read for their recent records (a session transcript): a 1 GB file
+    costs one seek and ``max_bytes`` of reading, and a line cut by the window's start is left
+    out rather than parsed half. Returns the bytes, the file's stat and whether anything before
+    them was left out. Raises :class:`NotRegularFileError` or another OSError, as
+    :func:`open_regular` (``follow_links`` is its).
+    """
+    fd, stat = open_regular(path, follow_links=follow_links)
+    with os.fdopen(fd, "rb") as handle:
+        # One byte before the window tells whether the window starts at a line start.
+        start = max(0, stat.st_size - max_bytes - 1)
+        handle.seek(start)
+        data = handle.read(max_bytes + 1)
+    if start == 0 and len(data) <= max_bytes:
+        return data, stat, False
+    newline = data.find(b"\n")
+    return (data[newline + 1 :] if newline >= 0 else b""), stat, True
 
 
 def read_head(path: Path, max_lines: int, max_bytes: int = HEAD_MAX_BYTES) -> ReadResult:

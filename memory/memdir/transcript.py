@@ -6,8 +6,10 @@ Each line is a JSON object; conversation records have ``type`` ``user`` or ``ass
 ``isSidechain`` (a sub-agent's messages) and ``isMeta`` (text the client injected). Other record
 types (``summary`` after compaction, ``system``, ``file-history-snapshot``, and whatever a later
 version adds) are kept as records without a message or skipped. A broken line (a crash mid-write,
-a truncated copy) is reported and skipped, never fatal: the transcript is evidence, read as much
-of it as can be read.
+a truncated copy, JSON nested too deep to parse) is reported and skipped, never fatal: the
+transcript is evidence, read as much of it as can be read. A transcript is also untrusted input
+(the hook is told its path): only its last :data:`TAIL_MAX_BYTES` are read, from a regular file,
+without blocking, so a FIFO, a device or a 10 GB file named as one costs next to nothing.
 
 For the extraction agent (spec section 8) this module answers two questions: did the recent
 turns already write memory (then extraction is skipped), and what did the conversation say
@@ -21,9 +23,11 @@ import os
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
+
+from memdir.textio import read_tail
 
 #: Tools of the agent that write a file named by ``file_path`` (or ``notebook_path``).
 FILE_WRITE_TOOLS: Final = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
@@ -41,6 +45,10 @@ SHELL_WRITERS: Final = frozenset(
 _REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "1>", "2>", "1>>", "2>>"})
 #: Tokens that end one simple command and start the next.
 _SEPARATORS: Final = frozenset({";", ";;", "&&", "||", "|", "&", "|&", "(", ")"})
+#: A transcript is read from its end, this much of it at most (its first partial line dropped):
+#: the hook and extraction need the recent turns, and the hook keeps what it learnt from
+#: earlier ones in its session file. 8 MiB holds hundreds of ordinary turns.
+TAIL_MAX_BYTES: Final = 8 * 1024 * 1024
 #: The rendered conversation keeps the most recent messages within this many characters.
 RENDER_MAX_CHARS: Final = 60_000
 #: Per-item caps in the rendering, so one huge tool result cannot crowd out the conversation.
@@ -67,7 +75,8 @@ class ToolResultBlock:
 class Record:
     """One readable line of a transcript."""
 
-    #: 1-based line number in the file.
+    #: 1-based line number in what was read: the file's own, unless only its tail was read
+    #: (:attr:`Transcript.partial`), then counted from the tail's first line.
     line: int
     type: str
     #: ``user`` or ``assistant`` for conversation records, else None.
@@ -104,6 +113,8 @@ class Transcript:
     path: Path | None
     records: tuple[Record, ...]
     skipped: tuple[SkippedLine, ...]
+    #: Only the file's last :data:`TAIL_MAX_BYTES` were read; earlier records are not here.
+    partial: bool = False
 
     @property
     def conversation(self) -> tuple[Record, ...]:
@@ -214,6 +225,9 @@ def parse_transcript(lines: Iterable[str], path: Path | None = None) -> Transcri
         except ValueError as exc:
             skipped.append(SkippedLine(number, f"not JSON: {exc}"))
             continue
+        except RecursionError:  # ``[[[[…`` deeper than the parser's stack: not a record
+            skipped.append(SkippedLine(number, "not JSON: nested too deeply"))
+            continue
         if not isinstance(data, dict):
             skipped.append(SkippedLine(number, f"a JSON {type(data).__name__}, not an object"))
             continue
@@ -221,13 +235,28 @@ def parse_transcript(lines: Iterable[str], path: Path | None = None) -> Transcri
     return Transcript(path, tuple(records), tuple(skipped))
 
 
-def read_transcript(path: Path) -> Transcript:
-    """Read a transcript file (undecodable bytes are replaced, never fatal).
+def read_transcript(
+    path: Path,
+    *,
+    max_bytes: int = TAIL_MAX_BYTES,
+    follow_links: bool = True,
+    naming: Sequence[str] = (),
+) -> Transcript:
+    """Read a transcript file's last ``max_bytes`` (undecodable bytes are replaced, never fatal).
 
-    Raises ``OSError`` when the file cannot be opened at all.
+    With ``naming``, only lines containing one of those strings (as they appear in the JSON
+    text) are parsed: the hook looks for records naming the memory dir, so a long transcript
+    costs it little. Raises ``OSError`` when the file cannot be opened at all, and
+    :class:`~memdir.textio.NotRegularFileError` (an OSError) for a FIFO, device or directory, or,
+    without ``follow_links``, a symlink.
     """
-    with path.open("r", encoding="utf-8", errors="replace", newline="\n") as handle:
-        return parse_transcript(handle, path)
+    data, _, partial = read_tail(path, max_bytes, follow_links=follow_links)
+    lines: Iterable[bytes] = data.split(b"\n")
+    if naming:
+        needles = [n.encode("utf-8", "surrogatepass") for n in naming]
+        lines = (line if any(n in line for n in needles) else b"" for line in lines)
+    transcript = parse_transcript((line.decode("utf-8", "replace") for line in lines), path)
+    return replace(transcript, partial=partial)
 
 
 # --- memory writes ---------------------------------------------------------------------------

@@ -243,6 +243,19 @@ def test_files_the_agent_read_or_wrote_are_not_injected(project: Project, tool: 
     assert saved.read == {str((project.memory / "deploy.md").resolve())}
 
 
+def test_a_read_is_found_in_a_memory_dir_with_a_non_ascii_path(tmp_path: Path) -> None:
+    # The agent writes non-ASCII characters in its JSON as they are, not as \u escapes.
+    project = Project(tmp_path / "José")
+    project.write({"MEMORY.md": INDEX, "deploy.md": DEPLOY})
+    transcript = project.home / "t.jsonl"
+    use = {"type": "tool_use", "id": "t", "name": "Read"}
+    use["input"] = {"file_path": str(project.memory / "deploy.md")}
+    record = {"type": "assistant", "message": {"role": "assistant", "content": [use]}}
+    transcript.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    outcome = project.run("how do I deploy the staging server?")
+    assert outcome.output is None, outcome.log
+
+
 def test_missing_transcript_names_nothing(project: Project) -> None:
     # The first prompt of a session may come before the agent writes its transcript.
     assert not (project.home / "t.jsonl").exists()
@@ -321,7 +334,7 @@ def test_log_appends_and_rotates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     hook.append_log(tmp_path, None, "second", now=NOW)
     log = tmp_path / hook.LOG_FILENAME
     assert log.read_text(encoding="utf-8").splitlines() == [
-        "2023-11-16T02:00:00Z session=s1 first line",
+        "2023-11-16T02:00:00Z session=s1 first\\nline",
         "2023-11-16T02:00:00Z second",
     ]
     hook.append_log(tmp_path, None, "x" * 200, now=NOW)

@@ -36,13 +36,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_user_prompt_submit(args: argparse.Namespace) -> int:
-    from memdir.hook import append_log, user_prompt_submit
+    from memdir.hook import INPUT_MAX_BYTES, append_log, user_prompt_submit
     from memdir.paths import state_dir
 
     session_id: str | None = None
     try:
         home = Path.home()
-        raw = sys.stdin.buffer.read()
+        # One byte over the cap is enough to refuse it; an endless stdin is never read to its end.
+        raw = sys.stdin.buffer.read(INPUT_MAX_BYTES + 1)
         outcome = user_prompt_submit(raw, env=os.environ, home=home)
         session_id = outcome.session_id
         if outcome.log:
