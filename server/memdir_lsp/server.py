@@ -26,6 +26,7 @@ from lsprotocol import types
 from memdir import __version__
 from memdir.extras import MissingExtraError
 from memdir.model import Span
+from memdir.surface import SessionStore
 from pygls.capabilities import get_capability
 from pygls.exceptions import (
     FeatureRequestError,
@@ -44,7 +45,7 @@ from pygls.protocol import (
 from pygls.uris import from_fs_path, to_fs_path
 
 from memdir_lsp import positions
-from memdir_lsp.directory import MemoryDirectory, SessionStore
+from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.documents import MemoryDocument, MemoryWorkspace, unit_counter
 from memdir_lsp.errors import RequestFailed, field_where, has_lone_surrogate, public_error
 from memdir_lsp.protocol import EXPERIMENTAL_KEY, SERVER_NAME
@@ -271,6 +272,8 @@ class MemoryServer(LanguageServer):
         self.directories: dict[Path, MemoryDirectory] = {}
         #: The project root of each memory dir that has one (found by discovery).
         self.project_roots: dict[Path, Path] = {}
+        #: Agent sessions (what surfaced, what the agent read, the budget), bounded: a client
+        #: names sessions freely.
         self.sessions = SessionStore()
         self.hooks = Hooks()
         #: Background tasks kept alive until done (asyncio keeps only weak references).

@@ -347,7 +347,10 @@ async def memory_did_read(ls: MemoryServer, params: Any) -> None:
             paths.append(resolve_file(directory, name, "paths"))
         except JsonRpcInvalidParams as exc:
             ls.log(f"{P.MEMORY_DID_READ}: {exc.message}", types.MessageType.Warning)
-    ls.sessions.get(directory.root, read.session_id).mark_read(paths)
+    # Only files that exist: what never surfaces needs no mark, and made-up names would grow
+    # the session without end.
+    existing = await asyncio.to_thread(lambda: [p for p in paths if p.is_file()])
+    ls.sessions.get(directory.root, read.session_id).mark_read(existing)
 
 
 async def memory_compacted(ls: MemoryServer, params: Any) -> None:
