@@ -57,6 +57,19 @@ class MemoryDirectory:
         #: Held while the project is loaded, updated or read (lint runs and hovers run in
         #: worker threads; a Project is not safe to read while it changes).
         self.project_lock = threading.Lock()
+        #: Why the server must not write here (the memory tool, extraction, file creation),
+        #: set by the server from the origins and the workspace's trust; None: it may write.
+        self.read_only: str | None = None
+
+    @property
+    def writable(self) -> bool:
+        return self.read_only is None
+
+    def write_refusal(self) -> str | None:
+        """The error a write request gets here, naming what would allow it; None: allowed."""
+        if self.read_only is None:
+            return None
+        return f"{self.root} is read-only: {self.read_only}"
 
     def __repr__(self) -> str:
         return f"MemoryDirectory({str(self.root)!r}, origins={sorted(self.origins)})"
@@ -195,4 +208,3 @@ class MemoryDirectory:
 
     def scan(self) -> ScanResult:
         return scan(self.root)
-
