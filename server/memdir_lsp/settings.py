@@ -115,12 +115,11 @@ def _debounce(data: Mapping[str, Any]) -> tuple[int, str | None]:
     )
 
 
-def split_trust(options: object) -> tuple[bool, object, str | None]:
-    """The workspace trust that ``initializationOptions`` declare (``trusted``, at the top
-    level or in the ``memdir`` section; trusted when absent), the options without it, and
-    what was wrong with it. Anything but ``true`` is untrusted: a mistake must not open up."""
+def _take_trust(options: object) -> tuple[list[object], object]:
+    """The ``trusted`` values of ``options`` (at the top level and in the ``memdir`` section)
+    and the options without them."""
     if not isinstance(options, Mapping):
-        return True, options, None
+        return [], options
     rest = dict(options)
     values = [rest.pop(TRUSTED_OPTION)] if TRUSTED_OPTION in rest else []
     nested = rest.get(CONFIG_SECTION)
@@ -128,6 +127,14 @@ def split_trust(options: object) -> tuple[bool, object, str | None]:
         section = dict(nested)
         values.append(section.pop(TRUSTED_OPTION))
         rest[CONFIG_SECTION] = section
+    return values, rest
+
+
+def split_trust(options: object) -> tuple[bool, object, str | None]:
+    """The workspace trust that ``initializationOptions`` declare (trusted when they say
+    nothing), the options without it, and what was wrong with it. Anything but ``true`` is
+    untrusted: a mistake must not open up."""
+    values, rest = _take_trust(options)
     wrong = [v for v in values if not isinstance(v, bool)]
     problem = (
         f"`{TRUSTED_OPTION}` must be true or false, got {wrong[0]!r}; taken as false"
@@ -139,7 +146,7 @@ def split_trust(options: object) -> tuple[bool, object, str | None]:
 
 def apply_settings(server: MemoryServer, data: object, source: str) -> bool:
     """Adopt settings from ``source``; report problems to the client. True when they changed."""
-    if source != "initializationOptions" and _mentions_trust(data):
+    if source != "initializationOptions" and _take_trust(data)[0]:
         # Settings may come from the workspace itself (a project's config file): they must
         # not raise the trust the client declared.
         server.log(
@@ -152,13 +159,6 @@ def apply_settings(server: MemoryServer, data: object, source: str) -> bool:
     changed = settings != server.editor_settings
     server.editor_settings = settings
     return changed
-
-
-def _mentions_trust(data: object) -> bool:
-    if not isinstance(data, Mapping):
-        return False
-    nested = data.get(CONFIG_SECTION)
-    return TRUSTED_OPTION in data or (isinstance(nested, Mapping) and TRUSTED_OPTION in nested)
 
 
 async def pull_configuration(server: MemoryServer) -> bool:
