@@ -20,6 +20,7 @@ import {
   getConfiguration,
   getWorkspaceFolders,
   onDidChangeConfiguration,
+  onDidGrantWorkspaceTrust,
   setContext,
 } from './common/vscodeapi';
 import { registerCommands } from './features/commands';
@@ -85,6 +86,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (memdir.state === 'stopped' && isMemoryDocument(document)) {
         void memdir.start();
       }
+    }),
+    // Started untrusted, the server ran no git and wrote nothing: now it may.
+    onDidGrantWorkspaceTrust(async () => {
+      await memdir.trustGranted();
+      await data.refresh();
     }),
     onDidChangeConfiguration(async (event) => {
       // The launch settings decide the process: restart. Other memdir keys reach the running

@@ -23,7 +23,7 @@ interface Manifest {
     views: Record<string, { id: string }[]>;
   };
   dependencies: Record<string, string>;
-  capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
+  capabilities: { untrustedWorkspaces: { supported: string; description: string; restrictedConfigurations: string[] } };
 }
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
 
@@ -67,6 +67,13 @@ describe('package.json', () => {
     const strategy = manifest.contributes.configuration.properties['memdir.importStrategy'];
     expect(strategy?.enum).toEqual([...IMPORT_STRATEGIES]);
     expect(strategy?.default).toBe('useBundled');
+  });
+
+  it('says what an untrusted workspace turns off: writes and git', () => {
+    const untrusted = manifest.capabilities.untrustedWorkspaces;
+    expect(untrusted.supported).toBe('limited');
+    expect(untrusted.description).toMatch(/read-only/);
+    expect(untrusted.description).toMatch(/runs no git/);
   });
 
   it('no setting tells the user to pip install memdir (it is on no registry)', () => {

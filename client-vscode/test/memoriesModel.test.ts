@@ -125,3 +125,24 @@ describe('directoryLabel', () => {
     expect(directoryLabel('/w/docs/memory/')).toEqual({ label: 'memory', description: '/w/docs/memory/' });
   });
 });
+
+describe('read-only directories', () => {
+  const list = { directory: '/m', memories: [], windowSize: 200, skipped: [] };
+
+  it('says "read-only" and why, when the server writes nothing there', () => {
+    const [dir] = buildTree(
+      [{ path: '/m', uri: 'file:///m', origins: ['workspace'], writable: false, readOnlyReason: 'add it to `memdir.directories`', list }],
+      problems({}),
+    );
+    expect(dir!.description).toContain('read-only');
+    expect(dir!.tooltip).toContain('Read-only: add it to `memdir.directories`');
+  });
+
+  it('says nothing of it for a writable dir, or a server that does not tell', () => {
+    for (const writable of [true, undefined]) {
+      const [dir] = buildTree([{ path: '/m', uri: 'file:///m', origins: ['agent'], writable, list }], problems({}));
+      expect(dir!.description).not.toContain('read-only');
+      expect(dir!.tooltip).not.toContain('Read-only');
+    }
+  });
+});

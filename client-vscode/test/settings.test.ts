@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { explicitServerSettings, launchSettingsFrom, SERVER_SETTING_KEYS, type InspectedValue } from '../src/common/settings';
+import {
+  explicitServerSettings,
+  initializationOptions,
+  type InspectedValue,
+  type LaunchSettings,
+  launchSettingsFrom,
+  onTrustGranted,
+  SERVER_SETTING_KEYS,
+} from '../src/common/settings';
 
 describe('explicitServerSettings', () => {
   it('sends only keys a user set, so memdir.toml is not overridden by VS Code defaults', () => {
@@ -65,5 +73,25 @@ describe('launchSettingsFrom', () => {
     expect(launchSettingsFrom(config({ importStrategy: 'fromEnvironment' }, { importStrategy: 'fromEnvironment' }), false).importStrategy).toBe(
       'fromEnvironment',
     );
+  });
+});
+
+describe('workspace trust for the server', () => {
+  it('tells the server at start whether the workspace is trusted, beside its section', () => {
+    expect(initializationOptions({ indexLineLimit: 80 }, false)).toEqual({ memdir: { indexLineLimit: 80 }, trusted: false });
+    expect(initializationOptions({}, true)).toEqual({ memdir: {}, trusted: true });
+  });
+
+  const launch: LaunchSettings = { python: '/usr/bin/python3', args: [], importStrategy: 'useBundled', path: '' };
+
+  it('notifies a running server when trust is granted and its program stays the same', () => {
+    expect(onTrustGranted(launch, { ...launch }, true)).toBe('notify');
+  });
+
+  it('restarts when the workspace now picks another program, or the server cannot be told', () => {
+    expect(onTrustGranted(launch, { ...launch, python: './venv/bin/python' }, true)).toBe('restart');
+    expect(onTrustGranted(launch, { ...launch, args: ['-v'] }, true)).toBe('restart');
+    expect(onTrustGranted(launch, launch, false)).toBe('restart');
+    expect(onTrustGranted(undefined, launch, true)).toBe('restart');
   });
 });

@@ -76,6 +76,8 @@ _COMMANDS: Final[dict[str, type[pydantic.BaseModel]]] = {
     "delete": BetaMemoryTool20250818DeleteCommand,
     "rename": BetaMemoryTool20250818RenameCommand,
 }
+#: The commands that change the memory dir (all but ``view``): what a read-only server refuses.
+WRITE_COMMANDS: Final = frozenset(_COMMANDS) - {"view"}
 #: Reasons (see :class:`memdir.write.UnsafePathError`) the API words as an escape attempt.
 _ESCAPE_REASONS: Final = frozenset({"traversal", "absolute", "encoded", "lookalike", "home"})
 

@@ -530,6 +530,21 @@ def _derived_dir(
     return matches[0] / C.MEMORY_DIRNAME, slug, "derived:prefix", pattern
 
 
+def is_agent_memory_dir(
+    path: Path, env: Mapping[str, str] | None = None, home: Path | None = None
+) -> bool:
+    """``path`` is a memory dir the agent keeps under its config root: a project's
+    (``<config>/projects/<name>/memory``) or a subagent's user scope
+    (``<config>/agent-memory/<agent>``). A repository cannot put one there, unlike a folder
+    that merely holds a ``MEMORY.md``."""
+    root = config_root(env, home)
+    real = Path(os.path.realpath(path))
+    projects = Path(os.path.realpath(root / C.PROJECTS_DIRNAME))
+    if real.name == C.MEMORY_DIRNAME and real.parent.parent == projects:
+        return True
+    return real.parent == Path(os.path.realpath(root / "agent-memory"))
+
+
 def is_within(path: Path, root: Path) -> bool:
     """True when ``path`` (already resolved) is ``root`` or lies below it."""
     try:

@@ -14,10 +14,11 @@ import math
 import os
 import re
 import time
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from memdir import constants as C
 from memdir.paths import relative_inside
@@ -354,3 +355,61 @@ class Session:
             raise ValueError(
                 f"{path} is not a session file: {exc.msg} at line {exc.lineno}"
             ) from exc
+
+
+#: Sessions a server keeps at once (the least recently used is forgotten first): its clients
+#: name sessions freely, and each one kept costs memory.
+MAX_SESSIONS: Final = 256
+#: A session unused this long is forgotten: an agent session idle for a day has ended.
+SESSION_IDLE_SECONDS: Final = 24 * 60 * 60
+
+
+class SessionStore:
+    """The sessions a server keeps for its clients, by (memory dir, session id), bounded.
+
+    A session is created on first use. At most ``limit`` are kept (the least recently used is
+    forgotten first) and one unused for ``idle_seconds`` is forgotten, so no client, however
+    many ids it makes up, grows the server without end. A forgotten session that comes back
+    starts over: its memories may surface again, as after a compaction.
+    """
+
+    def __init__(
+        self,
+        limit: int = MAX_SESSIONS,
+        idle_seconds: float = SESSION_IDLE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limit = limit
+        self.idle_seconds = idle_seconds
+        self._clock = clock
+        #: Least recently used first, each with the clock's time of its last use.
+        self._sessions: OrderedDict[tuple[Path, str], tuple[Session, float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def get(self, root: Path, session_id: str) -> Session:
+        """The session, created if it is new (or was forgotten); counts as a use."""
+        now = self._clock()
+        self._expire(now)
+        key = (root, session_id)
+        kept = self._sessions.pop(key, None)
+        session = kept[0] if kept is not None else Session()
+        self._sessions[key] = (session, now)
+        while len(self._sessions) > self.limit:
+            self._sessions.popitem(last=False)
+        return session
+
+    def peek(self, root: Path, session_id: str) -> Session | None:
+        """The session when it is kept; neither creates it nor counts as a use."""
+        self._expire(self._clock())
+        kept = self._sessions.get((root, session_id))
+        return kept[0] if kept is not None else None
+
+    def _expire(self, now: float) -> None:
+        # Least recently used first: the first one still fresh ends the sweep.
+        while self._sessions:
+            key, (_, used) = next(iter(self._sessions.items()))
+            if now - used < self.idle_seconds:
+                return
+            del self._sessions[key]

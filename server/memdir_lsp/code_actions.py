@@ -32,6 +32,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from memdir_lsp.convert import workspace_edit
 from memdir_lsp.directory import MemoryDirectory
+from memdir_lsp.errors import RequestFailed
 from memdir_lsp.protocol import CMD_CREATE_FILE, DIAGNOSTIC_SOURCE
 from memdir_lsp.server import MemoryServer
 
@@ -127,6 +128,9 @@ async def code_action(
         fix_all = fix_all_action(ls, directory, path)
         if fix_all is not None:
             actions.append(fix_all)
+    if not directory.writable:
+        # The server creates no file here, and an edit without its file is half a fix.
+        actions = [a for a in actions if a.command is None or a.command.command != CMD_CREATE_FILE]
     return actions
 
 
@@ -193,10 +197,11 @@ async def create_file(ls: MemoryServer, *files: Any) -> dict[str, Any]:
     """``memdir.createFile [uri, text] ...``: create new files, never overwriting one.
 
     The fallback for clients that cannot apply CreateFile. Only paths inside a known memory
-    directory are accepted.
+    directory are accepted, and none at all when one of them is in a read-only directory.
     """
     created: list[str] = []
     skipped: list[str] = []
+    wanted: list[tuple[str, str, Path | None, MemoryDirectory | None]] = []
     for item in files:
         if not (
             isinstance(item, list | tuple)
@@ -206,7 +211,12 @@ async def create_file(ls: MemoryServer, *files: Any) -> dict[str, Any]:
             raise JsonRpcInvalidParams("memdir.createFile takes [uri, text] pairs of strings")
         uri, text = item
         path = ls.uri_to_path(uri)
-        directory = ls.directory_for(path) if path is not None else None
+        wanted.append((uri, text, path, ls.directory_for(path) if path is not None else None))
+    for _, _, _, directory in wanted:
+        refusal = directory.write_refusal() if directory is not None else None
+        if refusal is not None:
+            raise RequestFailed(refusal)
+    for uri, text, path, directory in wanted:
         if path is None or directory is None:
             skipped.append(uri)
             continue

@@ -3,7 +3,6 @@
 A memory directory is read the way the editor shows it: an open document's unsaved text wins
 over the file on disk. Topic files read from disk are cached by (mtime, size), so navigation,
 completion and symbols stay cheap on every keystroke without any invalidation bookkeeping.
-Agent sessions (what was surfaced, what the agent read, the budget) live here too.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from memdir.index import Index, load_index, parse_index
 from memdir.model import TopicFile
 from memdir.paths import rel_path, relative_inside
 from memdir.scan import ScanResult, iter_topic_paths, scan
-from memdir.surface import Session
 from memdir.textio import not_read, outside, read_text
 from memdir.topic import load_topic, parse_topic_text
 
@@ -59,6 +57,19 @@ class MemoryDirectory:
         #: Held while the project is loaded, updated or read (lint runs and hovers run in
         #: worker threads; a Project is not safe to read while it changes).
         self.project_lock = threading.Lock()
+        #: Why the server must not write here (the memory tool, extraction, file creation),
+        #: set by the server from the origins and the workspace's trust; None: it may write.
+        self.read_only: str | None = None
+
+    @property
+    def writable(self) -> bool:
+        return self.read_only is None
+
+    def write_refusal(self) -> str | None:
+        """The error a write request gets here, naming what would allow it; None: allowed."""
+        if self.read_only is None:
+            return None
+        return f"{self.root} is read-only: {self.read_only}"
 
     def __repr__(self) -> str:
         return f"MemoryDirectory({str(self.root)!r}, origins={sorted(self.origins)})"
@@ -197,20 +208,3 @@ class MemoryDirectory:
 
     def scan(self) -> ScanResult:
         return scan(self.root)
-
-
-class SessionStore:
-    """Agent sessions by (memory dir, session id); created on first use."""
-
-    def __init__(self) -> None:
-        self._sessions: dict[tuple[Path, str], Session] = {}
-
-    def get(self, root: Path, session_id: str) -> Session:
-        key = (root, session_id)
-        session = self._sessions.get(key)
-        if session is None:
-            session = self._sessions[key] = Session()
-        return session
-
-    def peek(self, root: Path, session_id: str) -> Session | None:
-        return self._sessions.get((root, session_id))

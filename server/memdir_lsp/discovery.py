@@ -10,7 +10,9 @@ Per workspace folder, three sources (spec section 2 and issue 5):
 * the ``memdir.directories`` setting (absolute, ``~/`` or relative to the folder).
 
 A document opened from a memory dir the workspace does not cover (the agent's dir of another
-project, say) adds that dir too. Directories that do not exist are not served.
+project, say) adds that dir too. Directories that do not exist are not served. Which of them
+the server may write in follows from why each was found (``server.WRITABLE_ORIGINS``): a folder
+found only because it looks like a memory dir is served read-only.
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ DIAGNOSTIC_SOURCE: Final = "memdir"
 DIAGNOSTIC_IDENTIFIER: Final = "memdir"
 #: Section of ``workspace/configuration`` and ``initializationOptions``.
 CONFIG_SECTION: Final = "memdir"
+#: ``initializationOptions`` key (at its top level or in its ``memdir`` section): ``false``
+#: starts the server in an untrusted workspace (no git, no writes).
+TRUSTED_OPTION: Final = "trusted"
 
 # --- client → server requests ----------------------------------------------------------------
 MEMORY_INDEX: Final = "memory/index"
@@ -37,6 +40,8 @@ MEMDIR_STATUS: Final = "memdir/status"
 # --- client → server notifications -----------------------------------------------------------
 MEMORY_DID_READ: Final = "memory/didRead"
 MEMORY_COMPACTED: Final = "memory/compacted"
+#: The user trusted the workspace: the server may now run git and write.
+MEMDIR_DID_GRANT_WORKSPACE_TRUST: Final = "memdir/didGrantWorkspaceTrust"
 
 # --- server → client notifications -----------------------------------------------------------
 MEMORY_RELEVANT_MEMORIES: Final = "memory/relevantMemories"

@@ -26,6 +26,8 @@ from lsprotocol import types
 from memdir import __version__
 from memdir.extras import MissingExtraError
 from memdir.model import Span
+from memdir.paths import is_agent_memory_dir
+from memdir.surface import SessionStore
 from pygls.capabilities import get_capability
 from pygls.exceptions import (
     FeatureRequestError,
@@ -44,10 +46,10 @@ from pygls.protocol import (
 from pygls.uris import from_fs_path, to_fs_path
 
 from memdir_lsp import positions
-from memdir_lsp.directory import MemoryDirectory, SessionStore
+from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.documents import MemoryDocument, MemoryWorkspace, unit_counter
 from memdir_lsp.errors import RequestFailed, field_where, has_lone_surrogate, public_error
-from memdir_lsp.protocol import EXPERIMENTAL_KEY, SERVER_NAME
+from memdir_lsp.protocol import CONFIG_SECTION, EXPERIMENTAL_KEY, SERVER_NAME
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +61,12 @@ READY_TIMEOUT = 10.0
 
 #: What changed on disk or in the editor: ``created``, ``changed`` or ``deleted``.
 FileEvent = tuple[Path, str]
+
+#: Origins of the directories the server may write in: the agent's memory dir of a workspace
+#: folder and the user's ``directories`` setting (and any dir under the agent's config root:
+#: :func:`memdir.paths.is_agent_memory_dir`). A folder that merely holds a MEMORY.md, as a
+#: workspace folder or above an opened file, is served read-only: any repository can hold one.
+WRITABLE_ORIGINS = frozenset({"agent", "setting"})
 
 
 @dataclass
@@ -271,6 +279,12 @@ class MemoryServer(LanguageServer):
         self.directories: dict[Path, MemoryDirectory] = {}
         #: The project root of each memory dir that has one (found by discovery).
         self.project_roots: dict[Path, Path] = {}
+        #: The client trusts the workspace (initializationOptions ``trusted``, raised by
+        #: ``memdir/didGrantWorkspaceTrust``). Untrusted, the server runs no git (no project
+        #: is loaded) and writes nothing.
+        self.trusted = True
+        #: Agent sessions (what surfaced, what the agent read, the budget), bounded: a client
+        #: names sessions freely.
         self.sessions = SessionStore()
         self.hooks = Hooks()
         #: Background tasks kept alive until done (asyncio keeps only weak references).
@@ -470,24 +484,52 @@ class MemoryServer(LanguageServer):
         directory = MemoryDirectory(
             root, origins, self.editor_settings.for_directory(root), text_of=self.open_text
         )
-        directory.project_root = self.project_roots.get(root)
+        self._place(directory)
         return directory
+
+    def _place(self, directory: MemoryDirectory) -> None:
+        """A directory's project and write permission, from discovery and the workspace trust."""
+        root = directory.root
+        # Untrusted: no project, so nothing runs git. A new project root is loaded by the next
+        # lint run.
+        directory.project_root = self.project_roots.get(root) if self.trusted else None
+        directory.read_only = self.read_only_reason(root, directory.origins)
+
+    def read_only_reason(self, root: Path, origins: set[str]) -> str | None:
+        """Why the server must not write in ``root``, found for ``origins``; None: it may."""
+        if not self.trusted:
+            return (
+                "the workspace is not trusted, and memdir-lsp writes nothing in an untrusted "
+                "workspace (trust it, or set `trusted` in initializationOptions)"
+            )
+        if origins & WRITABLE_ORIGINS or is_agent_memory_dir(root):
+            return None
+        return (
+            "it was found as a folder that looks like a memory dir, not as the agent's memory "
+            f"dir nor in the `{CONFIG_SECTION}.directories` setting; add it to that setting to "
+            "let memdir write there"
+        )
+
+    def _directory_state(self) -> dict[Path, tuple[set[str], Path | None, str | None]]:
+        return {
+            root: (set(d.origins), d.project_root, d.read_only)
+            for root, d in self.directories.items()
+        }
 
     def set_directories(self, found: dict[Path, set[str]]) -> bool:
         """Replace the known directories, keeping the state of those that stay. True if changed."""
-        before = {root: (set(d.origins), d.project_root) for root, d in self.directories.items()}
+        before = self._directory_state()
         updated: dict[Path, MemoryDirectory] = {}
         for root, origins in found.items():
             existing = self.directories.get(root)
             if existing is not None:
                 existing.origins = set(origins)
-                # A new project root is loaded by the next lint run.
-                existing.project_root = self.project_roots.get(root)
+                self._place(existing)
                 updated[root] = existing
             else:
                 updated[root] = self.new_directory(root, set(origins))
         self.directories = updated
-        return before != {root: (set(d.origins), d.project_root) for root, d in updated.items()}
+        return before != self._directory_state()
 
     def reload_settings(self) -> None:
         for directory in self.directories.values():

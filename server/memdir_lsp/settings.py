@@ -21,14 +21,14 @@ from lsprotocol import types
 from memdir.config import Settings, load_settings, settings_from_mapping
 from pygls.capabilities import get_capability
 
-from memdir_lsp.protocol import CONFIG_SECTION
+from memdir_lsp.protocol import CONFIG_SECTION, TRUSTED_OPTION
 from memdir_lsp.server import MemoryServer
 
 logger = logging.getLogger(__name__)
 
 #: Keys the server adds to memdir.toml's: where to look for memory directories, and when to
 #: re-check after a keystroke (``diagnostics.debounce``).
-SERVER_KEYS = ("directories", "diagnostics", "diagnostics.debounce")
+SERVER_KEYS = ("directories", "diagnostics", "diagnostics.debounce", TRUSTED_OPTION)
 #: Milliseconds after the last keystroke before a pushed re-check (pulls never wait): short,
 #: since an edit's re-check is incremental; 0 re-checks at every change.
 DEFAULT_DEBOUNCE_MS = 150
@@ -115,8 +115,44 @@ def _debounce(data: Mapping[str, Any]) -> tuple[int, str | None]:
     )
 
 
+def _take_trust(options: object) -> tuple[list[object], object]:
+    """The ``trusted`` values of ``options`` (at the top level and in the ``memdir`` section)
+    and the options without them."""
+    if not isinstance(options, Mapping):
+        return [], options
+    rest = dict(options)
+    values = [rest.pop(TRUSTED_OPTION)] if TRUSTED_OPTION in rest else []
+    nested = rest.get(CONFIG_SECTION)
+    if isinstance(nested, Mapping) and TRUSTED_OPTION in nested:
+        section = dict(nested)
+        values.append(section.pop(TRUSTED_OPTION))
+        rest[CONFIG_SECTION] = section
+    return values, rest
+
+
+def split_trust(options: object) -> tuple[bool, object, str | None]:
+    """The workspace trust that ``initializationOptions`` declare (trusted when they say
+    nothing), the options without it, and what was wrong with it. Anything but ``true`` is
+    untrusted: a mistake must not open up."""
+    values, rest = _take_trust(options)
+    wrong = [v for v in values if not isinstance(v, bool)]
+    problem = (
+        f"`{TRUSTED_OPTION}` must be true or false, got {wrong[0]!r}; taken as false"
+        if wrong
+        else None
+    )
+    return all(v is True for v in values), rest, problem
+
+
 def apply_settings(server: MemoryServer, data: object, source: str) -> bool:
     """Adopt settings from ``source``; report problems to the client. True when they changed."""
+    if source != "initializationOptions" and _take_trust(data)[0]:
+        # Settings may come from the workspace itself (a project's config file): they must
+        # not raise the trust the client declared.
+        server.log(
+            f"{source}: `{TRUSTED_OPTION}` is read from initializationOptions only; ignored",
+            types.MessageType.Warning,
+        )
     settings, errors = parse_editor_settings(data)
     for error in errors:
         server.log(f"{source}: {error}; using the default", types.MessageType.Warning)
@@ -169,8 +205,14 @@ async def _register_configuration_changes(server: MemoryServer) -> None:
 
 
 async def on_initialize(server: MemoryServer, params: types.InitializeParams) -> None:
-    if params.initialization_options is not None:
-        apply_settings(server, params.initialization_options, "initializationOptions")
+    trusted, options, problem = split_trust(params.initialization_options)
+    server.trusted = trusted
+    if problem is not None:
+        server.log(f"initializationOptions: {problem}", types.MessageType.Warning)
+    if not trusted:
+        server.log("untrusted workspace: memdir-lsp runs no git and writes nothing")
+    if options is not None:
+        apply_settings(server, options, "initializationOptions")
 
 
 async def on_initialized(server: MemoryServer) -> None:

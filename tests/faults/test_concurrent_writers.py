@@ -56,6 +56,8 @@ async def lsp_writer(root: Path, name: str) -> list[str]:
                 "rootUri": root.as_uri(),
                 "capabilities": {},
                 "workspaceFolders": [folder],
+                # A folder that merely holds a MEMORY.md is read-only unless configured.
+                "initializationOptions": {"memdir": {"directories": ["."]}},
             },
         )
         await client.send({"method": "initialized", "params": {}})

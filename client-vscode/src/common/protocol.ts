@@ -25,6 +25,8 @@ export const MIN_SERVER_VERSION = '0.1.0';
 export const CLIENT_ID = 'memdir';
 /** Section of `workspace/configuration` and of the VS Code settings. */
 export const CONFIG_SECTION = 'memdir';
+/** `initializationOptions` key: `false` starts the server untrusted (no git, no writes). */
+export const TRUSTED_OPTION = 'trusted';
 /** `source` of every diagnostic the server publishes. */
 export const DIAGNOSTIC_SOURCE = 'memdir';
 /** `identifier` of the server's pull-diagnostics provider. */
@@ -54,6 +56,8 @@ export const MEMDIR_STATUS = 'memdir/status';
 // --- client → server notifications --------------------------------------------------------------
 export const MEMORY_DID_READ = 'memory/didRead';
 export const MEMORY_COMPACTED = 'memory/compacted';
+/** The user trusted the workspace: the server may now run git and write. */
+export const MEMDIR_DID_GRANT_WORKSPACE_TRUST = 'memdir/didGrantWorkspaceTrust';
 
 // --- server → client notifications --------------------------------------------------------------
 export const MEMORY_RELEVANT_MEMORIES = 'memory/relevantMemories';

@@ -107,6 +107,9 @@ export interface ExtractStarted {
   id: string;
 }
 
+/** Params of `memdir/didGrantWorkspaceTrust`: none. */
+export type GrantTrustParams = Record<string, never>;
+
 /** What path A injects of MEMORY.md, and how much of the load cap it uses. */
 export interface IndexSummary {
   /** The memory dir. */
@@ -479,6 +482,10 @@ export interface StatusDirectory {
   settingsSource: string | null;
   settingsErrors: string[];
   indexLineLimit: number;
+  /** The server may write here (`memory/tool`'s writes, `memory/extract`, file creation): the agent's memory dir, or one in the `directories` setting, in a trusted workspace. Other dirs are served read-only. */
+  writable: boolean;
+  /** Why it is read-only, and what would let the server write (null when writable). */
+  readOnlyReason: string | null;
   /** The session asked for by `sessionId` (null: no such session yet). */
   session: SessionState | null;
 }
@@ -497,6 +504,8 @@ export interface StatusResult {
   anthropicLoaded: boolean;
   positionEncoding: string;
   editorSettings: EditorSettingsView;
+  /** The workspace is trusted (initializationOptions `trusted`, or granted since): untrusted, the server runs no git and writes nothing. */
+  trusted: boolean;
 }
 
 /** One memory injected by a recall. */
@@ -551,6 +560,7 @@ export interface MemoryRequests {
 
 /** Notifications the client sends. */
 export interface MemoryNotifications {
+  'memdir/didGrantWorkspaceTrust': { params: GrantTrustParams };
   'memory/didRead': { params: DidReadParams };
   'memory/compacted': { params: SessionParams };
 }
@@ -574,6 +584,7 @@ export const MEMORY_METHODS = {
   'memory/newMemory': 'request',
   'memory/extract': 'request',
   'memdir/status': 'request',
+  'memdir/didGrantWorkspaceTrust': 'notification',
   'memory/didRead': 'notification',
   'memory/compacted': 'notification',
   'memory/relevantMemories': 'server notification',

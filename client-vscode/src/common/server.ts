@@ -21,6 +21,7 @@ import {
   CLI_MODULE,
   CLIENT_ID,
   CONFIG_SECTION,
+  MEMDIR_DID_GRANT_WORKSPACE_TRUST,
   MEMORY_RELEVANT_MEMORIES,
   type RelevantMemories,
   SERVER_NAME,
@@ -44,8 +45,8 @@ import {
 } from './launch';
 import { getPythonApi, interpreterFromPythonApi, type Interpreter, resolveInterpreter, runProcess } from './python';
 import { pipeServerStderr, pipeServerStdout } from './serverLog';
-import { getLaunchSettings, serverSettingsFor } from './settings';
-import { getWorkspaceFolders, setContext, showErrorMessage, executeCommand } from './vscodeapi';
+import { getLaunchSettings, initializationOptions, type LaunchSettings, onTrustGranted, serverSettingsFor } from './settings';
+import { getWorkspaceFolders, isWorkspaceTrusted, setContext, showErrorMessage, executeCommand } from './vscodeapi';
 
 export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
 
@@ -63,6 +64,8 @@ export class MemdirServer implements vscode.Disposable {
   private _mcp: McpOffer | undefined;
   private _memoryToolProblem: string | undefined;
   private _version: string | undefined;
+  /** The launch settings the running (or last started) server was started with. */
+  private startedWith: LaunchSettings | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly relevantEmitter = new vscode.EventEmitter<RelevantMemories>();
 
@@ -179,6 +182,24 @@ export class MemdirServer implements vscode.Disposable {
     return this._state === 'running' && advertisedMethods(this.client?.initializeResult?.capabilities).includes(method);
   }
 
+  /**
+   * VS Code trusted the workspace. A running server is told (it may now run git and write), or
+   * restarted when the program it runs may change; a later start sends `trusted: true` anyway.
+   */
+  async trustGranted(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    if (this._state !== 'running') {
+      return;
+    }
+    if (onTrustGranted(this.startedWith, getLaunchSettings(), this.handles(MEMDIR_DID_GRANT_WORKSPACE_TRUST)) === 'restart') {
+      this.log.info('workspace trusted: restarting the server');
+      await this.restart();
+      return;
+    }
+    this.log.info('workspace trusted: the server may now run git and write memory');
+    await this.sendNotification(MEMDIR_DID_GRANT_WORKSPACE_TRUST, {});
+  }
+
   async dispose(): Promise<void> {
     await this.stopClient();
     this.stateEmitter.dispose();
@@ -194,6 +215,7 @@ export class MemdirServer implements vscode.Disposable {
   private async doStart(): Promise<void> {
     this.setState('starting');
     const launch = getLaunchSettings();
+    this.startedWith = launch;
     const cwd = getWorkspaceFolders()[0]?.uri.fsPath;
     let plan = await this.resolvePlan();
     this.log.info(describePlan(plan));
@@ -235,7 +257,8 @@ export class MemdirServer implements vscode.Disposable {
       traceOutputChannel: this.log,
       stdioOptions: { stderr: pipeServerStderr, stdout: pipeServerStdout },
       // Explicitly set values only (see settings.ts); the section is sent again on every pull.
-      initializationOptions: { [CONFIG_SECTION]: serverSettingsFor(getWorkspaceFolders()[0]?.uri) },
+      // Untrusted, the server runs no git and writes nothing until told otherwise.
+      initializationOptions: initializationOptions(serverSettingsFor(getWorkspaceFolders()[0]?.uri), isWorkspaceTrusted()),
       // Our own start failure message says what to do; the library's generic one would not.
       initializationFailedHandler: (error) => {
         this.log.error(`initialize failed: ${String(error)}`);

@@ -9,7 +9,7 @@
  */
 import * as os from 'node:os';
 import type { ConfigurationScope } from 'vscode';
-import { CONFIG_SECTION } from './protocol';
+import { CONFIG_SECTION, TRUSTED_OPTION } from './protocol';
 import { getConfiguration, isWorkspaceTrusted } from './vscodeapi';
 
 /** Keys the server understands (memdir.toml's keys in camelCase, plus `directories`). */
@@ -66,6 +66,14 @@ export function serverSettingsFor(scope?: ConfigurationScope | null): Record<str
   return explicitServerSettings((key) => config.inspect(key));
 }
 
+/**
+ * The server's `initializationOptions`: its section, and whether VS Code trusts the workspace.
+ * Untrusted, the server runs no git and writes nothing (every memory dir is read-only).
+ */
+export function initializationOptions(section: Record<string, unknown>, trusted: boolean): Record<string, unknown> {
+  return { [CONFIG_SECTION]: section, [TRUSTED_OPTION]: trusted };
+}
+
 /** `memdir.importStrategy`: the extension's own server, or the memdir of the interpreter's environment. */
 export const IMPORT_STRATEGIES = ['useBundled', 'fromEnvironment'] as const;
 export type ImportStrategy = (typeof IMPORT_STRATEGIES)[number];
@@ -112,4 +120,16 @@ export const LAUNCH_SETTING_SECTIONS = ['server', 'importStrategy'] as const;
 
 export function getLaunchSettings(): LaunchSettings {
   return launchSettingsFrom(getConfiguration(CONFIG_SECTION), isWorkspaceTrusted());
+}
+
+/**
+ * What granting trust to the workspace asks of a running server: a restart when the program it
+ * runs may change (workspace values of the launch settings count from now on) or when it cannot
+ * be told; else `memdir/didGrantWorkspaceTrust`, which lets it run git and write.
+ */
+export function onTrustGranted(startedWith: LaunchSettings | undefined, now: LaunchSettings, canNotify: boolean): 'restart' | 'notify' {
+  if (!canNotify || startedWith === undefined || JSON.stringify(startedWith) !== JSON.stringify(now)) {
+    return 'restart';
+  }
+  return 'notify';
 }

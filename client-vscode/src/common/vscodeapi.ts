@@ -33,6 +33,10 @@ export function isWorkspaceTrusted(): boolean {
   return vscode.workspace.isTrusted;
 }
 
+export function onDidGrantWorkspaceTrust(listener: () => unknown): vscode.Disposable {
+  return vscode.workspace.onDidGrantWorkspaceTrust(listener);
+}
+
 export function registerCommand(
   command: string,
   callback: (...args: never[]) => unknown,

@@ -244,6 +244,10 @@ export interface DirectoryInput {
   path: string;
   uri: string;
   origins?: string[];
+  /** False: the server writes nothing here (memory tool, extraction); missing from older servers. */
+  writable?: boolean;
+  /** Why it is read-only, and what would make it writable. */
+  readOnlyReason?: string | null;
   list?: MemoryListing;
   error?: string;
 }
@@ -293,8 +297,17 @@ export function buildTree(
       path: dir.path,
       uri: dir.uri,
       label,
-      description: [summary, count === 1 ? '1 memory' : `${count} memories`].filter(Boolean).join(' · '),
-      tooltip: [description, origins.length ? `Found as: ${origins.join(', ')}` : '', dir.error ?? ''].filter(Boolean).join('\n'),
+      description: [summary, count === 1 ? '1 memory' : `${count} memories`, dir.writable === false ? 'read-only' : '']
+        .filter(Boolean)
+        .join(' · '),
+      tooltip: [
+        description,
+        origins.length ? `Found as: ${origins.join(', ')}` : '',
+        dir.writable === false ? `Read-only: ${dir.readOnlyReason ?? 'memdir writes nothing here'}` : '',
+        dir.error ?? '',
+      ]
+        .filter(Boolean)
+        .join('\n'),
       origins,
       children,
       problems: total,

@@ -143,7 +143,13 @@ export class MemoryData implements vscode.Disposable {
       const status = await this.server.sendRequest<StatusResult>(MEMDIR_STATUS, {});
       const directories = await Promise.all(
         (status.directories ?? []).map(async (dir): Promise<DirectoryInput> => {
-          const base = { path: dir.path, uri: dir.uri, origins: dir.origins ?? [] };
+          const base = {
+            path: dir.path,
+            uri: dir.uri,
+            origins: dir.origins ?? [],
+            writable: dir.writable ?? true,
+            readOnlyReason: dir.readOnlyReason ?? null,
+          };
           try {
             const list = await this.server.sendRequest<MemoryListing>(MEMORY_LIST, { directory: dir.uri });
             return { ...base, list };

@@ -144,6 +144,7 @@ export const window = {
 export const workspace = {
   workspaceFolders: undefined,
   isTrusted: true,
+  onDidGrantWorkspaceTrust: noop,
   getConfiguration: () => ({ get: () => undefined, inspect: () => undefined }),
   onDidChangeConfiguration: noop,
   onDidCreateFiles: noop,

@@ -64,3 +64,6 @@ def register(server: MemoryServer) -> None:
     )
     server.feature(P.MEMORY_DID_READ)(server.guard(handler("memory_did_read")))
     server.feature(P.MEMORY_COMPACTED)(server.guard(handler("memory_compacted")))
+    server.feature(P.MEMDIR_DID_GRANT_WORKSPACE_TRUST)(
+        server.guard(handler("memdir_did_grant_workspace_trust"))
+    )

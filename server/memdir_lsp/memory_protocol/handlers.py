@@ -347,7 +347,10 @@ async def memory_did_read(ls: MemoryServer, params: Any) -> None:
             paths.append(resolve_file(directory, name, "paths"))
         except JsonRpcInvalidParams as exc:
             ls.log(f"{P.MEMORY_DID_READ}: {exc.message}", types.MessageType.Warning)
-    ls.sessions.get(directory.root, read.session_id).mark_read(paths)
+    # Only files that exist: what never surfaces needs no mark, and made-up names would grow
+    # the session without end (os.path.isfile: a name too long is no file, not an error).
+    existing = await asyncio.to_thread(lambda: [p for p in paths if os.path.isfile(p)])
+    ls.sessions.get(directory.root, read.session_id).mark_read(existing)
 
 
 async def memory_compacted(ls: MemoryServer, params: Any) -> None:
@@ -419,12 +422,24 @@ async def memory_tool(ls: MemoryServer, params: Any) -> Any:
     command = request.command_input()
     # Loaded on first use: the tool is built on the anthropic SDK, which startup never loads.
     await load_write_path()
-    from memdir.memory_tool import InvalidCommandError, MemdirMemoryTool, ToolResult, parse_command
+    from memdir.memory_tool import (
+        WRITE_COMMANDS,
+        InvalidCommandError,
+        MemdirMemoryTool,
+        ToolResult,
+        parse_command,
+    )
 
     try:
-        parse_command(command)
+        parsed = parse_command(command)
     except InvalidCommandError as exc:
         raise JsonRpcInvalidParams(str(exc)) from exc
+    refusal = directory.write_refusal()
+    if refusal is not None and parsed.command in WRITE_COMMANDS:
+        # As the tool's own failures: a model driving the tool reads why, and stops trying.
+        return to_wire(
+            T.MemoryToolResult(text=f"Error: {refusal}", is_error=True, changes=[], warnings=[])
+        )
     tool = MemdirMemoryTool(directory.root, settings=directory.settings)
     try:
         result = await tool.arun(command)
@@ -647,6 +662,10 @@ async def memory_extract(ls: MemoryServer, params: Any) -> Any:
     """
     request = structure_params(params, T.ExtractParams)
     directory = resolve_directory(ls, request)
+    refusal = directory.write_refusal()
+    if refusal is not None:
+        # Dry runs too: nothing they find could be saved here.
+        raise RequestFailed(refusal)
     if not request.transcript.strip():
         raise JsonRpcInvalidParams("`transcript` must not be empty")
     transcript = transcript_path(request.transcript)
@@ -704,6 +723,8 @@ async def memdir_status(ls: MemoryServer, params: Any) -> Any:
                 settings_source=directory.settings.source,
                 settings_errors=list(directory.settings.errors),
                 index_line_limit=directory.settings.index_line_limit,
+                writable=directory.writable,
+                read_only_reason=directory.read_only,
                 session=state,
             )
         )
@@ -716,5 +737,20 @@ async def memdir_status(ls: MemoryServer, params: Any) -> Any:
             directories=list(ls.editor_settings.directories),
             overrides=dict(ls.editor_settings.overrides),
         ),
+        trusted=ls.trusted,
     )
     return to_wire(status)
+
+
+async def memdir_did_grant_workspace_trust(ls: MemoryServer, params: Any) -> None:
+    """The user trusted the workspace: load projects, allow writes (discovery decides where)."""
+    try:
+        structure_params(params, T.GrantTrustParams)
+    except JsonRpcInvalidParams as exc:
+        ls.log(f"{P.MEMDIR_DID_GRANT_WORKSPACE_TRUST}: {exc.message}", types.MessageType.Warning)
+        return
+    if ls.trusted:
+        return
+    ls.trusted = True
+    ls.log("workspace trusted: memdir-lsp may now run git and write")
+    await ls.settings_changed()

@@ -233,6 +233,10 @@ def typescript(doc: JsonSchema) -> str:
     for name, definition in doc["$defs"].items():
         if "description" in definition:
             out += _jsdoc(definition["description"], "")
+        if not definition["properties"]:
+            # An empty interface would accept anything; this accepts `{}` only.
+            out += [f"export type {name} = Record<string, never>;", ""]
+            continue
         out.append(f"export interface {name} {{")
         required = set(definition.get("required", ()))
         for prop_name, prop in definition["properties"].items():
@@ -279,6 +283,8 @@ def _md_type(prop: JsonSchema) -> str:
 
 
 def _md_fields(definition: JsonSchema) -> list[str]:
+    if not definition["properties"]:
+        return ["No fields: `{}` (or no params at all)."]
     required = set(definition.get("required", ()))
     rows = ["| Field | Type | Required | Description |", "|---|---|---|---|"]
     for name, prop in definition["properties"].items():

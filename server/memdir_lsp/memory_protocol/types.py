@@ -108,6 +108,11 @@ class StatusParams:
     session_id: str | None = None
 
 
+@attrs.define
+class GrantTrustParams:
+    """Params of ``memdir/didGrantWorkspaceTrust``: none."""
+
+
 ToolCommand = Literal["view", "create", "str_replace", "insert", "delete", "rename"]
 
 
@@ -331,6 +336,12 @@ class StatusDirectory:
     settings_source: str | None
     settings_errors: list[str]
     index_line_limit: int
+    #: The server may write here (``memory/tool``'s writes, ``memory/extract``, file
+    #: creation): the agent's memory dir, or one in the ``directories`` setting, in a trusted
+    #: workspace. Other dirs are served read-only.
+    writable: bool = True
+    #: Why it is read-only, and what would let the server write (null when writable).
+    read_only_reason: str | None = None
     #: The session asked for by ``sessionId`` (null: no such session yet).
     session: SessionState | None = None
 
@@ -354,6 +365,9 @@ class StatusResult:
     anthropic_loaded: bool
     position_encoding: str
     editor_settings: EditorSettingsView
+    #: The workspace is trusted (initializationOptions ``trusted``, or granted since):
+    #: untrusted, the server runs no git and writes nothing.
+    trusted: bool = True
 
 
 # --- the methods -----------------------------------------------------------------------------
@@ -375,6 +389,13 @@ class Method:
     #: When a well-formed request cannot be served: LSP's RequestFailed.
     failures: tuple[str, ...] = ()
 
+
+#: When a request that writes is refused (LSP's RequestFailed).
+READ_ONLY_FAILURE = (
+    "the memory dir is read-only: the workspace is not trusted, or the dir was found only as a "
+    "folder that looks like a memory dir (not the agent's, not in the `directories` setting); "
+    "the message says which, and what would allow the write"
+)
 
 #: Errors every request about a directory can answer.
 DIRECTORY_ERRORS = (
@@ -457,7 +478,9 @@ METHODS: tuple[Method, ...] = (
         MemoryToolParams,
         MemoryToolResult,
         "Run one command of the API memory tool (`memory_20250818`) over the memory dir; it "
-        "writes on disk. The tool's own failures are results with `isError`, in the API's words.",
+        "writes on disk. The tool's own failures are results with `isError`, in the API's words; "
+        "so is a command that writes in a read-only dir (see `writable` in `memdir/status`): "
+        "the text says why and what would allow it.",
         (*DIRECTORY_ERRORS, "the input is not a memory tool command"),
     ),
     Method(
@@ -478,6 +501,7 @@ METHODS: tuple[Method, ...] = (
         "Start the extraction agent on a transcript; answers `{id}` at once, reports work-done "
         "progress (cancelling it cancels the run) and ends with `memory/extractResult`.",
         (*DIRECTORY_ERRORS, "no such transcript, or the work done token is already in use"),
+        (READ_ONLY_FAILURE,),
     ),
     Method(
         P.MEMDIR_STATUS,
@@ -486,6 +510,15 @@ METHODS: tuple[Method, ...] = (
         StatusResult,
         "What the server knows: directories, settings, sessions, loaded modules.",
         ("a param has the wrong type (the message names it)",),
+    ),
+    Method(
+        P.MEMDIR_DID_GRANT_WORKSPACE_TRUST,
+        "notification",
+        GrantTrustParams,
+        None,
+        "The user trusted the workspace the server was started untrusted in "
+        "(initializationOptions `trusted: false`): from now on it loads projects (runs git) and "
+        "writes in writable dirs. Trust is never taken back this way: restart the server.",
     ),
     Method(
         P.MEMORY_DID_READ,

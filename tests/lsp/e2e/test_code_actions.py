@@ -15,7 +15,7 @@ from lsp_helpers import (
     topic,
 )
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
 
@@ -134,6 +134,7 @@ def _no_resource_operations(caps: types.ClientCapabilities) -> None:
 
 
 @pytest.mark.capabilities.with_args(_no_resource_operations)
+@pytest.mark.init_options({"memdir": {"directories": ["."]}})  # the server writes only there
 async def test_without_create_support_a_command_creates_the_file(
     client: LanguageClient, workspace: Workspace
 ) -> None:
@@ -172,6 +173,24 @@ async def test_without_create_support_a_command_creates_the_file(
         await client.workspace_execute_command_async(
             types.ExecuteCommandParams(command="memdir.createFile", arguments=[["only a uri"]])
         )
+
+
+@pytest.mark.capabilities.with_args(_no_resource_operations)
+async def test_without_create_support_no_half_fix_in_a_read_only_dir(
+    client: LanguageClient, workspace: Workspace
+) -> None:
+    # The workspace folder merely holds a MEMORY.md: the server writes nothing there, so an
+    # action whose file only its command would create is not offered at all.
+    uri = open_doc(client, workspace, "MEMORY.md")
+    actions = await _actions(client, uri, pos(8, 3))
+    assert not [a for a in actions if a.command is not None]
+    with pytest.raises(JsonRpcException, match=r"read-only.*memdir\.directories"):
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command="memdir.createFile", arguments=[[workspace.uri_of("new.md"), "x"]]
+            )
+        )
+    assert not workspace.path("new.md").exists()
 
 
 async def test_no_move_on_headings_or_topics(client: LanguageClient, workspace: Workspace) -> None:

@@ -8,10 +8,16 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
 from fake_anthropic import FakeAnthropic, api_error, memory_use, message, text
 from lsp_helpers import Workspace, topic
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+#: The workspace folder is a memory dir opened directly: the server writes in it only when it is
+#: configured (a folder that merely holds a MEMORY.md is served read-only).
+pytestmark = pytest.mark.init_options({"memdir": {"directories": ["."]}})
+
 
 TIMEOUT = 30.0
 #: The key the e2e server runs with (tests/lsp/e2e/conftest.py) and a token of a known form.

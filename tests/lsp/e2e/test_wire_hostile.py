@@ -109,7 +109,7 @@ async def test_every_custom_request_without_params_is_answered(wire: Wire) -> No
     requests = [
         m
         for m in methods
-        if m not in (P.MEMORY_DID_READ, P.MEMORY_COMPACTED)
+        if m not in (P.MEMORY_DID_READ, P.MEMORY_COMPACTED, P.MEMDIR_DID_GRANT_WORKSPACE_TRUST)
         and m not in (P.MEMORY_RELEVANT_MEMORIES, P.MEMORY_EXTRACT_RESULT)
     ]
     assert P.MEMORY_SEARCH in requests
@@ -117,7 +117,7 @@ async def test_every_custom_request_without_params_is_answered(wire: Wire) -> No
         answer = await wire.request(method)  # no `params` member at all
         assert "result" in answer or answer["error"]["code"] != -32603, (method, answer)
         assert_clean(answer)
-    for method in (P.MEMORY_DID_READ, P.MEMORY_COMPACTED):
+    for method in (P.MEMORY_DID_READ, P.MEMORY_COMPACTED, P.MEMDIR_DID_GRANT_WORKSPACE_TRUST):
         wire.send({"method": method})
     await alive(wire)
 

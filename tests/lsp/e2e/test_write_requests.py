@@ -20,6 +20,11 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
+#: The workspace folder is a memory dir opened directly: the server writes in it only when it is
+#: configured (a folder that merely holds a MEMORY.md is served read-only).
+pytestmark = pytest.mark.init_options({"memdir": {"directories": ["."]}})
+
+
 TIMEOUT = 15.0
 
 PNPM = (
