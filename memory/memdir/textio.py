@@ -90,6 +90,7 @@ def _decode(data: bytes, problems: list[Problem]) -> str:
 #: Problem kinds meaning memdir did not read the file at all (its text is empty, not the file's).
 NOT_READ_KINDS = frozenset(("unreadable", "outside"))
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _KIND_NAMES = (
     (stat_module.S_ISFIFO, "a FIFO"),
     (stat_module.S_ISSOCK, "a socket"),
@@ -115,15 +116,24 @@ def require_regular(mode: int) -> None:
         raise NotRegularFileError(mode)
 
 
-def open_regular(path: Path | str) -> tuple[int, os.stat_result]:
+def open_regular(path: Path | str, *, follow_links: bool = True) -> tuple[int, os.stat_result]:
     """A read-only descriptor of ``path`` and its stat, for a regular file only.
 
     Checked before opening (a device may act on ``open`` itself) and again on the descriptor
     (the name may be swapped in between); opened non-blocking, so even a FIFO slipped in at
-    that moment cannot hang the reader. Raises :class:`NotRegularFileError` or another OSError.
+    that moment cannot hang the reader. Without ``follow_links`` a symlink is refused too
+    (``O_NOFOLLOW``: not even one swapped in at that moment is followed). Raises
+    :class:`NotRegularFileError` or another OSError.
     """
-    require_regular(os.stat(path).st_mode)
-    fd = os.open(path, _OPEN_FLAGS)
+    if follow_links:
+        require_regular(os.stat(path).st_mode)
+        fd = os.open(path, _OPEN_FLAGS)
+    else:
+        mode = os.lstat(path).st_mode
+        if stat_module.S_ISLNK(mode):
+            raise SymlinkRefusedError()
+        require_regular(mode)
+        fd = os.open(path, _OPEN_FLAGS | _NOFOLLOW)
     try:
         stat = os.fstat(fd)
         require_regular(stat.st_mode)
@@ -131,6 +141,39 @@ def open_regular(path: Path | str) -> tuple[int, os.stat_result]:
         os.close(fd)
         raise
     return fd, stat
+
+
+class SymlinkRefusedError(OSError):
+    """A symlink where memdir reads only the file itself (it may lead anywhere)."""
+
+    def __init__(self) -> None:
+        super().__init__("a symbolic link: memdir does not follow it")
+        self.strerror = "a symbolic link: memdir does not follow it"
+
+
+class TooLargeError(OSError):
+    """A file larger than its reader's cap (a settings file, where a prefix means nothing)."""
+
+    def __init__(self, size: int, max_bytes: int) -> None:
+        message = f"{size:,} bytes: larger than the {max_bytes:,} bytes memdir reads"
+        super().__init__(message)
+        self.strerror = message
+
+
+def read_bytes(
+    path: Path | str, max_bytes: int, *, follow_links: bool = True, truncate: bool = True
+) -> bytes:
+    """The bytes of the regular file ``path``: its first ``max_bytes`` (``truncate``), or the
+    whole file, :class:`TooLargeError` when it is larger. Never blocks on a special file, never
+    reads past the cap (see :func:`open_regular`); raises OSError for what it cannot read."""
+    fd, stat = open_regular(path, follow_links=follow_links)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        if not truncate:
+            raise TooLargeError(max(stat.st_size, len(data)), max_bytes)
+        data = data[:max_bytes]
+    return data
 
 
 def outside(path: Path, root: Path) -> Problem | None:
