@@ -8,6 +8,7 @@ are dropped with a message and the default stays.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -96,6 +97,26 @@ _ALIASES = {
 }
 
 
+#: Values are quoted in messages up to this many characters: a settings file can hold anything.
+_SHOWN_CHARS = 60
+#: Problems reported of one settings source; the rest are counted.
+MAX_SETTING_ERRORS = 20
+
+
+def _shown(value: object) -> str:
+    """``value`` quoted for a message (``repr``: control characters escaped), cut short."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+def _name(key: object) -> str:
+    """A setting's name for a message: as written when plain, else quoted like a value (a key
+    of a hostile file may hold terminal escapes)."""
+    text = str(key)
+    plain = text.isprintable() and len(text) <= _SHOWN_CHARS
+    return text if plain else _shown(key)
+
+
 def _codes(value: Any, key: str, errors: list[str]) -> tuple[str, ...]:
     items = value.split(",") if isinstance(value, str) else value
     if not isinstance(items, list | tuple):
@@ -107,17 +128,28 @@ def _codes(value: Any, key: str, errors: list[str]) -> tuple[str, ...]:
         if not code:
             continue
         if not re.fullmatch(r"MEM\d{0,3}", code):
-            errors.append(f"`{key}`: {item!r} is not a memdir code (MEM001 ... MEM111 or a prefix)")
+            errors.append(
+                f"`{key}`: {_shown(item)} is not a memdir code (MEM001 ... MEM111 or a prefix)"
+            )
             continue
         codes.append(code)
     return tuple(codes)
 
 
+#: Never in a base URL: user info (``@``), a backslash, whitespace or a control character. URL
+#: parsers disagree on where the host of such a URL is (``http://x.example\\@127.0.0.1``: the
+#: check's parser sees 127.0.0.1, urllib connects to the whole name), so none is accepted.
+_AMBIGUOUS_URL = re.compile(r"[\x00-\x20\x7f\\@]")
+
+
 def is_loopback_url(url: str) -> bool:
-    """Whether ``url``'s host is this machine (``localhost`` or a loopback address)."""
+    """Whether ``url``'s host is this machine (``localhost`` or a loopback address), as every
+    URL parser sees it (see :data:`_AMBIGUOUS_URL`)."""
     import ipaddress
     from urllib.parse import urlsplit
 
+    if _AMBIGUOUS_URL.search(url.strip()):
+        return False
     host = urlsplit(url.strip()).hostname or ""
     if host == "localhost":
         return True
@@ -137,18 +169,23 @@ def base_url_error(value: object, *, remote: bool = True) -> str | None:
 
     if not isinstance(value, str) or not value.strip():
         return "must be a URL like http://127.0.0.1:11434/v1"
+    if _AMBIGUOUS_URL.search(value.strip()):
+        return (
+            "must name the server alone: no user name or password (@), backslash, space or "
+            f"control character, got {_shown(value)}"
+        )
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"must be an http:// or https:// URL with a host, got {value!r}"
+        return f"must be an http:// or https:// URL with a host, got {_shown(value)}"
     if parts.query or parts.fragment:
-        return f"must not have a query or fragment, got {value!r}"
+        return f"must not have a query or fragment, got {_shown(value)}"
     try:
         parts.port  # noqa: B018 - only to see whether it parses
     except ValueError:
-        return f"has a bad port, got {value!r}"
+        return f"has a bad port, got {_shown(value)}"
     if not remote and not is_loopback_url(value):
         return (
-            f"must be on this machine (localhost, 127.0.0.1, ::1), got {value!r}: set "
+            f"must be on this machine (localhost, 127.0.0.1, ::1), got {_shown(value)}: set "
             f"{OPENAI_BASE_URL_ENV} or pass --base-url for a server elsewhere"
         )
     return None
@@ -165,18 +202,20 @@ def settings_from_mapping(
     for raw_key, value in data.items():
         key = _ALIASES.get(raw_key, raw_key)
         if key not in known:
-            errors.append(f"unknown setting `{raw_key}`")
+            errors.append(f"unknown setting `{_name(raw_key)}`")
             continue
         if key == "index_line_limit":
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 changes[key] = value
             else:
-                errors.append(f"`{raw_key}` must be a positive integer, got {value!r}")
+                errors.append(f"`{raw_key}` must be a positive integer, got {_shown(value)}")
         elif key == "verify_after_days":
             if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                 changes[key] = value
             else:
-                errors.append(f"`{raw_key}` must be a whole number of days (0: off), got {value!r}")
+                errors.append(
+                    f"`{raw_key}` must be a whole number of days (0: off), got {_shown(value)}"
+                )
         elif key == "severity":
             if not isinstance(value, Mapping):
                 errors.append(f"`{raw_key}` must be a table of CODE = severity")
@@ -184,8 +223,8 @@ def settings_from_mapping(
             merged: dict[str, SeveritySetting] = dict(base.severity)
             for code, level in value.items():
                 code_text = str(code).upper()
-                if not _CODE.match(code_text):
-                    errors.append(f"`{raw_key}`: {code!r} is not a code like MEM001")
+                if not _CODE.fullmatch(code_text):
+                    errors.append(f"`{raw_key}`: {_shown(code)} is not a code like MEM001")
                 elif level not in SEVERITIES:
                     errors.append(f"`{raw_key}.{code}` must be one of {', '.join(SEVERITIES)}")
                 else:
@@ -197,13 +236,13 @@ def settings_from_mapping(
             if value in ("index", "prefetch"):
                 changes[key] = value
             else:
-                errors.append(f"`{raw_key}` must be index or prefetch, got {value!r}")
+                errors.append(f"`{raw_key}` must be index or prefetch, got {_shown(value)}")
         elif key == "selector":
             if value in SELECTOR_NAMES:
                 changes[key] = value
             else:
                 names = ", ".join(SELECTOR_NAMES)
-                errors.append(f"`selector` must be one of {names}, got {value!r}")
+                errors.append(f"`selector` must be one of {names}, got {_shown(value)}")
         elif key == "openai_base_url":
             url = base_url_error(value, remote=False)
             if url is None:
@@ -219,7 +258,9 @@ def settings_from_mapping(
             if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
                 changes[key] = float(value)
             else:
-                errors.append(f"`{raw_key}` must be a positive number of seconds, got {value!r}")
+                errors.append(
+                    f"`{raw_key}` must be a positive number of seconds, got {_shown(value)}"
+                )
         elif key == "model":
             if isinstance(value, str) and value.strip():
                 changes[key] = value.strip()
@@ -229,40 +270,60 @@ def settings_from_mapping(
             if value in ("multilingual", "claude-code"):
                 changes[key] = value
             else:
-                errors.append(f"`trigger` must be multilingual or claude-code, got {value!r}")
+                errors.append(f"`trigger` must be multilingual or claude-code, got {_shown(value)}")
         elif key == "target":
             if isinstance(value, str) and value in TARGETS:
                 changes[key] = value
             else:
                 names = ", ".join(sorted(TARGETS))
-                errors.append(f"`target` must be one of {names}, got {value!r}")
+                errors.append(f"`target` must be one of {names}, got {_shown(value)}")
+    if len(errors) > MAX_SETTING_ERRORS:
+        more = len(errors) - MAX_SETTING_ERRORS
+        errors = [*errors[:MAX_SETTING_ERRORS], f"… and {more} more problems with these settings"]
     return replace(base, **changes, source=source or base.source, errors=tuple(errors))
 
 
-def _read_toml(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+#: A settings file larger than this is refused, not parsed: real ones are a few hundred bytes.
+MAX_CONFIG_BYTES = 256 * 1024
+
+
+def _read_toml(path: Path, root: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """The TOML file ``path`` parsed (None when there is none), or what is wrong with it.
+
+    Read as every file a memory dir or project supplies is (:mod:`memdir.textio`): a regular
+    file only (a FIFO or device is never opened for good), at most :data:`MAX_CONFIG_BYTES`,
+    and not through a symlink that leads out of ``root`` (the memory dir, or the project).
+    Nesting too deep for the parser is an error like any other, never a crash."""
+    from memdir.paths import relative_inside
+    from memdir.textio import read_bytes
+
     try:
-        handle = path.open("rb")
-    except FileNotFoundError:
+        if relative_inside(root, path) is None:
+            os.lstat(path)  # a missing file is no file, not a refused link
+            return None, f"{path}: a symlink leading outside {root}: not read"
+        raw = read_bytes(path, MAX_CONFIG_BYTES, truncate=False)
+    except (FileNotFoundError, NotADirectoryError):
         return None, None
     except OSError as exc:
-        return None, f"{path}: {exc}"
+        return None, f"{path}: {exc.strerror or exc}"
     # Imported only when a file exists: most memory dirs have none, and the parser costs a
     # few milliseconds of every `memdir lint` start.
     import tomllib
 
     try:
-        with handle:
-            return tomllib.load(handle), None
-    except FileNotFoundError:
-        return None, None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return tomllib.loads(raw.decode("utf-8")), None
+    except UnicodeDecodeError as exc:
+        return None, f"{path}: not UTF-8 (byte {exc.start})"
+    except RecursionError:
+        return None, f"{path}: nested too deeply to parse"
+    except tomllib.TOMLDecodeError as exc:
         return None, f"{path}: {exc}"
 
 
 def load_settings(memory_dir: Path, project_root: Path | None = None) -> Settings:
     """Settings for a memory dir, from the first configuration file found."""
     own = memory_dir / CONFIG_FILENAME
-    data, error = _read_toml(own)
+    data, error = _read_toml(own, memory_dir)
     if error:
         return Settings(source=str(own), errors=(error,), load_error=error)
     if data is not None:
@@ -276,12 +337,19 @@ def load_settings(memory_dir: Path, project_root: Path | None = None) -> Setting
         ),
         None,
     )
-    candidates = [p for p in (nearest, project_root and project_root / "pyproject.toml") if p]
+    # A pyproject.toml that is no regular file (a FIFO, a device, a folder) is not one.
+    rooted = project_root / "pyproject.toml" if project_root is not None else None
+    candidates = [p for p in (nearest, rooted) if p is not None and p.is_file()]
     for pyproject in dict.fromkeys(candidates):
-        data, error = _read_toml(pyproject)
+        # A link may lead anywhere inside the project (a shared pyproject), never out of it.
+        root = pyproject.parent
+        if project_root is not None and root.is_relative_to(project_root):
+            root = project_root
+        data, error = _read_toml(pyproject, root)
         if error:
             return Settings(source=str(pyproject), errors=(error,), load_error=error)
-        table = (data or {}).get("tool", {}).get("memdir")
+        tool = (data or {}).get("tool")
+        table = tool.get("memdir") if isinstance(tool, dict) else None
         if isinstance(table, dict):
             return settings_from_mapping(table, source=f"{pyproject} [tool.memdir]")
     return Settings()

@@ -42,6 +42,7 @@ import asyncio
 import contextlib
 import difflib
 import inspect
+import io
 import json
 import logging
 import os
@@ -69,6 +70,7 @@ from memdir.search import (
     search_texts,
 )
 from memdir.select import NO_CREDENTIALS, credential_values
+from memdir.textio import NotRegularFileError, open_regular, read_bytes
 from memdir.transcript import (
     MemoryWrite,
     Transcript,
@@ -464,24 +466,35 @@ class ProjectTools:
             raise ProjectToolError(f"{path} does not exist")
         if not self._regular(target):
             raise ProjectToolError(f"{path} is not a regular file")
-        with target.open("rb") as handle:
-            head = handle.read(8192)
-            if b"\x00" in head:
-                raise ProjectToolError(f"{path} is a binary file")
+        # Opened as a regular file only, non-blocking: a FIFO swapped in after the check above
+        # is refused, not waited on (memdir.textio).
+        try:
+            fd, _ = open_regular(target)
+        except OSError as exc:
+            raise ProjectToolError(f"{path} cannot be read: {exc.strerror or exc}") from None
         offset = max(1, offset)
         limit = max(1, min(limit, READ_MAX_LINES))
         out: list[str] = []
         size = 0
         total = 0
-        with target.open("r", encoding="utf-8", errors="replace") as handle:
-            for number, line in enumerate(handle, start=1):
-                total = number
-                if number < offset or len(out) >= limit or size > READ_MAX_CHARS:
+        with os.fdopen(fd, "rb") as raw:
+            if b"\x00" in raw.read(8192):
+                raise ProjectToolError(f"{path} is a binary file")
+            raw.seek(0)
+            handle = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+            # Lines are read at most LINE_MAX_CHARS + 1 characters at a time: a file of one
+            # endless line never sits in memory whole.
+            while line := handle.readline(LINE_MAX_CHARS + 1):
+                rest = line
+                while not rest.endswith("\n") and (rest := handle.readline(LINE_MAX_CHARS)):
+                    pass  # the rest of a cut line: counted as part of it, not kept
+                total += 1
+                if total < offset or len(out) >= limit or size > READ_MAX_CHARS:
                     continue
                 line = line.rstrip("\n")
                 if len(line) > LINE_MAX_CHARS:
                     line = line[:LINE_MAX_CHARS] + " … [line cut]"
-                rendered = f"{number:>6}\t{line}"
+                rendered = f"{total:>6}\t{line}"
                 out.append(rendered)
                 size += len(rendered) + 1
         if not out:
@@ -539,10 +552,8 @@ class ProjectTools:
                     )
                     return
                 try:
-                    if file.stat().st_size > GREP_MAX_FILE_BYTES:
-                        continue
-                    data = file.read_bytes()
-                except OSError:
+                    data = read_bytes(file, GREP_MAX_FILE_BYTES, truncate=False)
+                except OSError:  # gone, too large, or no longer a regular file
                     continue
                 if b"\x00" not in data[:8192]:
                     yield rel, data.decode("utf-8", errors="replace")
@@ -697,9 +708,14 @@ def extraction_lock(memory_dir: Path) -> Iterator[None]:
 
 
 def _copy_private(source: str, target: str) -> None:
-    """Copy a file's bytes into a new file only its owner can read (no mode copied over)."""
+    """Copy a file's bytes into a new file only its owner can read (no mode copied over). A
+    FIFO, socket or device in the memory dir is not copied (opening one could block for good)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    with open(source, "rb") as reader, os.fdopen(os.open(target, flags, 0o600), "wb") as writer:
+    try:
+        fd, _ = open_regular(source, follow_links=False)
+    except NotRegularFileError:
+        return
+    with os.fdopen(fd, "rb") as reader, os.fdopen(os.open(target, flags, 0o600), "wb") as writer:
         shutil.copyfileobj(reader, writer)
 
 

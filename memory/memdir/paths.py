@@ -119,9 +119,23 @@ def _git_entry(path: str) -> bool:
     return os.path.isdir(path) or os.path.isfile(path)
 
 
-def _read_stripped(path: str) -> str:
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        return handle.read().strip()
+#: A settings file larger than this is not read (the agent's are a few KiB at most).
+MAX_SETTINGS_BYTES = 1024 * 1024
+#: A ``.git`` file, ``commondir`` or ``gitdir`` names one path: more than this is not one.
+_MAX_POINTER_BYTES = 64 * 1024
+
+
+def _read_small(path: str | Path, max_bytes: int, *, follow_links: bool = True) -> str:
+    """A small file a project supplies, whole: a regular file only (never a FIFO or device,
+    never blocking), at most ``max_bytes`` (:func:`memdir.textio.read_bytes`); OSError else."""
+    from memdir.textio import read_bytes  # the reader every untrusted file goes through
+
+    data = read_bytes(path, max_bytes, follow_links=follow_links, truncate=False)
+    return data.decode("utf-8", errors="replace")
+
+
+def _read_stripped(path: str, *, follow_links: bool = True) -> str:
+    return _read_small(path, _MAX_POINTER_BYTES, follow_links=follow_links).strip()
 
 
 def _resolve(base: str, path: str) -> str:
@@ -139,14 +153,15 @@ def _worktree_main_root(root: str) -> str:
         git_dir = _resolve(root, text[len("gitdir:") :].strip())
         if not _regular_file(os.path.join(git_dir, "commondir")):
             return root
-        common = _resolve(git_dir, _read_stripped(os.path.join(git_dir, "commondir")))
+        commondir = os.path.join(git_dir, "commondir")
+        common = _resolve(git_dir, _read_stripped(commondir, follow_links=False))
         # The git dir must be <common>/worktrees/<name> ...
         if _normalize(os.path.dirname(git_dir)) != _resolve(common, "worktrees"):
             return root
         # ... and its back-link must name this worktree's .git.
         if not _regular_file(os.path.join(git_dir, "gitdir")):
             return root
-        back = _read_stripped(os.path.join(git_dir, "gitdir"))
+        back = _read_stripped(os.path.join(git_dir, "gitdir"), follow_links=False)
         if os.sep == "/" and any("\\" in p for p in (root, git_dir, back, common)):
             return root
         linked = os.path.realpath(_resolve(git_dir, back))
@@ -215,12 +230,16 @@ class MemoryLocation:
 
 
 def _load_settings(path: Path, notes: list[str]) -> dict[str, object]:
+    """A settings file's JSON object ({} when there is none). A project can supply one, so it is
+    read defensively: a regular file only, at most :data:`MAX_SETTINGS_BYTES`, nesting too deep
+    for the parser ignored with a note. A symlink is followed, as the agent follows it: the
+    file only places memory (where the agent also reads it from) or switches it off."""
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = _read_small(path, MAX_SETTINGS_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        notes.append(f"could not read {path}: {getattr(exc, 'strerror', None) or exc}")
+    except OSError as exc:
+        notes.append(f"could not read {path}: {exc.strerror or exc}")
         return {}
     if not raw.strip():
         return {}
@@ -228,6 +247,9 @@ def _load_settings(path: Path, notes: list[str]) -> dict[str, object]:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         notes.append(f"ignored {path}: invalid JSON at line {exc.lineno}: {exc.msg}")
+        return {}
+    except RecursionError:
+        notes.append(f"ignored {path}: nested too deeply to read")
         return {}
     if not isinstance(data, dict):
         notes.append(f"ignored {path}: not a JSON object")

@@ -25,13 +25,16 @@ import itertools
 import os
 import re
 import shutil
-import subprocess
+import stat as stat_module
 import sys
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from memdir.git import Completed, run_bounded, run_git
+from memdir.textio import read_bytes
 
 #: A project file is read here only up to this many bytes: big files are data. (``grep`` reads
 #: whole files; a file over this size that changes is searched by ``grep`` too, see
@@ -48,13 +51,15 @@ WALK_SKIP = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
      ".ruff_cache", ".pytest_cache", ".tox", "dist", "build", "target", ".idea", ".vscode"}
 )  # fmt: skip
-_GIT_TIMEOUT = 30.0
 _GREP_TIMEOUT = 120.0
+#: The quick git commands (the first one on a project, ``check-ignore``) get this long: see
+#: :func:`_is_git_root` and :meth:`Project._ignored`.
+_PROBE_TIMEOUT = 5.0
 #: File names per ``grep`` process: well under every system's argument limit.
 _GREP_CHUNK_BYTES = 512 * 1024
 #: Word characters as ``grep -w`` counts them in the C locale.
 _TOKEN = re.compile(rb"[A-Za-z0-9_]+")
-_ENV = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+_GREP_ENV = {**os.environ, "LC_ALL": "C"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,36 +110,37 @@ def _path_key(rel: str) -> str:
     return f"/{rel}/"
 
 
-def _run(
-    command: list[str], timeout: float, cwd: Path | None = None, input: bytes | None = None
-) -> subprocess.CompletedProcess[bytes] | None:
-    """``command`` run to its end, output captured; None when it could not start or timed out."""
-    try:
-        return subprocess.run(
-            command,
-            cwd=cwd,
-            input=input,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-            env=_ENV,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
+def _run(command: list[str], timeout: float, cwd: Path) -> Completed | None:
+    """``command`` (grep) run to its end, output captured and bounded
+    (:func:`memdir.git.run_bounded`); None when it could not start, timed out or said too much
+    (then the files are read here instead)."""
+    return run_bounded(command, env=_GREP_ENV, cwd=cwd, timeout=timeout)
 
 
 def _git(root: Path, *args: str) -> bytes | None:
-    done = _run(["git", "-C", os.fspath(root), *args], _GIT_TIMEOUT)
+    """git's output, through the one runner that keeps the repository's config from running
+    anything (:func:`memdir.git.run_git`); None when git failed."""
+    done = run_git(root, *args)
     return done.stdout if done is not None and done.returncode == 0 else None
 
 
 def _is_git_root(root: Path) -> bool:
-    top = _git(root, "rev-parse", "--show-toplevel")
-    if top is None:
+    """Whether ``root`` is the top of a git work tree: its own ``.git`` (a folder, or the file
+    of a linked work tree or submodule; never a symlink, which may lead to another repository),
+    as git itself confirms. git answers this in milliseconds; one that does not within
+    :data:`_PROBE_TIMEOUT` (a config including a FIFO, say) is not asked again: the project is
+    walked instead."""
+    try:
+        mode = os.lstat(os.path.join(root, ".git")).st_mode
+    except OSError:
         return False
-    return os.path.realpath(top.decode("utf-8", "surrogateescape").strip()) == os.path.realpath(
-        root
-    )
+    if not (stat_module.S_ISDIR(mode) or stat_module.S_ISREG(mode)):
+        return False
+    done = run_git(root, "rev-parse", "--show-toplevel", timeout=_PROBE_TIMEOUT)
+    if done is None or done.returncode != 0:
+        return False
+    top = done.stdout.decode("utf-8", "surrogateescape").strip()
+    return os.path.realpath(top) == os.path.realpath(root)
 
 
 def _zsplit(data: bytes) -> list[str]:
@@ -360,13 +366,43 @@ def _path_bytes(rel: str) -> bytes:
     return rel.encode("utf-8", "surrogateescape")
 
 
+class _Plain:
+    """Which project paths are regular files reached through no symbolic link: the only files
+    whose text counts. A link (or a folder link on the way) may lead out of the project, and a
+    work tree can hold one where git's index has a regular file; a FIFO or device is not text.
+    Folders are checked once each."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = os.fspath(root)
+        self._dirs: dict[str, bool] = {"": True}
+
+    def _dir(self, rel: str) -> bool:
+        known = self._dirs.get(rel)
+        if known is None:
+            parent = rel[: max(rel.rfind("/"), 0)]
+            try:
+                mode = os.lstat(os.path.join(self.root, rel)).st_mode
+                known = stat_module.S_ISDIR(mode) and self._dir(parent)
+            except OSError:
+                known = False
+            self._dirs[rel] = known
+        return known
+
+    def __call__(self, rel: str) -> bool:
+        try:
+            mode = os.lstat(os.path.join(self.root, rel)).st_mode
+        except OSError:
+            return False
+        return stat_module.S_ISREG(mode) and self._dir(rel[: max(rel.rfind("/"), 0)])
+
+
 def _read_capped(root: Path, rel: str) -> bytes:
-    path = os.path.join(root, rel)
+    """The first :data:`MAX_FILE_BYTES` of a project file; nothing for a link, a file under a
+    folder link, a FIFO, a device or a folder (never followed, never blocked on)."""
+    if ".." in rel.split("/") or not _Plain(root)(rel):
+        return b""
     try:
-        if os.path.islink(path):
-            return b""  # never read through a link: it may lead out of the project
-        with open(path, "rb") as handle:
-            return handle.read(MAX_FILE_BYTES)
+        return read_bytes(os.path.join(root, rel), MAX_FILE_BYTES, follow_links=False)
     except OSError:
         return b""
 
@@ -440,6 +476,13 @@ def _grep(root: Path, words: list[str], files: list[str]) -> dict[str, set[str]]
             hits.setdefault(match.decode("utf-8", "surrogateescape"), set()).add(
                 path.decode("utf-8", "surrogateescape")
             )
+    # grep follows a symlink it is given: a file a link replaced since git listed it does not
+    # vouch for a word (it may be outside the project).
+    plain = _Plain(root)
+    through_links = {path for path in set().union(*hits.values()) if not plain(path)}
+    if through_links:
+        for where in hits.values():
+            where -= through_links
     return hits
 
 
@@ -513,6 +556,8 @@ class Project:
         self.memory_dir: Path | None = None
         #: Directory -> whether git ignores it, for files a watcher reports there.
         self._ignored_dirs: dict[str, bool] = {}
+        #: Set when ``git check-ignore`` gave no answer in time: it is not asked again.
+        self._git_stuck = False
         #: The keys asked about inside :meth:`recording` (None: not recording).
         self._recorder: set[str] | None = None
 
@@ -746,13 +791,21 @@ class Project:
         if parent and self._ignored_dirs.get(parent):
             return True
         asked = [rel] if not parent or parent in self._ignored_dirs else [f"{parent}/", rel]
-        # git check-ignore lists the ignored ones among the paths given (exit 1: none).
-        done = _run(
-            ["git", "-C", os.fspath(self.root), "check-ignore", "-z", "--stdin"],
-            _GIT_TIMEOUT,
+        if self._git_stuck:
+            return False
+        # git check-ignore lists the ignored ones among the paths given (exit 1: none). It
+        # answers in milliseconds; one that does not (a FIFO where a .gitignore should be) is
+        # not asked again, and files are then taken as not ignored.
+        done = run_git(
+            self.root,
+            "check-ignore",
+            "-z",
+            "--stdin",
             input=b"".join(_path_bytes(path) + b"\0" for path in asked),
+            timeout=_PROBE_TIMEOUT,
         )
         if done is None:
+            self._git_stuck = True
             return False
         ignored = set(_zsplit(done.stdout)) if done.returncode == 0 else set()
         if parent:

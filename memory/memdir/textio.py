@@ -122,12 +122,19 @@ def open_regular(path: Path | str, *, follow_links: bool = True) -> tuple[int, o
 
     Checked before opening (a device may act on ``open`` itself) and again on the descriptor
     (the name may be swapped in between); opened non-blocking, so even a FIFO slipped in at
-    that moment cannot hang the reader. With ``follow_links=False`` a symlink as the last
-    component is refused too (``O_NOFOLLOW``; the directories above it are still followed).
-    Raises :class:`NotRegularFileError` or another OSError.
+    that moment cannot hang the reader. Without ``follow_links`` a symlink is refused too
+    (``O_NOFOLLOW``: not even one swapped in at that moment is followed). Raises
+    :class:`NotRegularFileError` or another OSError.
     """
-    require_regular((os.stat(path) if follow_links else os.lstat(path)).st_mode)
-    fd = os.open(path, _OPEN_FLAGS | (0 if follow_links else _NOFOLLOW))
+    if follow_links:
+        require_regular(os.stat(path).st_mode)
+        fd = os.open(path, _OPEN_FLAGS)
+    else:
+        mode = os.lstat(path).st_mode
+        if stat_module.S_ISLNK(mode):
+            raise SymlinkRefusedError()
+        require_regular(mode)
+        fd = os.open(path, _OPEN_FLAGS | _NOFOLLOW)
     try:
         stat = os.fstat(fd)
         require_regular(stat.st_mode)
@@ -135,6 +142,39 @@ def open_regular(path: Path | str, *, follow_links: bool = True) -> tuple[int, o
         os.close(fd)
         raise
     return fd, stat
+
+
+class SymlinkRefusedError(OSError):
+    """A symlink where memdir reads only the file itself (it may lead anywhere)."""
+
+    def __init__(self) -> None:
+        super().__init__("a symbolic link: memdir does not follow it")
+        self.strerror = "a symbolic link: memdir does not follow it"
+
+
+class TooLargeError(OSError):
+    """A file larger than its reader's cap (a settings file, where a prefix means nothing)."""
+
+    def __init__(self, size: int, max_bytes: int) -> None:
+        message = f"{size:,} bytes: larger than the {max_bytes:,} bytes memdir reads"
+        super().__init__(message)
+        self.strerror = message
+
+
+def read_bytes(
+    path: Path | str, max_bytes: int, *, follow_links: bool = True, truncate: bool = True
+) -> bytes:
+    """The bytes of the regular file ``path``: its first ``max_bytes`` (``truncate``), or the
+    whole file, :class:`TooLargeError` when it is larger. Never blocks on a special file, never
+    reads past the cap (see :func:`open_regular`); raises OSError for what it cannot read."""
+    fd, stat = open_regular(path, follow_links=follow_links)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        if not truncate:
+            raise TooLargeError(max(stat.st_size, len(data)), max_bytes)
+        data = data[:max_bytes]
+    return data
 
 
 def outside(path: Path, root: Path) -> Problem | None:

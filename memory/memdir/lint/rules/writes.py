@@ -38,11 +38,12 @@ def _leftovers(ctx: LintContext, folders: set[str]) -> list[str]:
 
 
 def _interrupted(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    from memdir.textio import read_bytes
     from memdir.write import WriteIntent  # only when an intent is there
 
     try:
-        with open(ctx.root / _JOURNAL, "rb") as handle:
-            raw = handle.read(64 * 1024)
+        # A regular file only, not through a link: a FIFO named like the journal never blocks.
+        raw = read_bytes(ctx.root / _JOURNAL, 64 * 1024, follow_links=False)
     except OSError:
         return
     intent = WriteIntent.from_json(raw)
