@@ -987,6 +987,11 @@ class MemoryWriter:
     lock_timeout: float = WRITE_LOCK_TIMEOUT_SECONDS
     md_only: bool = False
     clock: Callable[[], dt.datetime] = field(default=_now_utc)
+    #: Asked under the lock before a write touches anything: with the path (relative to the
+    #: memory dir) of a file to be created or changed and the whole text it will hold, or with
+    #: a rename's new path and None. It raises :class:`WriteError` to refuse the write. The
+    #: memory tool refuses secrets with it, judging the file as it will be, not the edit.
+    check: Callable[[str, str | None], None] | None = None
     #: What the last recovery did (see :meth:`recover`).
     _recovered: list[str] = field(default_factory=list, init=False, repr=False)
 
@@ -1040,6 +1045,8 @@ class MemoryWriter:
             if target.is_root:
                 raise PathExistsError(f"{path} is the memory dir itself", path=path)
             data = _encode(text, path)
+            if self.check is not None:
+                self.check(target.rel, text)
             temp = _temp_name()
             intent = WriteIntent(
                 "create",
@@ -1217,6 +1224,8 @@ class MemoryWriter:
                 raise WriteError(f"cannot move {old_path} into itself", path=old_path)
             if os.path.lexists(dest.path):
                 raise PathExistsError(f"{new_path} already exists", path=new_path)
+            if self.check is not None:
+                self.check(dest.rel, None)
             intent = WriteIntent(
                 "rename",
                 source.rel,
@@ -1441,6 +1450,8 @@ class MemoryWriter:
             after, inserted = stamp_modified(after, format_modified(self.clock()))
             if inserted is not None and changed_line is not None and inserted <= changed_line:
                 changed_line += 1
+        if self.check is not None:
+            self.check(target.rel, after)
         old = (
             _name_and_description(target.rel, before)
             if maintain and is_topic_path(target.rel)
