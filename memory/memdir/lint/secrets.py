@@ -743,8 +743,8 @@ _MIN_KNOWN = 8
 
 
 def encodings(value: str) -> set[str]:
-    """``value`` as an error body may echo it: raw, URL-encoded, hex, and base64 (standard
-    and URL-safe) wherever it sits in a longer encoded string (``Basic base64(user:key)``).
+    """``value`` as an error body may echo it: raw, JSON-escaped, URL-encoded, hex, and base64
+    (standard and URL-safe) wherever it sits in a longer encoded string (``base64(user:key)``).
 
     Base64 turns 3 bytes into 4 characters, so a value encoded after 0, 1 or 2 other bytes
     reads differently; each alignment gives the characters that depend on the value alone.
@@ -752,6 +752,7 @@ def encodings(value: str) -> set[str]:
     raw = value.encode("utf-8")
     found = {
         value,
+        value.replace("/", "\\/"),  # JSON as some servers write it
         urllib.parse.quote(value, safe=""),
         urllib.parse.quote_plus(value, safe=""),
         raw.hex(),
