@@ -18,6 +18,7 @@ dir is never wiped wholesale.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +45,7 @@ except ImportError:
     raise
 
 from memdir.config import Settings
-from memdir.lint.secrets import find_secrets
+from memdir.lint.secrets import SecretMatch, find_secrets
 from memdir.write import (
     FileChange,
     InvalidLineError,
@@ -128,28 +129,48 @@ class _Log:
     warnings: list[str] = field(default_factory=list)
 
 
-#: The fields of a memory command that bring new text into a memory.
-_NEW_TEXT_FIELDS = ("file_text", "new_str", "insert_text")
+class SecretRefusedError(WriteError):
+    """A write the memory tool refused: the file would hold a credential, or be named with one."""
 
 
-def secret_refusal(command: object) -> str | None:
-    """Why a memory command is refused because its new text holds a credential, or None.
+def _kinds(found: list[SecretMatch]) -> str:
+    return ", ".join(dict.fromkeys(match.kind for match in found))
+
+
+#: ``scheme:/`` in a path as the writer keeps it: ``postgres://u:p@h/x.md`` lost a slash.
+_SCHEME_SLASH = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*:)/(?!/)")
+
+
+def _secrets_in_name(path: str) -> list[SecretMatch]:
+    """The secrets in a path: read whole (a URL spans folders) and folder by folder (a value
+    ends where its folder's name does), without its ``.md``."""
+    name = _SCHEME_SLASH.sub(r"\1//", path.removesuffix(".md"))
+    return find_secrets(name) or find_secrets(name.replace("/", "\n"))
+
+
+def refuse_secrets(path: str, text: str | None) -> None:
+    """The memory tool's :attr:`memdir.write.MemoryWriter.check`: refuse a write whose file, as
+    it would be after the write, or whose name holds a credential.
 
     Memories are injected into every later conversation and often synced or committed: a key
-    stored in one leaks everywhere. The message names the kind of secret, never its text.
+    stored in one leaks everywhere. The whole resulting text is judged, not the edit, so a key
+    written in two halves (a create, then a ``str_replace``) is refused when it is whole; names
+    too, because a file's name is listed in MEMORY.md, which every session loads. The message
+    names the kind of secret, never its text (nor the path, which may be the secret).
     """
-    kinds: list[str] = []
-    for name in _NEW_TEXT_FIELDS:
-        value = getattr(command, name, None)
-        if isinstance(value, str):
-            kinds.extend(m.kind for m in find_secrets(value) if m.kind not in kinds)
-    if not kinds:
-        return None
-    return (
-        f"Error: refused: the text contains what looks like a secret ({', '.join(kinds)}). "
-        "Memories are injected into later conversations; store where the secret lives "
-        "(an environment variable, a secrets manager), never the secret itself."
-    )
+    if found := _secrets_in_name(path):
+        raise SecretRefusedError(
+            f"refused: the file name holds what looks like a secret ({_kinds(found)}). "
+            "Names are listed in MEMORY.md and injected into later conversations; name the "
+            "memory for what it is about, never with a credential."
+        )
+    if text is not None and (found := find_secrets(text)):
+        raise SecretRefusedError(
+            f"refused: the file as it would be after this write holds what looks like a secret "
+            f"({_kinds(found)}). Memories are injected into later conversations; store where "
+            "the secret lives (an environment variable, a secrets manager), never the secret "
+            "itself, and remove any that is already in the file."
+        )
 
 
 class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
@@ -173,7 +194,9 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
         BetaAbstractMemoryTool.__init__(self)
         self.base_path = Path(memory_dir)
         self.memory_root = Path(memory_dir)
-        self.writer = MemoryWriter(self.memory_root, settings=settings, md_only=md_only)
+        self.writer = MemoryWriter(
+            self.memory_root, settings=settings, md_only=md_only, check=refuse_secrets
+        )
         if lock_timeout is not None:
             self.writer.lock_timeout = lock_timeout
         self._log = _Log()
@@ -195,9 +218,6 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
             command = parse_command(data)
         except InvalidCommandError as exc:
             return ToolResult(f"Error: {exc}", is_error=True)
-        refusal = secret_refusal(command)
-        if refusal is not None:
-            return ToolResult(refusal, is_error=True)
         try:
             result = self.execute(command)
         except ToolError as exc:

@@ -609,3 +609,36 @@ def rel_path(root: Path, path: Path | str) -> str:
         if rel is not None:
             return rel
     raise ValueError(f"{path} is not inside the memory dir {root}")
+
+
+# --- names that are one file on some systems and two on others ------------------------------------
+
+#: Characters that render as nothing beyond Unicode's format controls (category Cf: zero-width
+#: space and joiners, word joiner, BOM, soft hyphen, bidi marks): the Hangul fillers and the
+#: combining grapheme joiner.
+_BLANKS = frozenset("\u034f\u115f\u1160\u3164\uffa0")
+
+
+def name_key(name: str) -> str:
+    """A name as a case-insensitive, normalising file system (macOS, Windows) compares it:
+    ``A.md`` and ``a.md``, or ``é.md`` composed (NFC) and decomposed (NFD), are one name there."""
+    if name.isascii():
+        return name.lower()
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+def unportable_name(name: str) -> str | None:
+    """Why ``name`` (one segment of a path) is not the same file everywhere, or None: an
+    invisible character (it looks like another name), a trailing dot or space (Windows drops
+    it), a Windows device name (``CON.md``, ``nul.md``, ``COM1.md``: no file can have it)."""
+    if not name.isascii():
+        for char in name:
+            if char in _BLANKS or unicodedata.category(char) == "Cf":
+                what = unicodedata.name(char, "format character").lower()
+                return f"it holds an invisible character (U+{ord(char):04X} {what})"
+    if name != name.rstrip(". "):
+        return "it ends with a dot or a space, which Windows drops, so there it is another name"
+    stem = name.split(".", 1)[0].rstrip(" ")
+    if _WINDOWS_RESERVED.match(stem):
+        return f"{stem} is a device name on Windows, which no file there can have"
+    return None

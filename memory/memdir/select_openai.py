@@ -130,18 +130,22 @@ async def _on_daemon_thread(call: Callable[[], _T]) -> _T:
 
 
 def _error_detail(body: bytes) -> str:
-    """The ``error.message`` of an OpenAI-style error body, else its first characters."""
+    """The ``error.message`` of an OpenAI-style error body, else the body.
+
+    Not cut here: the reason it goes into is redacted first and cut after, so a key the body
+    echoes is never left half shown by a cut through it.
+    """
     text = body.decode("utf-8", "replace")
     try:
         data = json.loads(text)
     except ValueError:
-        return one_line(text, 160)
+        return text
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return one_line(error["message"], 160)
+        return str(error["message"])
     if isinstance(error, str):
-        return one_line(error, 160)
-    return one_line(text, 160)
+        return error
+    return text
 
 
 def read_reply(raw: bytes) -> tuple[str | None, str | None]:

@@ -14,7 +14,9 @@ hold for all of them:
   lock). At the moment of writing, the folder is reached from the memory dir one name at a time
   without following a symlink, and the write acts relative to it (:data:`FD_WALK`), so a folder
   swapped for a symlink after the check stops the write. The memory dir itself can never be
-  deleted or renamed.
+  deleted or renamed. A create or rename adds no name that macOS or Windows would take for an
+  existing one's (case and Unicode normalisation ignored there), nor a Windows device name, a
+  trailing dot or space, or an invisible character (:func:`_check_new_names`).
 * **Atomic.** New content is written to a temp file in the same directory, fsynced and moved into
   place (:func:`write_atomic`), so a reader or a crash sees the old file or the new
   one, never half of either. ``create`` and ``rename`` never replace an existing file: they
@@ -67,7 +69,7 @@ from memdir.config import Settings, load_settings
 from memdir.fixes.apply import apply_text_edits
 from memdir.fixes.plan import entries_linking, entry_insertion, rename_edits
 from memdir.index import Index, fit_entry, parse_index
-from memdir.paths import relative_inside
+from memdir.paths import name_key, relative_inside, unportable_name
 from memdir.topic import parse_frontmatter, parse_topic_text
 
 #: The per-directory write lock. Hidden and not ``*.md``, so no reader of the dir ever sees it.
@@ -147,7 +149,8 @@ class UnsafePathError(WriteError):
 
     ``reason`` is a stable machine name: ``empty``, ``nul``, ``control``, ``backslash``,
     ``encoded``, ``lookalike``, ``home``, ``absolute``, ``traversal``, ``hidden``, ``too-long``,
-    ``symlink``, ``root``, ``not-topic``.
+    ``symlink``, ``root``, ``not-topic``, and for names a create or rename would add,
+    ``collides`` and ``unportable``.
     """
 
     def __init__(self, message: str, *, path: str | None, reason: str, detail: str = "") -> None:
@@ -316,6 +319,38 @@ def _check_characters(path: str) -> None:
                 "lookalike",
                 f"{name.lower()} looks like a path separator or a dot; use plain ASCII",
             )
+
+
+def _check_new_names(root: Path, rel: str, shown: str, *, renaming: str | None = None) -> None:
+    """Refuse the names a create or a rename would add to the memory dir (``rel``, checked by
+    :func:`resolve_path`) when they would not be the same files everywhere: a name that a
+    case-insensitive or normalising file system (macOS, Windows) takes for a sibling's (``A.md``
+    beside ``a.md``, the NFD ``é.md`` beside the NFC one; a case-only rename of ``renaming`` is
+    fine), or one :func:`memdir.paths.unportable_name` refuses (invisible characters, Windows
+    device names, a trailing dot or space). Names that exist already are left alone."""
+    folder, new = root, False
+    done: list[str] = []
+    for part in rel.split("/"):
+        if not new:
+            try:
+                siblings = os.listdir(folder)
+            except (FileNotFoundError, NotADirectoryError):
+                siblings = []
+            if part not in siblings:
+                new, key = True, name_key(part)
+                for other in sorted(siblings):
+                    if name_key(other) == key and posixpath.join(*done, other) != renaming:
+                        raise _unsafe(
+                            shown,
+                            "collides",
+                            f"{part!r} and {other!r}, which exists, are one name on macOS and "
+                            "Windows (which ignore case and Unicode normalisation): there one "
+                            "would replace the other",
+                        )
+        if new and (problem := unportable_name(part)):
+            raise _unsafe(shown, "unportable", f"{part!r} is no portable name: {problem}")
+        folder = folder / part
+        done.append(part)
 
 
 def split_path(path: str) -> list[str]:
@@ -987,6 +1022,11 @@ class MemoryWriter:
     lock_timeout: float = WRITE_LOCK_TIMEOUT_SECONDS
     md_only: bool = False
     clock: Callable[[], dt.datetime] = field(default=_now_utc)
+    #: Asked under the lock before a write touches anything: with the path (relative to the
+    #: memory dir) of a file to be created or changed and the whole text it will hold, or with
+    #: a rename's new path and None. It raises :class:`WriteError` to refuse the write. The
+    #: memory tool refuses secrets with it, judging the file as it will be, not the edit.
+    check: Callable[[str, str | None], None] | None = None
     #: What the last recovery did (see :meth:`recover`).
     _recovered: list[str] = field(default_factory=list, init=False, repr=False)
 
@@ -1040,6 +1080,9 @@ class MemoryWriter:
             if target.is_root:
                 raise PathExistsError(f"{path} is the memory dir itself", path=path)
             data = _encode(text, path)
+            _check_new_names(target.root, target.rel, path)
+            if self.check is not None:
+                self.check(target.rel, text)
             temp = _temp_name()
             intent = WriteIntent(
                 "create",
@@ -1217,6 +1260,9 @@ class MemoryWriter:
                 raise WriteError(f"cannot move {old_path} into itself", path=old_path)
             if os.path.lexists(dest.path):
                 raise PathExistsError(f"{new_path} already exists", path=new_path)
+            _check_new_names(dest.root, dest.rel, new_path, renaming=source.rel)
+            if self.check is not None:
+                self.check(dest.rel, None)
             intent = WriteIntent(
                 "rename",
                 source.rel,
@@ -1441,6 +1487,8 @@ class MemoryWriter:
             after, inserted = stamp_modified(after, format_modified(self.clock()))
             if inserted is not None and changed_line is not None and inserted <= changed_line:
                 changed_line += 1
+        if self.check is not None:
+            self.check(target.rel, after)
         old = (
             _name_and_description(target.rel, before)
             if maintain and is_topic_path(target.rel)

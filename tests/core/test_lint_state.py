@@ -491,7 +491,7 @@ def test_a_new_project_rechecks_what_a_partial_one_was_never_asked(tmp_path: Pat
 
 # --- what an edit re-runs (counters, never time) ---------------------------------------------
 
-ALL_DIRECTORY_RULES = {"MEM005", "MEM107", "MEM108", "MEM111", "MEM114", "MEM122"}
+ALL_DIRECTORY_RULES = {"MEM005", "MEM107", "MEM108", "MEM111", "MEM114", "MEM122", "MEM123"}
 
 
 def fresh(root: Path, texts: dict[str, str]) -> tuple[Diagnostic, ...]:
@@ -542,15 +542,16 @@ def test_each_directory_rule_runs_only_when_what_it_reads_changed(make_dir: Make
     os.utime(root / "m06.md", (1_800_000_000, 1_800_000_000))
     assert ran("m06.md") == {"MEM108"}
     # A rescan that finds nothing new: the rules that look at the disk themselves.
-    assert ran() == {"MEM005", "MEM122"}
+    assert ran() == {"MEM005", "MEM122", "MEM123"}
     # A new file: every rule that reads the files.
     assert ran("new.md", topic("new", "a memory nobody has indexed yet, about tax rules")) == {
         "MEM005",
         "MEM107",
         "MEM108",
         "MEM111",
+        "MEM123",
     }
-    assert ran("new.md", None) == {"MEM005", "MEM107", "MEM108", "MEM111"}  # gone again
+    assert ran("new.md", None) == {"MEM005", "MEM107", "MEM108", "MEM111", "MEM123"}  # gone again
 
 
 def test_dangling_entries_are_told_from_the_scan_without_a_syscall_each(

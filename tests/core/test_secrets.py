@@ -63,6 +63,7 @@ def test_new_token_forms_are_found_linted_and_refused(
     assert [d.code for d in diagnostics] == ["MEM110"]
     assert secret not in diagnostics[0].message
     # One detector: the memory tool refuses the same text for every face.
+    (tmp_path / "tool").mkdir()
     result = MemdirMemoryTool(tmp_path / "tool").run(
         {"command": "create", "path": "/memories/k.md", "file_text": text}
     )

@@ -127,13 +127,20 @@ MEM110 = Rule(
     "likely-secret",
     "error",
     "topic",
-    "Something that looks like a credential: API keys and tokens of common providers "
-    "(Anthropic, OpenAI, AWS, GitHub, GitLab, Slack tokens and webhook URLs, Stripe, Google, "
-    "npm, Hugging Face, Twilio, SendGrid; formats as the gitleaks rules give them), JWTs, "
-    "private key blocks, passwords in URLs, high-entropy `password`/`secret`/`token` "
-    "assignments. Invisible characters (zero-width space, joiners, word joiner, BOM, soft "
-    "hyphen) are ignored, so a key split by one is still found. The message, and any fix "
-    "title quoting the text, never repeats the secret.",
+    "Something that looks like a credential: some 80 kinds of API keys and tokens by their "
+    "published prefixes and shapes (Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, Stripe, "
+    "Google, Azure, npm, PyPI, Hugging Face, Twilio, SendGrid, Mailgun, Discord, Telegram, "
+    "DigitalOcean, Shopify, Square, Linear, Notion, Atlassian, Cloudflare, Supabase, Doppler, "
+    "Grafana, New Relic, Sentry, Vault, … as gitleaks' rules and GitHub secret scanning give "
+    "them), webhook URLs, JWTs, private key blocks, passwords in URLs, bearer and basic "
+    "`Authorization` values, and random-looking values assigned to a credential's name "
+    '(`api_key`, `DB_PASSWORD`, `clientSecret`, `"auth": …`, `export X_TOKEN=…`), a hex '
+    "key after `api_key:` included. Placeholders (`sk-...`, `<your-token>`, `xxxx`, "
+    "`${TOKEN}`, `abc123xyz`), identifiers (`user_id_2`), commit hashes and UUIDs without a "
+    "credential's name are not. Invisible characters (zero-width space, joiners, word joiner, "
+    "BOM, soft hyphen) are ignored, so a key split by one is still found. The message, and "
+    "any fix title quoting the text, never repeats the secret. The memory tool refuses a "
+    "write that would leave what this rule finds in a memory or its name.",
     "Memories are injected into model context and often synced or committed; a secret "
     "there leaks to every session and every copy.",
     "`The staging key is sk-ant-api03-…`",

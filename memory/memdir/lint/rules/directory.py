@@ -1,6 +1,6 @@
-"""Rules that read the directory as a whole (MEM005, MEM107, MEM108, MEM111, MEM114): the index
-and a summary of every topic file together, so an incremental run can redo them without
-re-reading any file.
+"""Rules that read the directory as a whole (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123):
+the index and a summary of every topic file together, so an incremental run can redo them
+without re-reading any file.
 
 MEM108 orders files with :func:`memdir.scan.window_order`, as the prefetch scan does.
 """
@@ -11,6 +11,7 @@ import heapq
 import itertools
 import posixpath
 import sys
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from operator import itemgetter
@@ -26,6 +27,7 @@ from memdir.lint.rules.base import DirectoryView, Rule, head_span
 from memdir.lint.rules.descriptions import near_duplicate_pairs
 from memdir.lint.rules.index import entry_links
 from memdir.model import IndexEntry, Span, TopicFile
+from memdir.paths import name_key, unportable_name
 from memdir.scan import excluded_entry, window_order
 
 if TYPE_CHECKING:
@@ -452,7 +454,84 @@ MEM114 = Rule(
     directory=_skipped_paths,
 )
 
-RULES = (MEM005, MEM107, MEM108, MEM111, MEM114)
+# --- MEM123 --------------------------------------------------------------------------------------
+
+
+def _escaped(name: str) -> str:
+    """A name as it can be told apart: invisible and non-ASCII characters as escapes."""
+    return name if name.isascii() else name.encode("ascii", "backslashreplace").decode()
+
+
+def _unportable_names(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    children: dict[str, set[str]] = {}
+    for rel in view.summaries:
+        parts = rel.split("/")
+        for depth, part in enumerate(parts):
+            children.setdefault("/".join(parts[:depth]), set()).add(part)
+    if view.index.exists:
+        children.setdefault("", set()).add(C.INDEX_FILENAME)
+    for folder in sorted(children):
+        names = children[folder]
+        groups: dict[str, list[str]] = {}
+        for name in names:
+            groups.setdefault(name_key(name), []).append(name)
+        for group in groups.values():
+            if len(group) < 2:
+                continue
+            *others, last = sorted(group)
+            composed = {unicodedata.normalize("NFC", name) for name in group}
+            how = "Unicode normalisation" if len(composed) == 1 else "case"
+            rel = posixpath.join(folder, last)
+            yield ctx.diag(
+                "MEM123",
+                ctx.root / rel,
+                rel,
+                Span(0, 0, 0, 0),
+                f"`{_escaped(last)}` and {', '.join(f'`{_escaped(o)}`' for o in others)} differ "
+                f"only in {how}, which macOS and Windows ignore: there they are one name, and a "
+                "checkout or copy keeps one and loses the other. Merge them or rename one",
+            )
+        for name in sorted(names):
+            problem = unportable_name(name)
+            if problem is None:
+                continue
+            rel = posixpath.join(folder, name)
+            yield ctx.diag(
+                "MEM123",
+                ctx.root / rel,
+                rel,
+                Span(0, 0, 0, 0),
+                f"`{_escaped(name)}` is no portable name: {problem}. The memory dir travels "
+                "with the repository, and on another system this is not the same file (or no "
+                "file at all). Rename it",
+            )
+
+
+MEM123 = Rule(
+    "MEM123",
+    "unportable-name",
+    "warning",
+    "directory",
+    "A file or folder name that is not the same file on every system: two names that differ "
+    "only in case (`a.md`, `A.md`) or in Unicode normalisation (`é.md` composed and "
+    "decomposed), which macOS and Windows take for one; a Windows device name (`CON.md`, "
+    "`nul.md`, `COM1.md`); a name ending with a dot or a space; a name holding an invisible "
+    "character (zero-width space or joiners, word joiner, BOM, soft hyphen). Each group of "
+    "colliding names is one finding, on its last name, naming the others.",
+    "Memory directories travel with repositories: on a case-insensitive or normalising file "
+    "system a checkout keeps one of two colliding memories and the other is lost or replaced, "
+    "a device name cannot be checked out on Windows at all, and a name with an invisible "
+    "character looks like another in MEMORY.md, to a person and to the agent. memdir's writer "
+    "(the memory tool on every face, extraction, `memdir lint --fix`) refuses to make such "
+    "names.",
+    "`deploy.md` beside `Deploy.md`",
+    "Merge the two memories, or rename one (and its MEMORY.md entry).",
+    # MEMORY.md's own name is looked at on a rescan ("disk"), not on every edit of its text.
+    reads=frozenset({"files", "disk"}),
+    directory=_unportable_names,
+)
+
+RULES = (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123)
 
 
 # --- topic summaries -----------------------------------------------------------------------------
