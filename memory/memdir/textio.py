@@ -90,13 +90,22 @@ def _decode(data: bytes, problems: list[Problem]) -> str:
 #: Problem kinds meaning memdir did not read the file at all (its text is empty, not the file's).
 NOT_READ_KINDS = frozenset(("unreadable", "outside"))
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _KIND_NAMES = (
     (stat_module.S_ISFIFO, "a FIFO"),
     (stat_module.S_ISSOCK, "a socket"),
     (stat_module.S_ISCHR, "a character device"),
     (stat_module.S_ISBLK, "a block device"),
     (stat_module.S_ISDIR, "a directory"),
+    (stat_module.S_ISLNK, "a symlink"),
 )
+
+
+def kind_name(mode: int) -> str:
+    """What a stat's ``mode`` is, in words: "a FIFO", "a symlink", "a file" (a regular one)."""
+    if stat_module.S_ISREG(mode):
+        return "a file"
+    return next((name for test, name in _KIND_NAMES if test(mode)), "a special file")
 
 
 class NotRegularFileError(OSError):
@@ -104,7 +113,7 @@ class NotRegularFileError(OSError):
     (a FIFO blocks a reader for good, a device may act on being opened)."""
 
     def __init__(self, mode: int) -> None:
-        kind = next((name for test, name in _KIND_NAMES if test(mode)), "a special file")
+        kind = kind_name(mode)
         super().__init__(f"not a regular file ({kind})")
         self.strerror = f"not a regular file ({kind})"
 
@@ -115,15 +124,17 @@ def require_regular(mode: int) -> None:
         raise NotRegularFileError(mode)
 
 
-def open_regular(path: Path | str) -> tuple[int, os.stat_result]:
+def open_regular(path: Path | str, *, follow_symlinks: bool = True) -> tuple[int, os.stat_result]:
     """A read-only descriptor of ``path`` and its stat, for a regular file only.
 
     Checked before opening (a device may act on ``open`` itself) and again on the descriptor
     (the name may be swapped in between); opened non-blocking, so even a FIFO slipped in at
-    that moment cannot hang the reader. Raises :class:`NotRegularFileError` or another OSError.
+    that moment cannot hang the reader. Without ``follow_symlinks`` a symlink is refused too
+    (``O_NOFOLLOW``): for memdir's own files, which are never links. Raises
+    :class:`NotRegularFileError` or another OSError.
     """
-    require_regular(os.stat(path).st_mode)
-    fd = os.open(path, _OPEN_FLAGS)
+    require_regular(os.stat(path, follow_symlinks=follow_symlinks).st_mode)
+    fd = os.open(path, _OPEN_FLAGS if follow_symlinks else _OPEN_FLAGS | _O_NOFOLLOW)
     try:
         stat = os.fstat(fd)
         require_regular(stat.st_mode)
