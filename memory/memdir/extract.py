@@ -24,9 +24,9 @@ starts):
   carries the rendered conversation.
 * **Dry run** works on a copy of the memory dir, so the model sees its own writes while the real
   dir is never touched; the result shows the writes it would make, with diffs. The copy holds
-  whatever the dir holds (secrets included): it is private (folders 0700, files 0600, in a
-  0700 temporary folder), removed when the run ends however it ends, and a copy left by a
-  killed run is removed by the next dry run.
+  whatever files the dir holds (secrets included; a FIFO or a device is never opened): it is
+  private (folders 0700, files 0600, in a 0700 temporary folder), removed when the run ends
+  however it ends, and a copy left by a killed run is removed by the next dry run.
 * **Errors** from the API (429, 5xx, connection) end the run with ``status="error"`` and the
   message recorded, never a traceback; writes made before the error are listed. An endpoint
   may echo the request's key, and the model may quote one it read: every text of the result
@@ -70,6 +70,7 @@ from memdir.search import (
     search_texts,
 )
 from memdir.select import NO_CREDENTIALS, credential_values
+from memdir.textio import NotRegularFileError, open_regular
 from memdir.transcript import (
     MemoryWrite,
     Transcript,
@@ -711,9 +712,16 @@ def extraction_lock(memory_dir: Path) -> Iterator[None]:
 
 
 def _copy_private(source: str, target: str) -> None:
-    """Copy a file's bytes into a new file only its owner can read (no mode copied over)."""
+    """Copy a file's bytes into a new file only its owner can read (no mode copied over).
+
+    Only a regular file is copied: a FIFO would block the copy (and the run) for good, a device
+    may act on being opened, and neither is a memory; they stay behind."""
+    try:
+        fd, _info = open_regular(source, follow_symlinks=False)
+    except NotRegularFileError:
+        return
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    with open(source, "rb") as reader, os.fdopen(os.open(target, flags, 0o600), "wb") as writer:
+    with os.fdopen(fd, "rb") as reader, os.fdopen(os.open(target, flags, 0o600), "wb") as writer:
         shutil.copyfileobj(reader, writer)
 
 

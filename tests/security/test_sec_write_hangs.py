@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from sec_write_helpers import cli_tool, lsp_tool, run_cli, topic
+from sec_write_helpers import DEADLINE, cli_tool, lsp_tool, run_cli, topic
 
 CREATE = {"command": "create", "path": "/memories/note.md", "file_text": topic("note")}
 
@@ -72,3 +74,43 @@ def test_a_fifo_in_the_state_folder_blocks_nothing(tmp_path: Path) -> None:
     assert (root / "note.md").exists()
     assert "ignored the journal" in outcome.warnings
     assert not (state / JOURNAL_NAME).exists()
+
+
+DRY_RUN = """
+import asyncio, sys
+import anthropic, fake_anthropic, httpx2
+from memdir.config import Settings
+from memdir.extract import run_extraction
+
+reply = fake_anthropic.message({"type": "text", "text": "Nothing to save."})
+client = anthropic.AsyncAnthropic(
+    api_key="k", base_url="http://fake-api.test", max_retries=0,
+    http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(
+        lambda _request: httpx2.Response(200, json=reply)
+    )),
+)
+result = asyncio.run(run_extraction(
+    sys.argv[1], sys.argv[2], client=client, settings=Settings(), dry_run=True
+))
+print(result.status, result.reason)
+"""
+
+
+def test_an_extraction_dry_run_copies_around_a_fifo(memory: Path, tmp_path: Path) -> None:
+    """The dry run copies the dir; a FIFO named like a memory is no memory and is not opened."""
+    os.mkfifo(memory / "pipe.md")
+    transcript = tmp_path / "t.jsonl"
+    said = {"role": "user", "content": "We deploy on Tuesdays."}
+    transcript.write_text(json.dumps({"type": "user", "message": said}) + "\n")
+    tests = str(Path(__file__).resolve().parents[1])  # fake_anthropic
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", DRY_RUN, str(transcript), str(memory)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("completed"), done.stdout
