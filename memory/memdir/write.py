@@ -1055,7 +1055,7 @@ def intent_problem(root: Path, intent: WriteIntent) -> str | None:
     folder an operation made lies on the way to its own target.
     """
     try:
-        if intent.op not in _OPS:
+        if not isinstance(intent.op, str) or intent.op not in _OPS:
             raise ValueError(f"its operation {intent.op!r} is unknown")
         leaf = intent.op in ("create", "write")
         path = _journal_path(root, intent.path, "path", follow_leaf=leaf)

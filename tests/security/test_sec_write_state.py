@@ -56,6 +56,8 @@ def tampered(memory: Path, key: Path) -> dict[str, dict[str, Any]]:
             "index": True,
         },
         "unknown op": {"op": "rmtree", "path": "sub"},
+        "op of another type": {"op": ["delete"], "path": "sub"},
+        "path of another type": {"op": "delete", "path": {"../outside": 1}},
         "delete the dir": {"op": "delete", "path": ".", "index": True},
     }
 
@@ -74,6 +76,8 @@ def tampered(memory: Path, key: Path) -> dict[str, dict[str, Any]]:
         "rename outside",
         "rename out by absolute path",
         "unknown op",
+        "op of another type",
+        "path of another type",
         "delete the dir",
     ],
 )
@@ -157,3 +161,13 @@ def test_an_unusable_state_dir_fails_the_write_naming_it_and_the_fix(
     assert outcome.is_error
     assert str(blocker) in outcome.text and "XDG_STATE_HOME" in outcome.text
     assert not (memory / "note.md").exists()
+
+
+def test_lint_reports_a_tampered_journal_as_one_memdir_will_not_act_on(tmp_path: Path) -> None:
+    from memdir.lint import lint_directory
+
+    memory, key = scene(tmp_path)
+    (dir_state(memory) / JOURNAL_NAME).write_text(json.dumps(tampered(memory, key)["made outside"]))
+    (finding,) = [d for d in lint_directory(memory).diagnostics if d.code == "MEM122"]
+    assert "will not act on" in finding.message and "../outside/tree" in finding.message
+    assert (tmp_path / "outside" / "tree" / "a" / "b").is_dir()
