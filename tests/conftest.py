@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +19,23 @@ settings.register_profile("thorough", max_examples=3000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 _HERE = Path(__file__).resolve().parent
+_STATE_KEY = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """memdir's per-user state (write locks, journals, hook sessions) goes to a folder of the
+    run's own, never the developer's ~/.local/state: set here, before any test module reads the
+    environment, so in-process writers and every CLI, MCP and language server subprocess of a
+    test share it (they serialise on the same locks) unless a test sets its own."""
+    state = tempfile.mkdtemp(prefix="memdir-test-state-")
+    config.stash[_STATE_KEY] = state
+    os.environ["XDG_STATE_HOME"] = state
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE_KEY, None)
+    if state is not None:
+        shutil.rmtree(state, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

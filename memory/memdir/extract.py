@@ -8,8 +8,9 @@ starts):
 * **Skip** when the last turn(s) already wrote memory (Write/Edit/MultiEdit into the memory dir,
   or a mutating memory-tool call): the main agent has done it, and a second writer would
   duplicate it. No API call is made.
-* **One at a time** per memory dir: a non-blocking lock (``.memdir-extract.lock`` in the memory
-  dir, held across processes) is taken for the whole run; a second extraction reports ``busy``.
+* **One at a time** per memory dir: a non-blocking lock (``extract.lock`` in the dir's state
+  folder, :func:`memdir.write.dir_state`, outside the memory dir; held across processes) is
+  taken for the whole run; a second extraction reports ``busy``.
 * **Tools**: the API memory tool over the memory dir (:class:`memdir.memory_tool.MemdirMemoryTool`,
   so every write is confined, atomic, locked and keeps MEMORY.md in step; only ``*.md`` files)
   and read-only ``read``, ``grep`` and ``glob`` confined to the project root, each with output
@@ -23,9 +24,9 @@ starts):
   carries the rendered conversation.
 * **Dry run** works on a copy of the memory dir, so the model sees its own writes while the real
   dir is never touched; the result shows the writes it would make, with diffs. The copy holds
-  whatever the dir holds (secrets included): it is private (folders 0700, files 0600, in a
-  0700 temporary folder), removed when the run ends however it ends, and a copy left by a
-  killed run is removed by the next dry run.
+  whatever files the dir holds (secrets included; a FIFO or a device is never opened): it is
+  private (folders 0700, files 0600, in a 0700 temporary folder), removed when the run ends
+  however it ends, and a copy left by a killed run is removed by the next dry run.
 * **Errors** from the API (429, 5xx, connection) end the run with ``status="error"`` and the
   message recorded, never a traceback; writes made before the error are listed. An endpoint
   may echo the request's key, and the model may quote one it read: every text of the result
@@ -78,7 +79,14 @@ from memdir.transcript import (
     recent_memory_writes,
     render_conversation,
 )
-from memdir.write import JOURNAL_FILENAME, LOCK_FILENAME, TEMP_NAME, FileChange
+from memdir.write import (
+    LEGACY_FILENAMES,
+    TEMP_NAME,
+    FileChange,
+    WriteError,
+    dir_state,
+    discard_dir_state,
+)
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -90,10 +98,12 @@ log = logging.getLogger(__name__)
 #: The extraction agent runs on a Sonnet-class model unless told otherwise.
 DEFAULT_EXTRACTION_MODEL: Final = C.DEFAULT_SELECTOR_MODEL
 EXTRACTION_MAX_TOKENS: Final = 4096
-#: Held for a whole extraction; hidden, so no reader of the memory dir lists it.
-EXTRACT_LOCK_FILENAME: Final = ".memdir-extract.lock"
+#: Held for a whole extraction, in the dir's state folder (never in the memory dir).
+EXTRACT_LOCK_NAME: Final = "extract.lock"
 #: The dry run's temporary folders: ``memdir-dry-run-<pid>-<random>`` in the temp dir.
 DRY_RUN_PREFIX: Final = "memdir-dry-run-"
+#: The copy's name inside its temporary folder.
+_SANDBOX_NAME: Final = "memory"
 #: Turns of the transcript checked for memory writes before deciding to extract.
 RECENT_TURNS: Final = 1
 
@@ -693,14 +703,18 @@ class ExtractionBusyError(Exception):
 
 @contextlib.contextmanager
 def extraction_lock(memory_dir: Path) -> Iterator[None]:
-    """Hold the memory dir's extraction lock, or raise :class:`ExtractionBusyError` at once."""
+    """Hold the memory dir's extraction lock, or raise :class:`ExtractionBusyError` at once
+    (:class:`memdir.write.WriteError` when memdir's state folder cannot be used)."""
     from filelock import FileLock, Timeout
 
-    lock = FileLock(str(Path(os.path.realpath(memory_dir)) / EXTRACT_LOCK_FILENAME), timeout=0)
+    path = dir_state(memory_dir) / EXTRACT_LOCK_NAME
+    lock = FileLock(str(path), timeout=0)
     try:
         lock.acquire()
     except Timeout:
         raise ExtractionBusyError(f"another extraction is running on {memory_dir}") from None
+    except OSError as exc:
+        raise WriteError(f"cannot lock {path}: {exc.strerror or exc}") from exc
     try:
         yield
     finally:
@@ -708,21 +722,23 @@ def extraction_lock(memory_dir: Path) -> Iterator[None]:
 
 
 def _copy_private(source: str, target: str) -> None:
-    """Copy a file's bytes into a new file only its owner can read (no mode copied over). A
-    FIFO, socket or device in the memory dir is not copied (opening one could block for good)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    """Copy a file's bytes into a new file only its owner can read (no mode copied over).
+
+    Only a regular file is copied: a FIFO would block the copy (and the run) for good, a device
+    may act on being opened, and neither is a memory; they stay behind."""
     try:
-        fd, _ = open_regular(source, follow_links=False)
+        fd, _info = open_regular(source, follow_links=False)
     except NotRegularFileError:
         return
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     with os.fdopen(fd, "rb") as reader, os.fdopen(os.open(target, flags, 0o600), "wb") as writer:
         shutil.copyfileobj(reader, writer)
 
 
 def _copy_for_dry_run(memory_dir: Path, sandbox: Path) -> None:
-    # The writer's own files stay behind: an unfinished write is the real dir's next writer's to
-    # finish, not something the dry run's diff should show as extraction's doing.
-    own = (LOCK_FILENAME, EXTRACT_LOCK_FILENAME, JOURNAL_FILENAME)
+    # memdir's own leftovers (temp files, what older versions kept in the dir) stay behind: they
+    # are no memory, and not something the dry run's diff should show as extraction's doing.
+    own = LEGACY_FILENAMES
 
     def ignore(_directory: str, names: list[str]) -> set[str]:
         return {n for n in names if n in own or TEMP_NAME.match(n) or n.endswith(".tmp")}
@@ -779,6 +795,7 @@ def sweep_dry_run_leftovers(temp_dir: str | None = None) -> list[str]:
         ):
             continue
         shutil.rmtree(path, ignore_errors=True)
+        discard_dir_state(Path(path) / _SANDBOX_NAME)  # the copy's lock, in the state folder
         removed.append(path)
     return removed
 
@@ -790,7 +807,7 @@ async def _in_dry_run_copy(
     await asyncio.to_thread(sweep_dry_run_leftovers)
     # mkdtemp makes the folder 0700; TemporaryDirectory removes it on every way out.
     with tempfile.TemporaryDirectory(prefix=f"{DRY_RUN_PREFIX}{os.getpid()}-") as scratch:
-        sandbox = Path(scratch) / "memory"
+        sandbox = Path(scratch) / _SANDBOX_NAME
         copy = asyncio.ensure_future(asyncio.to_thread(_copy_for_dry_run, memory_dir, sandbox))
         try:
             await asyncio.shield(copy)
@@ -800,7 +817,10 @@ async def _in_dry_run_copy(
             with contextlib.suppress(BaseException):
                 await copy
             raise
-        return await run(sandbox)
+        try:
+            return await run(sandbox)
+        finally:
+            discard_dir_state(sandbox)  # the copy's lock, gone with the copy
 
 
 # --- the loop --------------------------------------------------------------------------------
@@ -991,6 +1011,8 @@ async def _run_extraction(
                 result = await run(memory_dir)
     except ExtractionBusyError as exc:
         return replace(base, status="busy", reason=str(exc), warnings=tuple(warnings))
+    except WriteError as exc:  # memdir's state folder cannot be used
+        return replace(base, status="error", reason=exc.message, warnings=tuple(warnings))
     return replace(result, warnings=tuple(warnings) + result.warnings)
 
 

@@ -202,7 +202,9 @@ class MemdirMCP:
             return read_only_refusal(str(command))
         # One tool per call: its change log is not needed here and would only grow.
         result = await MemdirMemoryTool(root).arun(data)
-        return _text_result(result.text, is_error=result.is_error)
+        # MCP has no place for warnings beside the text: they follow it, so the model sees them.
+        notes = "".join(f"\n\nWarning: {warning}" for warning in result.warnings)
+        return _text_result(result.text + notes, is_error=result.is_error)
 
     # -- recall (path B) ------------------------------------------------------------------------
 

@@ -48,6 +48,7 @@ from memdir.config import Settings
 from memdir.lint.secrets import SecretMatch, find_secrets
 from memdir.write import (
     FileChange,
+    IndexNotUpdatedError,
     InvalidLineError,
     MemoryWriter,
     MultipleMatchError,
@@ -93,6 +94,10 @@ class ToolResult:
 
     text: str
     is_error: bool = False
+    #: What the user should know that did not stop the command (MEMORY.md left alone, an
+    #: interrupted write's journal refused): the API's text has no room for it, so each face
+    #: shows it its own way (stderr, a second paragraph, a ``warnings`` field).
+    warnings: tuple[str, ...] = ()
 
     def to_block(self, tool_use_id: str) -> dict[str, Any]:
         """As a ``tool_result`` content block for the Messages API."""
@@ -218,16 +223,21 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
             command = parse_command(data)
         except InvalidCommandError as exc:
             return ToolResult(f"Error: {exc}", is_error=True)
+        known = len(self._log.warnings)
+        text, is_error = self._execute(command)
+        return ToolResult(text, is_error, tuple(self._log.warnings[known:]))
+
+    def _execute(self, command: BetaMemoryTool20250818Command) -> tuple[str, bool]:
         try:
             result = self.execute(command)
         except ToolError as exc:
-            return ToolResult(exc.content if isinstance(exc.content, str) else str(exc), True)
+            return (exc.content if isinstance(exc.content, str) else str(exc)), True
         except UnicodeDecodeError:
             shown = getattr(command, "path", MEMORIES_ROOT)
-            return ToolResult(f"The file {shown} is not valid UTF-8 text.", is_error=True)
+            return f"The file {shown} is not valid UTF-8 text.", True
         except OSError as exc:
-            return ToolResult(f"Error: {exc.strerror or exc}", is_error=True)
-        return ToolResult(result if isinstance(result, str) else str(result))
+            return f"Error: {exc.strerror or exc}", True
+        return (result if isinstance(result, str) else str(result)), False
 
     async def arun(self, data: object) -> ToolResult:
         """:meth:`run` off the event loop (file work and the lock may block)."""
@@ -265,6 +275,12 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
         self._log.changes.extend(result.changes)
         self._log.warnings.extend(result.warnings)
 
+    def _index_owed(self, exc: IndexNotUpdatedError, done: str) -> ToolError:
+        """The command was carried out but MEMORY.md not updated (a full disk): an error, so
+        that every face says so (the CLI exits non-zero), worded so the model does not redo it."""
+        self._record(exc.result)
+        return ToolError(f"Error: {done}, but {exc.message}")
+
     def _generic(self, path: str, exc: WriteError) -> ToolError:
         if isinstance(exc, UnsafePathError):
             return self._path_error(path, exc)
@@ -275,6 +291,8 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
         relative = self._relative(command.path)
         try:
             result = self.writer.create(relative, command.file_text)
+        except IndexNotUpdatedError as exc:
+            raise self._index_owed(exc, f"File created at: {command.path}") from exc
         except PathExistsError as exc:
             raise ToolError(f"File {command.path} already exists") from exc
         except WriteError as exc:
@@ -294,6 +312,8 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
         relative = self._relative(command.path)
         try:
             result = self.writer.str_replace(relative, command.old_str, command.new_str)
+        except IndexNotUpdatedError as exc:
+            raise self._index_owed(exc, f"The file {command.path} has been edited") from exc
         except NoMatchError as exc:
             raise ToolError(
                 f"No replacement was performed, old_str `{command.old_str}` did not appear "
@@ -325,6 +345,8 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
         relative = self._relative(command.path)
         try:
             result = self.writer.insert(relative, command.insert_line, command.insert_text)
+        except IndexNotUpdatedError as exc:
+            raise self._index_owed(exc, f"The file {command.path} has been edited") from exc
         except InvalidLineError as exc:
             raise ToolError(
                 f"Invalid `insert_line` parameter: {command.insert_line}. "
@@ -340,6 +362,8 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
         relative = self._relative(command.path)
         try:
             result = self.writer.delete(relative)
+        except IndexNotUpdatedError as exc:
+            raise self._index_owed(exc, f"Deleted {command.path}") from exc
         except UnsafePathError as exc:
             if exc.reason == "root":
                 raise ToolError("Cannot delete the /memories directory itself") from exc
@@ -357,6 +381,10 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
         new_relative = self._relative(command.new_path)
         try:
             result = self.writer.rename(old_relative, new_relative)
+        except IndexNotUpdatedError as exc:
+            raise self._index_owed(
+                exc, f"Renamed {command.old_path} to {command.new_path}"
+            ) from exc
         except UnsafePathError as exc:
             if exc.reason == "root":
                 raise ToolError("Cannot rename the /memories directory itself") from exc

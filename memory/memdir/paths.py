@@ -9,6 +9,7 @@ and the long-slug rule. Everything here is a pure function of the file system an
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -58,6 +59,22 @@ def state_dir(env: Mapping[str, str], home: Path) -> Path:
     base = env.get("XDG_STATE_HOME", "")
     root = Path(base) if base and os.path.isabs(base) else home / ".local" / "state"
     return root / "memdir"
+
+
+#: The folder of :func:`state_dir` holding memdir's bookkeeping of each memory dir.
+DIR_STATES_DIRNAME = "dirs"
+
+
+def dir_state_path(memory_dir: Path, env: Mapping[str, str], home: Path) -> Path:
+    """Where memdir keeps its own files of one memory dir (the write lock, the intent journal,
+    the extraction lock): ``<state_dir>/dirs/<sha256 of the dir's real path>``. Out of the dir,
+    so a repository cannot plant them and they never show in ``git status``; keyed by the real
+    path, so every spelling of the dir and every face of one user (CLI, MCP, language server,
+    hook) meet at the same lock. Pure: creating and checking it is the writer's
+    (:func:`memdir.write.dir_state`)."""
+    real = os.path.realpath(memory_dir)
+    key = hashlib.sha256(os.fsencode(real)).hexdigest()
+    return state_dir(env, home) / DIR_STATES_DIRNAME / key
 
 
 def _utf16_units(text: str) -> bytes:

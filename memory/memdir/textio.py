@@ -98,7 +98,15 @@ _KIND_NAMES = (
     (stat_module.S_ISCHR, "a character device"),
     (stat_module.S_ISBLK, "a block device"),
     (stat_module.S_ISDIR, "a directory"),
+    (stat_module.S_ISLNK, "a symlink"),
 )
+
+
+def kind_name(mode: int) -> str:
+    """What a stat's ``mode`` is, in words: "a FIFO", "a symlink", "a file" (a regular one)."""
+    if stat_module.S_ISREG(mode):
+        return "a file"
+    return next((name for test, name in _KIND_NAMES if test(mode)), "a special file")
 
 
 class NotRegularFileError(OSError):
@@ -106,7 +114,7 @@ class NotRegularFileError(OSError):
     (a FIFO blocks a reader for good, a device may act on being opened)."""
 
     def __init__(self, mode: int) -> None:
-        kind = next((name for test, name in _KIND_NAMES if test(mode)), "a special file")
+        kind = kind_name(mode)
         super().__init__(f"not a regular file ({kind})")
         self.strerror = f"not a regular file ({kind})"
 

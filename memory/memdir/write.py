@@ -8,15 +8,20 @@ hold for all of them:
   :class:`UnsafePathError` before anything is touched: ``..`` segments, absolute paths elsewhere,
   percent-encodings (``%2e%2e``, double-encoded ``%252e``), backslashes, NUL and control
   characters, Unicode look-alikes of ``/``, ``\\`` and ``.`` (fullwidth solidus, division slash,
-  one-dot leader ...), names starting with ``.`` (reserved for the lock and temp files), names too
+  one-dot leader ...), names starting with ``.`` (reserved for memdir's temp files), names too
   long for a temp file to sit beside them, and symlinks that resolve outside the dir (decided by
   :func:`memdir.paths.relative_inside` on the resolved path, when the operation starts under the
   lock). At the moment of writing, the folder is reached from the memory dir one name at a time
   without following a symlink, and the write acts relative to it (:data:`FD_WALK`), so a folder
   swapped for a symlink after the check stops the write. The memory dir itself can never be
-  deleted or renamed. A create or rename adds no name that macOS or Windows would take for an
-  existing one's (case and Unicode normalisation ignored there), nor a Windows device name, a
-  trailing dot or space, or an invisible character (:func:`_check_new_names`).
+  deleted or renamed, MEMORY.md is not deleted or renamed away unless the caller asks for that
+  by name (``allow_index``: the memory tool never does), and a folder is deleted only when all
+  it holds are memory files (``*.md``) and folders of them. A create or rename adds no name
+  that macOS or Windows would take for an existing one's (case and Unicode normalisation
+  ignored there), nor a Windows device name, a trailing dot or space, or an invisible
+  character (:func:`_check_new_names`).
+* **Bounded.** No write produces a file larger than :data:`MAX_EDIT_BYTES` (what memdir loads
+  for editing): a memory is a page, not a data set.
 * **Atomic.** New content is written to a temp file in the same directory, fsynced and moved into
   place (:func:`write_atomic`), so a reader or a crash sees the old file or the new
   one, never half of either. ``create`` and ``rename`` never replace an existing file: they
@@ -24,16 +29,24 @@ hold for all of them:
   for why this and not a check followed by ``os.replace``).
 * **Recoverable.** An operation that is killed part way (``kill -9``, a crash, a power cut after
   the fsyncs) is finished by the next writer, whichever face it comes through (CLI, server, MCP,
-  hook, extraction). Before touching anything, an operation writes its intent to
-  :data:`JOURNAL_FILENAME` (hidden and not ``*.md``, like the lock); it removes it when done. The
-  next writer to take the lock and find an intent finishes it against what is on disk (see
-  :meth:`MemoryWriter.recover`): the temp files it left are removed, a publish cut between its
-  two names is completed, a folder made for a file never written is removed again, and
-  MEMORY.md gets the entry the operation owed it (created, dropped, renamed or refreshed). Temp
-  files are provably stale then: only a lock holder makes them, while its intent exists.
-* **Serialised.** Each operation runs under an exclusive file lock, ``.memdir.lock`` in the memory
-  dir, so two editors, agents or processes doing read-modify-write cannot interleave. The lock
-  file is hidden and not ``*.md``: scan, lint and the memory tool's listing all ignore it.
+  hook, extraction). Before touching anything, an operation writes its intent to its journal,
+  :data:`JOURNAL_NAME` in the dir's state folder (:func:`dir_state`, outside the memory dir); it
+  removes it when done. The next writer to take the lock and find an intent finishes it against
+  what is on disk (see :meth:`MemoryWriter.recover`): the temp files it left are removed, a
+  publish cut between its two names is completed, a folder made for a file never written is
+  removed again, and MEMORY.md gets the entry the operation owed it (created, dropped, renamed
+  or refreshed). Temp files are provably stale then: only a lock holder makes them, while its
+  intent exists. Every field of a journal passes the containment check before anything is
+  done with it (:func:`intent_problem`); one that does not is reported and dropped, never acted
+  on. A write whose index update fails (a full disk) raises :class:`IndexNotUpdatedError` after
+  its file operation and leaves its journal, so the next writer makes the update it owes.
+* **Serialised.** Each operation runs under an exclusive file lock, :data:`LOCK_NAME` in the
+  dir's state folder, so two editors, agents or processes doing read-modify-write cannot
+  interleave. memdir's bookkeeping lives in the per-user state dir (``$XDG_STATE_HOME/memdir``),
+  keyed by the dir's real path (:func:`memdir.paths.dir_state_path`), never in the memory dir:
+  a repository cannot plant a lock or a journal, and nothing of memdir's enters ``git status``.
+  The files older versions kept in the dir (:data:`LEGACY_FILENAMES`) are never opened; lint
+  reports them (MEM122).
 * **Indexed.** In index mode (``recall_mode = "index"``) creating or renaming a topic file adds or
   updates its ``MEMORY.md`` line, rendered with :func:`memdir.index.render_entry` under the line
   limit, deleting removes it; in prefetch mode the index is left alone.
@@ -60,7 +73,7 @@ import signal
 import stat
 import unicodedata
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final, Literal
 
@@ -69,11 +82,19 @@ from memdir.config import Settings, load_settings
 from memdir.fixes.apply import apply_text_edits
 from memdir.fixes.plan import entries_linking, entry_insertion, rename_edits
 from memdir.index import Index, fit_entry, parse_index
-from memdir.paths import name_key, relative_inside, unportable_name
+from memdir.paths import (
+    DIR_STATES_DIRNAME,
+    dir_state_path,
+    name_key,
+    relative_inside,
+    state_dir,
+    unportable_name,
+)
+from memdir.textio import kind_name, open_regular
 from memdir.topic import parse_frontmatter, parse_topic_text
 
-#: The per-directory write lock. Hidden and not ``*.md``, so no reader of the dir ever sees it.
-LOCK_FILENAME: Final = ".memdir.lock"
+#: The write lock of a memory dir, in its state folder (:func:`dir_state`).
+LOCK_NAME: Final = "write.lock"
 #: How long a writer waits for another writer before giving up with :class:`LockTimeoutError`.
 WRITE_LOCK_TIMEOUT_SECONDS: Final = 10.0
 #: Names longer than this are refused, so that every file system's 255-byte limit leaves room
@@ -83,8 +104,16 @@ MAX_NAME_BYTES: Final = 240
 MAX_PATH_BYTES: Final = 1024
 #: Files larger than this are not loaded for editing (a memory is a page, not a data set).
 MAX_EDIT_BYTES: Final = 4 * 1024 * 1024
-#: The intent of the operation in progress (see "Recoverable" above). Hidden and not ``*.md``.
-JOURNAL_FILENAME: Final = ".memdir-intent.json"
+#: The intent of the operation in progress (see "Recoverable" above), in the state folder.
+JOURNAL_NAME: Final = "intent.json"
+#: What older versions of memdir kept in the memory dir itself (the write lock, the journal,
+#: the extraction lock). A repository can plant any of them, so none is opened, locked or acted
+#: on any more; lint reports them (MEM122) so they can be deleted and untracked.
+LEGACY_FILENAMES: Final = (".memdir.lock", ".memdir-intent.json", ".memdir-extract.lock")
+#: How to fix a state folder memdir cannot use.
+_STATE_HINT: Final = (
+    "set XDG_STATE_HOME to a folder of yours where memdir may keep its locks and journals"
+)
 #: The names of the temp files and trashed folders a writer makes beside its targets.
 TEMP_NAME: Final = re.compile(r"^\.memdir-[0-9a-f]{12}\.(?:tmp|trash)$")
 #: Tests only: ``MEMDIR_TEST_KILL_AT=N`` makes the process kill itself (SIGKILL) at the N-th
@@ -206,6 +235,34 @@ class InvalidLineError(WriteError):
 
 class LockTimeoutError(WriteError):
     """Another writer held the memory dir's lock for longer than the timeout."""
+
+
+class FileTooLargeError(WriteError):
+    """The file a write would produce is larger than :data:`MAX_EDIT_BYTES`; nothing was written."""
+
+
+class IndexProtectedError(WriteError):
+    """A delete or rename would take MEMORY.md away and the caller did not allow it."""
+
+
+class FolderNotEmptyError(WriteError):
+    """A folder to delete holds something that is not a memory file; nothing was deleted.
+
+    ``entry`` is one such thing, relative to the memory dir."""
+
+    def __init__(self, message: str, *, path: str | None, entry: str) -> None:
+        super().__init__(message, path=path)
+        self.entry = entry
+
+
+class IndexNotUpdatedError(WriteError):
+    """The operation itself was made (``result`` says what it did) but MEMORY.md could not be
+    updated (a full disk, an I/O error). Its journal is kept, so the next write through memdir
+    makes the update it owes."""
+
+    def __init__(self, message: str, *, path: str | None, result: WriteResult) -> None:
+        super().__init__(message, path=path)
+        self.result = result
 
 
 # --- results ---------------------------------------------------------------------------------
@@ -425,6 +482,24 @@ def _encode(text: str, shown: str) -> bytes:
         # Only lone surrogates (e.g. a JSON "\ud800") get here; writing them would need a lossy
         # replacement, and nothing is ever silently changed on the way to disk.
         raise WriteError(f"the text for {shown} is not valid Unicode", path=shown) from None
+
+
+def _checked_size(text: str, shown: str) -> bytes:
+    """``text`` as the bytes to write, refused past :data:`MAX_EDIT_BYTES` (what memdir loads for
+    editing: a file it writes must stay one it can edit)."""
+    # At least a byte a character: a text this long is too large before it is encoded.
+    size, at_least = len(text), "" if text.isascii() else "at least "
+    if size <= MAX_EDIT_BYTES:
+        data = _encode(text, shown)
+        size, at_least = len(data), ""
+        if size <= MAX_EDIT_BYTES:
+            return data
+    raise FileTooLargeError(
+        f"refusing to write {shown}: it would be {at_least}{size:,} bytes, more than the "
+        f"{MAX_EDIT_BYTES:,} memdir writes to one file (a memory is a page, not a data set); "
+        "keep it shorter, or split it into several memories",
+        path=shown,
+    )
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -866,6 +941,86 @@ def topic_title(name: str | None, rel: str) -> str:
     return words[:1].upper() + words[1:]
 
 
+# --- the state folder ------------------------------------------------------------------------
+
+
+def _private_folder(path: Path) -> None:
+    """Make ``path`` a folder only this user can use (0700), or refuse it: a symlink, something
+    else than a folder, or another user's folder could hand memdir's lock and journal to
+    someone else."""
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode):
+        kind = kind_name(info.st_mode)
+        raise WriteError(f"memdir's state folder {path} is {kind}, not a folder; {_STATE_HINT}")
+    getuid = getattr(os, "getuid", None)
+    if getuid is not None and info.st_uid != getuid():
+        raise WriteError(
+            f"memdir's state folder {path} belongs to another user (uid {info.st_uid}); "
+            + _STATE_HINT
+        )
+    if info.st_mode & 0o077:
+        os.chmod(path, 0o700)
+
+
+def _home() -> Path:
+    """The user's home ("~" itself when there is none: then only XDG_STATE_HOME can help)."""
+    return Path(os.path.expanduser("~"))
+
+
+def _state_base() -> Path:
+    """memdir's per-user state dir, the same for every face of one user."""
+    base = state_dir(os.environ, _home())
+    if not base.is_absolute():
+        raise WriteError(f"memdir finds no home folder to keep its state in; {_STATE_HINT}")
+    return base
+
+
+def dir_state(memory_dir: Path) -> Path:
+    """memdir's own folder for ``memory_dir`` (:func:`memdir.paths.dir_state_path`), where its
+    write lock, journal and extraction lock live; made private (0700) when missing.
+
+    Every folder from memdir's state dir down must be a real folder of this user's (not a
+    symlink, not another user's), or the write is refused with a :class:`WriteError` naming
+    the folder and the fix (``XDG_STATE_HOME``).
+    """
+    base = _state_base()
+    place = dir_state_path(memory_dir, os.environ, _home())
+    current = base
+    try:
+        base.parent.mkdir(parents=True, exist_ok=True)
+        for current in (base, base / DIR_STATES_DIRNAME, place):
+            _private_folder(current)
+    except OSError as exc:
+        raise WriteError(
+            f"cannot use memdir's state folder {current}: {exc.strerror or exc}; {_STATE_HINT}"
+        ) from exc
+    return place
+
+
+def discard_dir_state(memory_dir: Path) -> None:
+    """Remove memdir's state folder of ``memory_dir`` (a dry run's private copy, gone for good)."""
+    place = dir_state_path(memory_dir, os.environ, _home())
+    with contextlib.suppress(OSError):
+        if place.is_absolute() and stat.S_ISDIR(os.lstat(place).st_mode):
+            shutil.rmtree(place)
+
+
+def _clear_odd_entry(path: Path) -> None:
+    """Remove whatever is at ``path`` in a state folder when it is not a regular file (a symlink,
+    a FIFO): nothing memdir made, so nothing to follow, open or block on."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        if stat.S_ISDIR(info.st_mode):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+
+
 # --- the intent journal ----------------------------------------------------------------------
 
 
@@ -917,6 +1072,64 @@ class WriteIntent:
             )
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
+
+
+_OPS: Final = frozenset({"create", "write", "delete", "rename"})
+
+
+def _journal_path(root: Path, value: object, what: str, *, follow_leaf: bool = True) -> str:
+    """A path field of a journal as a checked relative path: the one containment check
+    (:func:`resolve_path`) on a relative string, else ValueError saying which field failed."""
+    if not isinstance(value, str) or value.startswith("/"):
+        raise ValueError(f"its {what} {value!r} is not a path inside the memory dir")
+    try:
+        resolve_path(root, value, follow_leaf=follow_leaf)
+    except UnsafePathError as exc:
+        raise ValueError(f"its {what} {value!r} is refused: {exc.detail}") from None
+    return "/".join(split_path(value))
+
+
+def intent_problem(root: Path, intent: WriteIntent) -> str | None:
+    """Why ``intent`` (read back from a journal) must not be acted on, or None.
+
+    The journal lives in the user's private state folder, but recovery deletes, moves and
+    removes what it names, so nothing in it is trusted: every path passes the containment check
+    of a write, the temp file is a name memdir makes (:data:`TEMP_NAME`, no folder), and the
+    folder an operation made lies on the way to its own target.
+    """
+    try:
+        if not isinstance(intent.op, str) or intent.op not in _OPS:
+            raise ValueError(f"its operation {intent.op!r} is unknown")
+        leaf = intent.op in ("create", "write")
+        path = _journal_path(root, intent.path, "path", follow_leaf=leaf)
+        if not path and intent.op in ("delete", "rename"):
+            raise ValueError("it names the memory dir itself")
+        target = path
+        if intent.op == "rename":
+            target = _journal_path(root, intent.new_path, "new path", follow_leaf=False)
+            if not target:
+                raise ValueError("it names the memory dir itself")
+        elif intent.new_path is not None:
+            raise ValueError(f"a {intent.op} has no new path")
+        if intent.temp is not None and (
+            intent.op != "create"
+            or not isinstance(intent.temp, str)
+            or not TEMP_NAME.fullmatch(intent.temp)
+            or not intent.temp.endswith(".tmp")
+        ):
+            raise ValueError(f"its temp file {intent.temp!r} is not a name memdir makes")
+        if intent.made is not None:
+            made = _journal_path(root, intent.made, "folder")
+            folder = posixpath.dirname(target)
+            if (
+                intent.op not in ("create", "rename")
+                or not made
+                or not (folder == made or folder.startswith(made + "/"))
+            ):
+                raise ValueError(f"its folder {intent.made!r} is not on the way to {target}")
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _first_missing(root: Path, directory: Path) -> str | None:
@@ -980,6 +1193,47 @@ def _existing_folder(root: Path, rel: str) -> Iterator[_Folder | None]:
         yield folder
 
 
+def _is_index(target: MemoryPath, info: os.stat_result) -> bool:
+    """Whether ``target`` (``info`` its lstat) is the memory dir's MEMORY.md, under any spelling
+    a case-insensitive file system accepts (a second hard link of it is not: the index stays)."""
+    if target.rel == C.INDEX_FILENAME:
+        return True
+    if target.folder:
+        return False
+    try:
+        index = os.lstat(target.root / C.INDEX_FILENAME)
+    except OSError:
+        return False
+    same = (index.st_dev, index.st_ino) == (info.st_dev, info.st_ino)
+    return same and info.st_nlink == 1
+
+
+def _require_only_memories(target: MemoryPath, shown: str) -> None:
+    """Refuse (:class:`FolderNotEmptyError`) to delete the folder ``target`` unless all it holds,
+    at any depth, is memory files (regular ``*.md`` files) and folders: a folder that merely
+    holds a memory (someone's Documents with a MEMORY.md in it) is not the memory tool's to
+    wipe. Each folder is reached from the dir without following a symlink (one descriptor
+    open at a time, however many folders there are)."""
+    pending = [target.rel]
+    while pending:
+        rel = pending.pop()
+        with _open_folder(target.root, rel, shown) as folder:
+            for name in sorted(folder.listdir()):
+                mode = folder.lstat(name).st_mode
+                if stat.S_ISDIR(mode):
+                    pending.append(posixpath.join(rel, name))
+                elif not (stat.S_ISREG(mode) and name.endswith(".md")):
+                    entry = posixpath.join(rel, name)
+                    kind = "not a memory file" if stat.S_ISREG(mode) else kind_name(mode)
+                    raise FolderNotEmptyError(
+                        f"refusing to delete the folder {shown}: it holds {entry} ({kind}), and "
+                        "memdir deletes only folders that hold nothing but memory files (*.md); "
+                        f"move or delete {entry} yourself first",
+                        path=shown,
+                        entry=entry,
+                    )
+
+
 def _name_and_description(rel: str, text: str) -> tuple[str, str]:
     topic = parse_topic_text(text, Path(rel), rel)
     return topic.name or "", topic.description or ""
@@ -1029,6 +1283,14 @@ class MemoryWriter:
     check: Callable[[str, str | None], None] | None = None
     #: What the last recovery did (see :meth:`recover`).
     _recovered: list[str] = field(default_factory=list, init=False, repr=False)
+    #: What went wrong in the last recovery (a journal refused, a step that failed): every
+    #: operation's result carries it as warnings.
+    _recovery_problems: list[str] = field(default_factory=list, init=False, repr=False)
+    #: The state folder of the dir, once the lock is held.
+    _state: Path | None = field(default=None, init=False, repr=False)
+    #: Why the current operation's index update failed, if it did (see
+    #: :class:`IndexNotUpdatedError`).
+    _index_failure: str | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -1048,16 +1310,22 @@ class MemoryWriter:
         from filelock import FileLock, Timeout
 
         root = self._checked_root()
-        lock = FileLock(str(root / LOCK_FILENAME), timeout=self.lock_timeout)
+        state = dir_state(root)
+        lock_path = state / LOCK_NAME
         try:
+            _clear_odd_entry(lock_path)
+            lock = FileLock(str(lock_path), timeout=self.lock_timeout)
             lock.acquire()
         except Timeout:
             raise LockTimeoutError(
-                f"another writer has held {root / LOCK_FILENAME} for {self.lock_timeout:g}s; "
-                "try again"
+                f"another writer has held the lock of {root} ({lock_path}) for "
+                f"{self.lock_timeout:g}s; try again"
             ) from None
         except OSError as exc:
-            raise WriteError(f"cannot lock {root / LOCK_FILENAME}: {exc.strerror or exc}") from exc
+            raise WriteError(
+                f"cannot lock {root} ({lock_path}): {exc.strerror or exc}; {_STATE_HINT}"
+            ) from exc
+        self._state, self._index_failure = state, None
         try:
             self._recover()
             yield
@@ -1079,7 +1347,7 @@ class MemoryWriter:
             self._require_writable_name(target, path)
             if target.is_root:
                 raise PathExistsError(f"{path} is the memory dir itself", path=path)
-            data = _encode(text, path)
+            data = _checked_size(text, path)
             _check_new_names(target.root, target.rel, path)
             if self.check is not None:
                 self.check(target.rel, text)
@@ -1107,15 +1375,15 @@ class MemoryWriter:
                     folder.fsync()
                 change = FileChange("created", target.rel, after=text)
                 if not maintain:
-                    return WriteResult(target.rel, (change,), text)
+                    return self._done(WriteResult(target.rel, (change,), text))
                 extra, warnings = self._index_after_write(target.rel, None, text, created=True)
-                return WriteResult(target.rel, (change, *extra), text, warnings=warnings)
+            return self._done(WriteResult(target.rel, (change, *extra), text, warnings=warnings))
 
     def update(self, path: str, text: str) -> WriteResult:
         """Replace the whole content of an existing file."""
         with self.locked():
             target, before = self._load(path)
-            return self._commit(target, path, before, text)
+            return self._done(self._commit(target, path, before, text))
 
     def rewrite(
         self, path: str, change: Callable[[str], str], *, maintain: bool = True
@@ -1127,7 +1395,7 @@ class MemoryWriter:
         """
         with self.locked():
             target, before = self._load(path)
-            return self._commit(target, path, before, change(before), maintain=maintain)
+            return self._done(self._commit(target, path, before, change(before), maintain=maintain))
 
     def str_replace(self, path: str, old_str: str, new_str: str) -> WriteResult:
         """Replace the one occurrence of ``old_str``; zero or several occurrences are errors."""
@@ -1156,7 +1424,8 @@ class MemoryWriter:
                 )
             position = before.find(old_str)
             after = before[:position] + new_str + before[position + len(old_str) :]
-            return self._commit(target, path, before, after, before.count("\n", 0, position))
+            changed_line = before.count("\n", 0, position)
+            return self._done(self._commit(target, path, before, after, changed_line))
 
     def insert(self, path: str, insert_line: int, insert_text: str) -> WriteResult:
         """Insert ``insert_text`` as a line after line ``insert_line`` (0: at the top)."""
@@ -1178,10 +1447,12 @@ class MemoryWriter:
             after = "\n".join(lines)
             if not after.endswith("\n"):
                 after += "\n"
-            return self._commit(target, path, before, after)
+            return self._done(self._commit(target, path, before, after))
 
-    def delete(self, path: str) -> WriteResult:
-        """Delete a file or a whole folder (never the memory dir itself)."""
+    def delete(self, path: str, *, allow_index: bool = False) -> WriteResult:
+        """Delete a file, or a folder holding only memory files and folders of them (never the
+        memory dir itself). MEMORY.md is deleted only with ``allow_index``: the agent loads it
+        at the start of every session, and a call that drops it loses every entry at once."""
         with self.locked():
             target = self._resolve(path, follow_leaf=False)
             if target.is_root:
@@ -1195,8 +1466,18 @@ class MemoryWriter:
             is_dir = stat.S_ISDIR(info.st_mode)
             if self.md_only and (is_dir or not target.rel.endswith(".md")):
                 raise _unsafe(path, "not-topic", "only memory files (*.md) may be deleted here")
+            if not allow_index and _is_index(target, info):
+                raise IndexProtectedError(
+                    f"refusing to delete {path}: it is {C.INDEX_FILENAME}, the index the agent "
+                    "loads at the start of every session, and deleting it drops every entry at "
+                    "once; edit its lines instead, or delete it outside memdir if you mean to",
+                    path=path,
+                )
+            if is_dir:
+                _require_only_memories(target, path)
             with self._intent(WriteIntent("delete", target.rel, index=True, is_dir=is_dir)):
-                return self._delete(target, path, is_dir, info)
+                result = self._delete(target, path, is_dir, info)
+            return self._done(result)
 
     def _delete(
         self,
@@ -1236,8 +1517,9 @@ class MemoryWriter:
         extra = self._index_remove(target.rel, is_dir=is_dir, warnings=warnings)
         return WriteResult(target.rel, (change, *extra), warnings=tuple(warnings))
 
-    def rename(self, old_path: str, new_path: str) -> WriteResult:
-        """Rename or move a file or folder; an existing destination is never replaced."""
+    def rename(self, old_path: str, new_path: str, *, allow_index: bool = False) -> WriteResult:
+        """Rename or move a file or folder; an existing destination is never replaced.
+        MEMORY.md is renamed away only with ``allow_index`` (see :meth:`delete`)."""
         with self.locked():
             source = self._resolve(old_path, follow_leaf=False)
             dest = self._resolve(new_path, follow_leaf=False)
@@ -1260,6 +1542,14 @@ class MemoryWriter:
                 raise WriteError(f"cannot move {old_path} into itself", path=old_path)
             if os.path.lexists(dest.path):
                 raise PathExistsError(f"{new_path} already exists", path=new_path)
+            if not allow_index and _is_index(source, info):
+                raise IndexProtectedError(
+                    f"refusing to rename {old_path} to {new_path}: it is {C.INDEX_FILENAME}, the "
+                    "index the agent loads at the start of every session, which would start "
+                    "without one; edit its lines instead, or rename it outside memdir if you "
+                    "mean to",
+                    path=old_path,
+                )
             _check_new_names(dest.root, dest.rel, new_path, renaming=source.rel)
             if self.check is not None:
                 self.check(dest.rel, None)
@@ -1272,7 +1562,8 @@ class MemoryWriter:
                 made=_first_missing(dest.root, dest.path.parent),
             )
             with self._intent(intent):
-                return self._rename(source, dest, old_path, new_path, is_dir)
+                result = self._rename(source, dest, old_path, new_path, is_dir)
+            return self._done(result)
 
     def _rename(
         self, source: MemoryPath, dest: MemoryPath, old_path: str, new_path: str, is_dir: bool
@@ -1321,45 +1612,79 @@ class MemoryWriter:
         """Record ``intent`` for the next writer while the operation runs (lock held).
 
         An operation that ends, even with an error, leaves nothing to finish (its error paths
-        clean up after themselves), so the record goes; only a killed one leaves it.
+        clean up after themselves), so the record goes; only a killed one leaves it, and one
+        whose index update failed (:class:`IndexNotUpdatedError`), for the next writer to make.
         """
-        journal = self._checked_root() / JOURNAL_FILENAME
-        fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "wb") as handle:
+        journal = self._journal()
+        # A fresh file (O_EXCL, no link followed): whatever had the name is gone first.
+        _clear_odd_entry(journal)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(journal)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW
+        with os.fdopen(os.open(journal, flags, 0o600), "wb") as handle:
             handle.write(intent.to_json().encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
+        _fsync_dir(journal.parent)
         _step()
         try:
             yield
         finally:
             _step()
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(journal)
+            if self._index_failure is None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(journal)
+
+    def _journal(self) -> Path:
+        assert self._state is not None, "the journal is only used with the lock held"
+        return self._state / JOURNAL_NAME
+
+    def _read_journal(self, journal: Path) -> tuple[WriteIntent | None, str | None]:
+        """The journal's intent (None for one torn while being written: nothing was done then)
+        and why it is refused, if it is."""
+        try:
+            fd, _info = open_regular(journal, follow_links=False)
+        except OSError as exc:
+            return None, f"it cannot be read: {exc.strerror or exc}"
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read(_MAX_JOURNAL_BYTES + 1)
+        if len(raw) > _MAX_JOURNAL_BYTES:
+            return None, f"it is larger than {_MAX_JOURNAL_BYTES:,} bytes"
+        intent = WriteIntent.from_json(raw)
+        if intent is None:
+            return None, None
+        return intent, intent_problem(self._checked_root(), intent)
 
     def _recover(self) -> None:
         """Finish the operation whose intent is still recorded (see "Recoverable" above)."""
-        self._recovered = []
+        self._recovered, self._recovery_problems = [], []
         root = self._checked_root()
-        journal = root / JOURNAL_FILENAME
-        try:
-            fd = os.open(journal, os.O_RDONLY | _O_NOFOLLOW)
-        except FileNotFoundError:
+        journal = self._journal()
+        if not os.path.lexists(journal):
             return
-        except OSError as exc:
-            if exc.errno not in (errno.ELOOP, errno.EMLINK):
-                raise
-            os.unlink(journal)  # a symlink is no intent of ours
-            return
-        with os.fdopen(fd, "rb") as handle:
-            intent = WriteIntent.from_json(handle.read(_MAX_JOURNAL_BYTES))
-        done = self._recovered
+        intent, problem = self._read_journal(journal)
+        done, problems = self._recovered, self._recovery_problems
+        if problem is not None:
+            problems.append(
+                f"ignored the journal of an interrupted write ({journal}): {problem}; nothing "
+                f"it names was touched, and {C.INDEX_FILENAME} may not match the files "
+                "(`memdir lint` shows what is out of step)"
+            )
+            intent = None
         folders = intent.folders() if intent is not None else {""}
         try:
             if intent is not None:
                 self._finish(root, intent, done)
         except (OSError, WriteError) as exc:
-            done.append(f"could not finish the interrupted write: {exc}")
+            problems.append(f"could not finish the interrupted write: {exc}")
+        if self._index_failure is not None:
+            # The update the dead writer owed still cannot be made: keep its journal, and make
+            # no new write (it would need a journal of its own) until it can.
+            raise WriteError(
+                f"an interrupted write is not finished: {self._index_failure}; nothing else was "
+                "written. Free some space (or fix what the error names) and write again: the "
+                f"next write through memdir finishes it. Its journal is {journal}."
+            )
         for rel in sorted(folders):
             try:
                 place = resolve_path(root, rel or ".")
@@ -1370,7 +1695,11 @@ class MemoryWriter:
                     done.extend(
                         f"removed {posixpath.join(rel, n)}" for n in _remove_stale_temps(folder)
                     )
-        os.unlink(journal)
+        done.extend(problems)
+        _clear_odd_entry(journal)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(journal)
+        _fsync_dir(journal.parent)
         _fsync_dir(root)
 
     def _finish(self, root: Path, intent: WriteIntent, done: list[str]) -> None:
@@ -1452,6 +1781,21 @@ class MemoryWriter:
             if folder is not None and _remove_empty_folders(folder, name):
                 done.append(f"removed the empty folder {made}")
 
+    def _done(self, result: WriteResult) -> WriteResult:
+        """``result`` with what the recovery before it ran into; raises
+        :class:`IndexNotUpdatedError` (carrying ``result``) when MEMORY.md was owed an update it
+        did not get."""
+        if self._recovery_problems:
+            result = replace(result, warnings=(*self._recovery_problems, *result.warnings))
+        if self._index_failure is not None:
+            raise IndexNotUpdatedError(
+                f"{self._index_failure}; the change to {result.path} itself was made, and the "
+                "next write through memdir makes the index update it owes",
+                path=result.path,
+                result=result,
+            )
+        return result
+
     def _checked_root(self) -> Path:
         real = Path(os.path.realpath(self.root))
         if not real.is_dir():
@@ -1482,11 +1826,12 @@ class MemoryWriter:
         *,
         maintain: bool = True,
     ) -> WriteResult:
-        _encode(after, shown)
+        _checked_size(after, shown)
         if maintain and is_topic_path(target.rel) and has_frontmatter(before):
             after, inserted = stamp_modified(after, format_modified(self.clock()))
             if inserted is not None and changed_line is not None and inserted <= changed_line:
                 changed_line += 1
+            _checked_size(after, shown)
         if self.check is not None:
             self.check(target.rel, after)
         old = (
@@ -1529,11 +1874,12 @@ class MemoryWriter:
             return ()
         try:
             _write_file(target, C.INDEX_FILENAME, after)
-        except OSError as exc:
-            warnings.append(f"{C.INDEX_FILENAME} not updated: {exc.strerror or exc}")
-            return ()
-        except WriteError as exc:
-            warnings.append(f"{C.INDEX_FILENAME} not updated: {exc.message}")
+        except (OSError, WriteError) as exc:
+            # Not a choice (like an index left alone): the update is owed, and the operation's
+            # journal stays so that the next writer makes it (see IndexNotUpdatedError).
+            reason = exc.message if isinstance(exc, WriteError) else exc.strerror or str(exc)
+            self._index_failure = f"{C.INDEX_FILENAME} could not be updated: {reason}"
+            warnings.append(self._index_failure)
             return ()
         kind: ChangeKind = "created" if before is None else "changed"
         return (FileChange(kind, C.INDEX_FILENAME, before=before, after=after),)

@@ -23,7 +23,7 @@ from memdir.config import Settings
 from memdir.extract import (
     DO_NOT_SAVE,
     DRY_RUN_PREFIX,
-    EXTRACT_LOCK_FILENAME,
+    EXTRACT_LOCK_NAME,
     MEMORY_TYPE_GUIDE,
     ExtractionProgress,
     ProjectTools,
@@ -41,7 +41,7 @@ from memdir.transcript import (
     recent_memory_writes,
     shell_write_target,
 )
-from memdir.write import FileChange
+from memdir.write import FileChange, dir_state
 from memhelpers import sdk_answered_by, topic
 
 Body = dict[str, Any]
@@ -492,7 +492,8 @@ async def test_busy_within_one_process(dirs: tuple[Path, Path, Path]) -> None:
             transcript, memory_dir, client=FakeAPI().client(), settings=Settings()
         )
     assert result.status == "busy"
-    assert (memory_dir / EXTRACT_LOCK_FILENAME).exists()
+    assert (dir_state(memory_dir) / EXTRACT_LOCK_NAME).exists()
+    assert not list(memory_dir.glob(".memdir*"))  # nothing of memdir's in the memory dir
 
 
 async def test_the_taught_layout_stays_valid_through_edits(dirs: tuple[Path, Path, Path]) -> None:

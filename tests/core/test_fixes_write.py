@@ -12,7 +12,7 @@ from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.fix import apply_fixes
 from memdir.model import Span
 from memdir.paths import relative_inside
-from memdir.write import LOCK_FILENAME, write_atomic
+from memdir.write import write_atomic
 
 MakeDir = Callable[..., Path]
 
@@ -55,8 +55,8 @@ def test_fixes_take_the_directory_lock_and_leave_no_temp_files(make_dir: MakeDir
     report = apply_fixes([finding(root, "a.md", insert(root, "a.md", "top\n"))])
     assert report.written == (root / "a.md",)
     assert (root / "a.md").read_text(encoding="utf-8") == "top\nbody\n"
-    # The lock file is the writer's; nothing else (no temp file) is left beside the memories.
-    assert sorted(p.name for p in root.iterdir()) == sorted([LOCK_FILENAME, "MEMORY.md", "a.md"])
+    # Nothing of the writer's (no lock, no temp file) is left beside the memories.
+    assert sorted(p.name for p in root.iterdir()) == ["MEMORY.md", "a.md"]
 
 
 def test_write_atomic_keeps_the_mode(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ import pytest
 from anthropic.tools.memory import BetaLocalFilesystemMemoryTool
 from memdir.config import Settings
 from memdir.memory_tool import InvalidCommandError, MemdirMemoryTool, ToolResult, parse_command
-from memdir.write import LOCK_FILENAME
 
 PREFETCH = Settings(recall_mode="prefetch")
 
@@ -72,12 +71,12 @@ def test_same_strings_as_the_sdk_tool(tmp_path: Path) -> None:
     for command in SEQUENCE:
         expected = sdk_result(reference, command)
         assert ours.run(command) == expected, command
-    # Same tree on both sides (the lock is memdir's own, and hidden from `view`).
+    # Same tree on both sides (memdir's lock and journal are not in the memory dir).
     sdk_files = sorted(
         p.relative_to(tmp_path / "sdk" / "memories")
         for p in (tmp_path / "sdk" / "memories").rglob("*")
     )
-    our_files = sorted(p.relative_to(memory) for p in memory.rglob("*") if p.name != LOCK_FILENAME)
+    our_files = sorted(p.relative_to(memory) for p in memory.rglob("*"))
     assert our_files == sdk_files
 
 
@@ -185,8 +184,9 @@ def test_mutations_go_through_memdir_write(tmp_path: Path) -> None:
 def test_view_hides_memdirs_own_files(tmp_path: Path) -> None:
     tool = MemdirMemoryTool(tmp_path, settings=PREFETCH)
     tool.run({"command": "create", "path": "/memories/a.md", "file_text": "x"})
+    (tmp_path / ".memdir.lock").write_text("")  # an older memdir's, or planted
     listing = tool.run({"command": "view", "path": "/memories"}).text
-    assert LOCK_FILENAME not in listing
+    assert ".memdir" not in listing
     assert listing.endswith("\t/memories/a.md")
 
 

@@ -13,7 +13,7 @@ from memdir.config import Settings
 from memdir.index import fit_entry
 from memdir.scan import scan
 from memdir.write import (
-    LOCK_FILENAME,
+    LOCK_NAME,
     InvalidLineError,
     LockTimeoutError,
     MemoryWriter,
@@ -24,6 +24,7 @@ from memdir.write import (
     PathExistsError,
     PathNotFoundError,
     UnsafePathError,
+    dir_state,
     stamp_modified,
     topic_title,
 )
@@ -300,7 +301,7 @@ def test_delete_a_folder_removes_its_entries(root: Path) -> None:
     w.delete("team")
     assert not (root / "team").exists()
     assert index_of(root) == "- [C](c.md) — third\n"
-    assert sorted(os.listdir(root)) == [LOCK_FILENAME, "MEMORY.md", "c.md"]
+    assert sorted(os.listdir(root)) == ["MEMORY.md", "c.md"]
 
 
 def test_delete_errors(root: Path) -> None:
@@ -439,14 +440,15 @@ def test_symlinks_inside_the_dir_are_followed_inside(root: Path) -> None:
     assert (root / "real.md").exists()
 
 
-def test_the_lock_file_is_hidden_from_scans(root: Path) -> None:
+def test_the_lock_is_in_the_state_folder_not_the_dir(root: Path) -> None:
     writer(root).create("a.md", topic("a", "d"))
-    assert (root / LOCK_FILENAME).exists()
+    assert (dir_state(root) / LOCK_NAME).exists()
+    assert sorted(os.listdir(root)) == ["MEMORY.md", "a.md"]
     assert [h.rel_path for h in scan(root).all_files] == ["a.md"]
 
 
 def test_a_held_lock_times_out_with_a_clear_error(root: Path) -> None:
-    held = FileLock(str(root / LOCK_FILENAME))
+    held = FileLock(str(dir_state(root) / LOCK_NAME))
     with held, pytest.raises(LockTimeoutError, match="another writer"):
         writer(root, lock_timeout=0).create("a.md", "x")
     assert not (root / "a.md").exists()
@@ -476,5 +478,5 @@ def test_text_that_cannot_be_encoded_is_refused(root: Path) -> None:
     (root / "b.md").write_text("x\n", encoding="utf-8")
     with pytest.raises(WriteError, match="not valid Unicode"):
         writer(root).str_replace("b.md", "x", "\udfff")
-    assert sorted(p.name for p in root.iterdir()) == [LOCK_FILENAME, "b.md"]
+    assert sorted(p.name for p in root.iterdir()) == ["b.md"]
     assert (root / "b.md").read_text(encoding="utf-8") == "x\n"

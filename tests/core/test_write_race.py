@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from memdir import write
 from memdir.config import Settings
-from memdir.write import JOURNAL_FILENAME, MemoryWriter, UnsafePathError, WriteError
+from memdir.write import JOURNAL_NAME, MemoryWriter, UnsafePathError, WriteError, dir_state
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
 
@@ -113,7 +113,7 @@ def test_a_folder_swapped_after_the_check_stops_the_write(
     # The memory dir is as it was, but for the swap: the index untouched, no intent left.
     assert (scene.memory / "MEMORY.md").read_text(encoding="utf-8") == "- [A](sub/a.md) — a\n"
     assert (scene.memory / "top.md").read_text(encoding="utf-8") == "inside top\n"
-    assert not (scene.memory / JOURNAL_FILENAME).exists()
+    assert not (dir_state(scene.memory) / JOURNAL_NAME).exists()
 
 
 def test_a_read_through_a_folder_swapped_after_the_check_is_refused(

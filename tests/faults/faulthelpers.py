@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from memdir import write
-from memdir.write import JOURNAL_FILENAME, TEMP_NAME
+from memdir.paths import dir_state_path
+from memdir.write import JOURNAL_NAME, LEGACY_FILENAMES, TEMP_NAME
 
 #: Every writer in the fault tests stamps ``modified`` with this, so two runs write the same bytes.
 CLOCK = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
@@ -63,18 +64,22 @@ def visible(root: Path) -> dict[str, bytes | None]:
     return seen
 
 
+def journal(root: Path) -> Path:
+    """The memory dir's intent journal, in memdir's state folder (outside the dir)."""
+    return dir_state_path(root, os.environ, Path.home()) / JOURNAL_NAME
+
+
 def leftovers(root: Path) -> list[str]:
-    """memdir's own files that must not outlive a write: temp files, trashed folders, intents
-    (its locks stay: they are empty and mean nothing once released)."""
+    """memdir's own files that must not outlive a write: temp files, trashed folders, the
+    intent (its locks stay, in the state folder: they are empty and mean nothing once
+    released), and nothing of memdir's in the memory dir at all."""
     found: list[str] = []
     for directory, dirs, files in os.walk(root):
         for name in dirs + files:
-            if (
-                TEMP_NAME.match(name)
-                or name == JOURNAL_FILENAME
-                or (name.startswith(".") and not name.endswith(".lock"))
-            ):
+            if TEMP_NAME.match(name) or name.startswith(".") or name in LEGACY_FILENAMES:
                 found.append((Path(directory) / name).relative_to(root).as_posix())
+    if journal(root).exists():
+        found.append(f"(the journal {journal(root)})")
     return sorted(found)
 
 

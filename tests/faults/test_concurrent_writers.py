@@ -74,8 +74,12 @@ async def lsp_writer(root: Path, name: str) -> list[str]:
 
 
 async def mcp_writer(root: Path, name: str) -> list[str]:
+    # The SDK passes the server only a few variables (HOME, PATH ...): memdir's state dir, where
+    # the lock all eight writers share lives, must be handed over like any other setting.
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "memdir", "mcp", "--dir", str(root)]
+        command=sys.executable,
+        args=["-m", "memdir", "mcp", "--dir", str(root)],
+        env={"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]},
     )
     lines = [f"{name} line {n}" for n in range(SERVER_LINES)]
     async with Client(params) as client:

@@ -25,6 +25,7 @@ from faulthelpers import (
     assert_old_or_new,
     build,
     drawn_points,
+    journal,
     kill_points,
     leftovers,
     topic,
@@ -251,7 +252,8 @@ def test_lint_reports_an_interrupted_write_until_the_next_writer(tmp_path: Path)
 def test_lint_knows_the_writers_names() -> None:
     from memdir.lint.rules import writes as rule
 
-    assert rule._JOURNAL == write.JOURNAL_FILENAME
+    assert rule._JOURNAL == write.JOURNAL_NAME
+    assert rule._LEGACY == write.LEGACY_FILENAMES
     assert rule._TEMP.pattern == write.TEMP_NAME.pattern
 
 
@@ -259,9 +261,8 @@ def test_a_torn_intent_is_no_intent(tmp_path: Path) -> None:
     """An intent cut while being written: nothing was done yet, so nothing is redone."""
     root = build(tmp_path / "memory")
     before = visible(root)
-    (root / write.JOURNAL_FILENAME).write_text(
-        json.dumps({"op": "delete", "path": "deploy.md"})[:20]
-    )
+    writer(root).recover()  # makes the state folder
+    journal(root).write_text(json.dumps({"op": "delete", "path": "deploy.md"})[:20])
     (root / ".memdir-0123456789ab.tmp").write_text("half")
     writer(root).recover()
     assert visible(root) == before and leftovers(root) == []

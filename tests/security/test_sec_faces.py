@@ -64,9 +64,9 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
         self.send_response(502)
         self.end_headers()
 
-    do_GET = do_POST = do_CONNECT = do_PUT = _record
+    do_GET = do_POST = do_CONNECT = do_PUT = _record  # noqa: N815 (the handler's names)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -333,7 +333,16 @@ async def _mcp_http(scene: Scene) -> None:
     from mcp import Client
 
     with subprocess.Popen(
-        [sys.executable, "-m", "memdir", "mcp", "--dir", str(scene.memory), "--http", "127.0.0.1:0"],
+        [
+            sys.executable,
+            "-m",
+            "memdir",
+            "mcp",
+            "--dir",
+            str(scene.memory),
+            "--http",
+            "127.0.0.1:0",
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -261,9 +261,10 @@ export interface MemoryToolParams {
 /** What the memory tool returned (the API's exact text) and what it wrote. */
 export interface MemoryToolResult {
   text: string;
-  /** The tool refused or failed; `text` says why, as the model would read it. */
+  /** The tool refused or failed; `text` says why, as the model would read it. Also set when the command was carried out but MEMORY.md could not be updated (a full disk): `changes` lists what was done, and the next write makes the index update it owes. */
   isError: boolean;
   changes: MemoryChange[];
+  /** What did not stop the command but the user should know: MEMORY.md left alone or not updated, the journal of an interrupted write refused. */
   warnings: string[];
 }
 

@@ -1,7 +1,9 @@
 """``memdir tool``: one API memory tool command (``memory_20250818``) on a memory dir.
 
-Prints the tool's result text exactly as the API would return it: exit 0 on success, 1 when the
-result is an error, 2 when the input is not a memory command at all.
+Prints the tool's result text exactly as the API would return it, and any warning (MEMORY.md
+left alone, an interrupted write's journal refused) on stderr: exit 0 on success, 1 when the
+result is an error (a write whose MEMORY.md update failed is one), 2 when the input is not a
+memory command at all.
 """
 
 from __future__ import annotations
@@ -48,4 +50,7 @@ def cmd_tool(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     result = MemdirMemoryTool(directory).run(data)
     print(result.text)
+    # stdout is the API's text, exactly; what else the user should know goes to stderr.
+    for warning in result.warnings:
+        print(f"memdir tool: warning: {warning}", file=sys.stderr)
     return 1 if result.is_error else 0

@@ -243,9 +243,13 @@ class MemoryToolResult:
     """What the memory tool returned (the API's exact text) and what it wrote."""
 
     text: str
-    #: The tool refused or failed; ``text`` says why, as the model would read it.
+    #: The tool refused or failed; ``text`` says why, as the model would read it. Also set when
+    #: the command was carried out but MEMORY.md could not be updated (a full disk): ``changes``
+    #: lists what was done, and the next write makes the index update it owes.
     is_error: bool
     changes: list[MemoryChange]
+    #: What did not stop the command but the user should know: MEMORY.md left alone or not
+    #: updated, the journal of an interrupted write refused.
     warnings: list[str]
 
 

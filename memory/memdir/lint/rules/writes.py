@@ -1,29 +1,42 @@
-"""A write memdir did not finish (MEM122): a writer killed part way left its intent behind.
+"""A write memdir did not finish, and memdir's bookkeeping where it does not belong (MEM122).
 
-Every write through :class:`memdir.write.MemoryWriter` records its intent before touching
+Every write through :class:`memdir.write.MemoryWriter` records its intent in the dir's journal
+(in memdir's per-user state folder, :func:`memdir.paths.dir_state_path`) before touching
 anything and removes it when done, and temp files exist only while an intent does; so the
-intent alone tells lint that a write was cut (one ``stat`` of the memory dir, whatever its
-size), and its folders where the temp files it left are.
+journal alone tells lint that a write was cut (one ``lstat``, whatever the dir's size), and its
+folders where the temp files it left are.
+
+Older versions of memdir kept the write lock and the journal in the memory dir itself. A
+repository can plant such files (a FIFO that blocks its reader, a journal naming files outside
+the dir), so no part of memdir opens them any more; lint reports them (``lstat`` only), so they
+get deleted and untracked.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import DirectoryView, Rule
 from memdir.model import Span
+from memdir.paths import dir_state_path
+from memdir.textio import kind_name, open_regular
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
 
-#: The writer's :data:`~memdir.write.JOURNAL_FILENAME` and :data:`~memdir.write.TEMP_NAME`
-#: (a test keeps them equal; lint loads the writer only when an intent is there).
-_JOURNAL = ".memdir-intent.json"
+#: The writer's :data:`~memdir.write.JOURNAL_NAME`, :data:`~memdir.write.LEGACY_FILENAMES` and
+#: :data:`~memdir.write.TEMP_NAME` (a test keeps them equal; lint loads the writer only when a
+#: journal is there).
+_JOURNAL = "intent.json"
+_LEGACY = (".memdir.lock", ".memdir-intent.json", ".memdir-extract.lock")
 _TEMP = re.compile(r"^\.memdir-[0-9a-f]{12}\.(?:tmp|trash)$")
+_MAX_JOURNAL_BYTES = 64 * 1024
 
 
 def _leftovers(ctx: LintContext, folders: set[str]) -> list[str]:
@@ -37,32 +50,75 @@ def _leftovers(ctx: LintContext, folders: set[str]) -> list[str]:
     return found
 
 
-def _interrupted(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
-    from memdir.textio import read_bytes
-    from memdir.write import WriteIntent  # only when an intent is there
+def _journal(ctx: LintContext) -> Path | None:
+    """The dir's journal when there is one (None without a home or XDG_STATE_HOME to find it)."""
+    path = dir_state_path(ctx.root, os.environ, Path(os.path.expanduser("~"))) / _JOURNAL
+    return path if path.is_absolute() and os.path.lexists(path) else None
+
+
+def _interrupted_write(ctx: LintContext, journal: Path) -> Diagnostic:
+    from memdir.write import WriteIntent, intent_problem  # only when a journal is there
 
     try:
-        # A regular file only, not through a link: a FIFO named like the journal never blocks.
-        raw = read_bytes(ctx.root / _JOURNAL, 64 * 1024, follow_links=False)
+        fd, _info = open_regular(journal, follow_links=False)
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read(_MAX_JOURNAL_BYTES)
     except OSError:
-        return
+        raw = b""
     intent = WriteIntent.from_json(raw)
+    problem = intent_problem(ctx.root, intent) if intent is not None else None
     what = "a write"
     folders = {""}
-    if intent is not None:
+    if intent is not None and problem is None:
         what = f"{intent.op} {intent.path}" + (f" to {intent.new_path}" if intent.new_path else "")
         folders = intent.folders()
     temps = _leftovers(ctx, folders)
     left = f"; it left {', '.join(temps)}" if temps else ""
-    yield ctx.diag(
+    if problem is not None:
+        message = (
+            f"an interrupted write whose journal memdir will not act on ({problem}): the next "
+            "write through memdir drops it, touching nothing it names; check that MEMORY.md "
+            f"matches the files{left}"
+        )
+    else:
+        message = (
+            f"an interrupted write ({what}): memdir was stopped part way{left}, so MEMORY.md may "
+            "not match the files yet; the next write through memdir (the memory tool, an edit "
+            "in the editor, an extraction, `memdir lint --fix`) finishes or undoes it"
+        )
+    return ctx.diag("MEM122", ctx.index_path, "MEMORY.md", Span(0, 0, 0, 0), message)
+
+
+def _legacy_files(ctx: LintContext) -> Diagnostic | None:
+    found: list[str] = []
+    for name in _LEGACY:
+        try:
+            mode = os.lstat(ctx.root / name).st_mode
+        except OSError:
+            continue
+        found.append(name if stat.S_ISREG(mode) else f"{name} ({kind_name(mode)})")
+    if not found:
+        return None
+    found.extend(_leftovers(ctx, {""}))
+    return ctx.diag(
         "MEM122",
         ctx.index_path,
         "MEMORY.md",
         Span(0, 0, 0, 0),
-        f"an interrupted write ({what}): memdir was stopped part way{left}, so MEMORY.md may "
-        "not match the files yet; the next write through memdir (the memory tool, an edit "
-        "in the editor, an extraction, `memdir lint --fix`) finishes or undoes it",
+        f"memdir's own files are in the memory dir: {', '.join(found)}. They are left by an "
+        "older memdir, or put there by someone else; memdir now keeps its lock and journal "
+        "outside the dir and never opens these, so delete them (and `git rm --cached` them if "
+        "the dir is in git)",
     )
+
+
+def _interrupted(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    journal = _journal(ctx)
+    if journal is not None:
+        yield _interrupted_write(ctx, journal)
+    legacy = _legacy_files(ctx)
+    if legacy is not None:
+        yield legacy
 
 
 MEM122 = Rule(
@@ -70,15 +126,21 @@ MEM122 = Rule(
     "interrupted-write",
     "warning",
     "directory",
-    "A write through memdir was stopped part way (killed, crashed, power cut): its intent "
-    "(`.memdir-intent.json`) and possibly temp files (`.memdir-*.tmp`, `.memdir-*.trash`) are "
-    "still in the memory dir.",
-    "Until it is finished, MEMORY.md may not match the files: a new memory without its entry, "
-    "an entry for a deleted or renamed one, a line with an old description. The agent reads "
-    "the index as it is.",
-    "`memdir tool` killed between writing `deploy.md` and adding its line to MEMORY.md",
-    "Nothing by hand: the next write through memdir finishes the write or undoes it, removes "
-    "the temp files and then the intent.",
+    "A write through memdir was stopped part way (killed, crashed, power cut): its journal "
+    "(in memdir's state folder, outside the memory dir) and possibly temp files "
+    "(`.memdir-*.tmp`, `.memdir-*.trash`) are still there. Or the memory dir holds memdir's "
+    "own files of an older version (`.memdir.lock`, `.memdir-intent.json`, "
+    "`.memdir-extract.lock`).",
+    "Until the write is finished, MEMORY.md may not match the files: a new memory without its "
+    "entry, an entry for a deleted or renamed one, a line with an old description. The agent "
+    "reads the index as it is. Lock and journal files in the memory dir travel with it (they "
+    "show in `git status`), and whoever writes the dir can plant them, so memdir no longer "
+    "keeps them there and never opens them.",
+    "`memdir tool` killed between writing `deploy.md` and adding its line to MEMORY.md; "
+    "`mem/.memdir.lock` committed with the memory dir",
+    "An interrupted write: nothing by hand; the next write through memdir finishes the write or "
+    "undoes it, removes the temp files and then the journal. memdir's files in the memory dir: "
+    "delete them (and `git rm --cached` them where the dir is in git).",
     reads=frozenset({"disk"}),
     directory=_interrupted,
 )

@@ -1,0 +1,181 @@
+"""What the write-path security tests share: each face of the memory tool run on a dir.
+
+Faces: the writer itself, ``memdir tool`` and ``memdir lint --fix`` (subprocesses), the MCP
+``memory`` tool (the SDK's client, in process) and the language server's ``memory/tool`` (a real
+``memdir-lsp`` over stdio). Subprocesses inherit the environment, so they use the same
+``XDG_STATE_HOME`` (memdir's state: locks and journals) as the test itself. Every subprocess has
+a deadline that turns a hang into a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Long enough for a loaded machine, short enough that a hang fails the run instead of stalling it.
+DEADLINE = 60.0
+
+TOPIC = "---\nname: {name}\ndescription: {description}\ntype: project\n---\nBody.\n"
+
+
+def topic(name: str, description: str = "a memory for the test") -> str:
+    return TOPIC.format(name=name, description=description)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a face answered: the tool's text (stdout for the CLI), whether it is an error (a
+    non-zero exit for the CLI), and the warnings it showed (stderr, the text, a field)."""
+
+    text: str
+    is_error: bool
+    warnings: str = ""
+
+
+def file_size_limit(limit: int) -> Callable[[], None]:
+    """A ``preexec_fn`` capping the size of any file the process writes (RLIMIT_FSIZE): past
+    it a write fails with EFBIG, as a full disk fails with ENOSPC, deterministically. Python
+    ignores SIGXFSZ, so the write fails instead of killing the process."""
+
+    def limit_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return limit_files
+
+
+def run_cli(
+    *args: str, preexec: Callable[[], None] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memdir", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        preexec_fn=preexec,
+        check=False,
+    )
+
+
+def cli_tool(root: Path, command: dict[str, Any], **kwargs: Any) -> Outcome:
+    """``memdir tool`` with the command on stdin (a large one is past the argument limit)."""
+    done = run_cli("tool", "--dir", str(root), "-", stdin=json.dumps(command), **kwargs)
+    return Outcome(done.stdout, done.returncode != 0, done.stderr)
+
+
+async def mcp_tool(root: Path, command: dict[str, Any]) -> Outcome:
+    from mcp import Client
+    from mcp.types import TextContent
+    from memdir.mcp_server import build_server
+
+    async with Client(build_server(root)) as client:
+        result = await client.call_tool("memory", command)
+    text = "".join(b.text for b in result.content if isinstance(b, TextContent))
+    return Outcome(text, bool(result.is_error), text)
+
+
+class _Lsp:
+    """Just enough JSON-RPC over stdio to initialize ``memdir-lsp`` and send requests."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.next_id = 0
+
+    async def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        await self.process.stdin.drain()
+
+    async def receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        length = 0
+        while True:
+            header = (await self.process.stdout.readline()).strip()
+            if not header:
+                break
+            name, _, value = header.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        message: dict[str, Any] = json.loads(await self.process.stdout.readexactly(length))
+        return message
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        self.next_id += 1
+        ident = self.next_id
+        await self.send({"id": ident, "method": method, "params": params})
+        while True:
+            message = await self.receive()
+            if message.get("id") == ident and "method" not in message:
+                assert "error" not in message, message
+                return message.get("result")
+            if "method" in message and "id" in message:
+                await self.send({"id": message["id"], "result": None})  # the server asks: no
+
+
+async def _lsp_tool(
+    root: Path, command: dict[str, Any], preexec: Callable[[], None] | None
+) -> dict[str, Any]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "memdir_lsp",
+        "--stdio",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, "CLAUDE_CONFIG_DIR": str(root.parent / "claude-config")},
+        preexec_fn=preexec,
+    )
+    client = _Lsp(process)
+    try:
+        folder = {"uri": root.as_uri(), "name": "memory"}
+        await client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "capabilities": {},
+                "workspaceFolders": [folder],
+            },
+        )
+        await client.send({"method": "initialized", "params": {}})
+        result: dict[str, Any] = await client.request("memory/tool", command)
+        await client.request("shutdown", {})
+        await client.send({"method": "exit"})
+        return result
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+
+
+async def lsp_tool(
+    root: Path, command: dict[str, Any], *, preexec: Callable[[], None] | None = None
+) -> Outcome:
+    result = await asyncio.wait_for(_lsp_tool(root, command, preexec), DEADLINE)
+    return Outcome(result["text"], bool(result["isError"]), "\n".join(result["warnings"]))
+
+
+def snapshot(base: Path) -> dict[str, bytes | None]:
+    """Every file's bytes and every folder (None) under ``base``; links and special files (a
+    FIFO would block the read) by their kind, never followed or opened."""
+    seen: dict[str, bytes | None] = {}
+    for directory, dirs, files in os.walk(base):
+        for name in dirs:
+            seen[os.path.relpath(os.path.join(directory, name), base) + "/"] = None
+        for name in files:
+            path = Path(directory, name)
+            mode = path.lstat().st_mode
+            kind = b"<file>" if stat.S_ISREG(mode) else f"<mode {stat.S_IFMT(mode):o}>".encode()
+            seen[os.path.relpath(path, base)] = path.read_bytes() if kind == b"<file>" else kind
+    return seen
