@@ -29,11 +29,19 @@ from mcp.server.mcpserver.exceptions import (
 )
 from mcp.types import CallToolResult, InputRequiredResult, Resource, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
+from starlette.applications import Starlette
 
 from memdir import __version__
 from memdir import constants as C
 from memdir.cli import describe_os_error
 from memdir.config import load_settings
+from memdir.mcp_transport import (
+    HTTP_SESSION_IDLE_SECONDS,
+    MAX_HTTP_SESSIONS,
+    http_app,
+    serve_stdio,
+    valid_unicode_out,
+)
 from memdir.memory_tool import MEMORIES_ROOT, MemdirMemoryTool
 from memdir.projections import cli_json, index_summary, recall_view
 from memdir.search import (
@@ -345,14 +353,38 @@ class MemdirMCP:
 
     # -- the server -----------------------------------------------------------------------------
 
-    def server(self) -> MCPServer:
+    def server(self) -> MemdirServer:
         return _build(self)
 
 
-class _Server(MCPServer):
-    """Lists each memory file as a resource; says plainly what is wrong with bad arguments."""
+class MemdirServer(MCPServer):
+    """Lists each memory file as a resource; says plainly what is wrong with bad arguments;
+    served over the SDK's transports hardened in :mod:`memdir.mcp_transport`."""
 
     memdir: MemdirMCP
+
+    async def run_stdio_async(self) -> None:
+        await serve_stdio(self._lowlevel_server)
+
+    def http_app(
+        self,
+        host: str,
+        port: int,
+        *,
+        bound: str | None = None,
+        max_sessions: int = MAX_HTTP_SESSIONS,
+        idle_timeout: float = HTTP_SESSION_IDLE_SECONDS,
+    ) -> Starlette:
+        """The streamable HTTP app for a socket bound to ``host:port`` (see
+        :func:`memdir.mcp_transport.http_app`)."""
+        return http_app(
+            self._lowlevel_server,
+            host,
+            port,
+            bound=bound,
+            max_sessions=max_sessions,
+            idle_timeout=idle_timeout,
+        )
 
     async def list_resources(self) -> list[Resource]:
         static = await super().list_resources()
@@ -408,7 +440,7 @@ _DirArg = Annotated[
 ]
 
 
-def _build(memdir: MemdirMCP) -> MCPServer:
+def _build(memdir: MemdirMCP) -> MemdirServer:
     mode = "read-only" if memdir.read_only else "read-write"
     if len(memdir.dirs) == 1:
         serves = f"the agent memory directory {memdir.root} ({mode})"
@@ -418,11 +450,12 @@ def _build(memdir: MemdirMCP) -> MCPServer:
             f"{len(memdir.dirs)} agent memory directories ({mode}), chosen with each tool's "
             f"`directory` argument (default: the first): {listed}"
         )
-    server = _Server(
+    server = MemdirServer(
         SERVER_NAME,
         version=__version__,
         # The SDK logs each failed call at INFO on stderr; a client shows stderr as errors.
         log_level="WARNING",
+        middleware=[valid_unicode_out],
         instructions=(
             f"memdir serves {serves}. Call "
             "memory_recall with the user's message to get the memories relevant to it; use the "
@@ -624,7 +657,7 @@ def _build(memdir: MemdirMCP) -> MCPServer:
     return server
 
 
-def build_server(memory_dirs: Path | Sequence[Path], *, read_only: bool = False) -> MCPServer:
+def build_server(memory_dirs: Path | Sequence[Path], *, read_only: bool = False) -> MemdirServer:
     """The MCP server for one memory dir or several (run it, or connect a client in process)."""
     dirs = [memory_dirs] if isinstance(memory_dirs, Path) else list(memory_dirs)
     return MemdirMCP(dirs, read_only=read_only).server()

@@ -16,7 +16,7 @@ from memdir.cli.common import CliError, resolve_dir
 from memdir.extras import require
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+    from memdir.mcp_server import MemdirServer
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -91,10 +91,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def serve_http(server: MCPServer, host: str, port: int, served: str) -> None:
+def serve_http(server: MemdirServer, host: str, port: int, served: str) -> None:
     """The SDK's streamable HTTP app on a socket bound before the "serving" line is printed:
     whoever waits for that line (a person, a test) can connect at once, and with port 0 it
-    names the port taken."""
+    names the port taken. Requests must name that host and port (see
+    :func:`memdir.mcp_transport.allowed_hosts`)."""
     import socket
 
     import anyio
@@ -102,8 +103,9 @@ def serve_http(server: MCPServer, host: str, port: int, served: str) -> None:
 
     ipv6 = ":" in host
     sock = socket.create_server((host, port), family=socket.AF_INET6 if ipv6 else socket.AF_INET)
-    url = f"http://{f'[{host}]' if ipv6 else host}:{sock.getsockname()[1]}/mcp"
+    bound, port = sock.getsockname()[:2]
+    url = f"http://{f'[{host}]' if ipv6 else host}:{port}/mcp"
     print(f"memdir mcp: serving {served} at {url}", file=sys.stderr, flush=True)
-    app = server.streamable_http_app(host=host)
+    app = server.http_app(host, port, bound=bound)
     config = uvicorn.Config(app, log_level=server.settings.log_level.lower())
     anyio.run(uvicorn.Server(config).serve, [sock])
