@@ -13,10 +13,13 @@ model reads them; an unknown resource is a protocol error.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import logging
 import os
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
@@ -33,7 +36,7 @@ from starlette.applications import Starlette
 
 from memdir import __version__
 from memdir import constants as C
-from memdir.cli import describe_os_error
+from memdir.cli import describe_os_error, shorten
 from memdir.config import load_settings
 from memdir.mcp_transport import (
     HTTP_SESSION_IDLE_SECONDS,
@@ -64,10 +67,19 @@ MEMORY_URI_PREFIX: Final = "memdir://memory/"
 #: When several dirs are served, each one's: ``memdir://dir/<label>/index`` and
 #: ``memdir://dir/<label>/memory/<path>``.
 DIR_URI_PREFIX: Final = "memdir://dir/"
-#: Recall sessions kept at once (the oldest is forgotten first): an HTTP server may see many.
+#: Recall sessions kept at once (the least recently used is forgotten first): an HTTP server
+#: may see many.
 MAX_SESSIONS: Final = 256
+#: A recall session unused this long is forgotten (a recall with its id starts afresh), so a
+#: long-running server does not keep every conversation it ever served until the cap.
+RECALL_SESSION_IDLE_SECONDS: Final = 24 * 60 * 60
 #: The session a recall without ``session_id`` uses: over stdio one process is one agent session.
 DEFAULT_SESSION: Final = ""
+#: A ``session_id`` longer than this is kept by its SHA-256 (as the hook names its state files):
+#: 256 sessions of a megabyte's id each would otherwise hold 256 MB.
+MAX_SESSION_ID_CHARS: Final = 128
+#: Longer than any path (Linux's PATH_MAX): a ``directory`` this long names no served dir.
+MAX_PATH_CHARS: Final = 4096
 
 _WRITE_COMMANDS = ("create", "str_replace", "insert", "delete", "rename")
 #: The fields of each command that put new text into the memory dir.
@@ -137,7 +149,8 @@ def argument_problems(exc: ValidationError) -> list[str]:
         if error["type"] == "missing":
             problems.append(f"`{name}` is required")
         else:
-            problems.append(f"`{name}`: {error['msg']} (got {error['input']!r})")
+            # The input as sent, kept short: it may be megabytes.
+            problems.append(f"`{name}`: {error['msg']} (got {shorten(repr(error['input']), 80)})")
     return problems
 
 
@@ -166,12 +179,20 @@ class MemdirMCP:
     is meant, so a server of one dir reads as if there were no choice.
     """
 
-    def __init__(self, memory_dirs: Sequence[Path], *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        memory_dirs: Sequence[Path],
+        *,
+        read_only: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if not memory_dirs:
             raise ValueError("memdir mcp serves at least one memory dir")
         self.dirs = served_dirs(memory_dirs)
         self.read_only = read_only
-        self.sessions: OrderedDict[tuple[Path, str], Session] = OrderedDict()
+        self.clock = clock
+        #: Recall sessions by (dir, session id), least recently used first, with their last use.
+        self.sessions: OrderedDict[tuple[Path, str], tuple[Session, float]] = OrderedDict()
 
     @property
     def root(self) -> Path:
@@ -185,15 +206,20 @@ class MemdirMCP:
         for served in self.dirs:
             if directory == served.label:
                 return served.root
-        try:
-            wanted = os.path.realpath(os.path.expanduser(directory))
-        except (ValueError, OSError):  # a NUL byte, a name the file system refuses
-            wanted = None
+        wanted = None
+        # Longer than any path can be: resolving it would take seconds (a stat per component).
+        if len(directory) <= MAX_PATH_CHARS:
+            # A NUL byte, a name the file system refuses: not a served dir either.
+            with contextlib.suppress(ValueError, OSError):
+                wanted = os.path.realpath(os.path.expanduser(directory))
         for served in self.dirs:
             if wanted == os.path.realpath(served.root):
                 return served.root
         choices = ", ".join(f"{d.label} ({d.root})" for d in self.dirs)
-        raise ToolError(f"`directory` {directory!r} is not served here; choose one of: {choices}")
+        raise ToolError(
+            f"`directory` {shorten(repr(directory), 120)} is not served here; choose one of: "
+            f"{choices}"
+        )
 
     def served(self, label: str) -> Path:
         for served in self.dirs:
@@ -215,13 +241,22 @@ class MemdirMCP:
     # -- recall (path B) ------------------------------------------------------------------------
 
     def session(self, root: Path, session_id: str) -> Session:
+        """The recall session of this id, created on first use; at most :data:`MAX_SESSIONS`
+        are kept, none idle longer than :data:`RECALL_SESSION_IDLE_SECONDS`."""
+        if len(session_id) > MAX_SESSION_ID_CHARS:
+            session_id = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+        now = self.clock()
+        while self.sessions:
+            _, used = next(iter(self.sessions.values()))
+            if now - used < RECALL_SESSION_IDLE_SECONDS:
+                break
+            self.sessions.popitem(last=False)
         key = (root, session_id)
-        session = self.sessions.get(key)
-        if session is None:
-            session = self.sessions[key] = Session()
-            while len(self.sessions) > MAX_SESSIONS:
-                self.sessions.popitem(last=False)
-        self.sessions.move_to_end(key)
+        kept = self.sessions.pop(key, None)
+        session = Session() if kept is None else kept[0]
+        self.sessions[key] = (session, now)
+        while len(self.sessions) > MAX_SESSIONS:
+            self.sessions.popitem(last=False)
         return session
 
     async def recall(
@@ -411,7 +446,10 @@ class MemdirServer(MCPServer):
                     tool.fn_metadata.validate_arguments(arguments)
                 except ValidationError as exc:
                     problems += argument_problems(exc)
-                names = ", ".join(f"`{n}`" for n in unknown)
+                # A few names, each kept short: a hostile call may send thousands of long ones.
+                names = ", ".join(f"`{shorten(n, 60)}`" for n in unknown[:5])
+                if len(unknown) > 5:
+                    names += f" and {len(unknown) - 5} more"
                 takes = ", ".join(f"`{n}`" for n in sorted(known)) or "none"
                 problems.append(f"unknown {names} (it takes {takes})")
                 raise ToolError(f"Invalid arguments for {name}: " + "; ".join(problems))
