@@ -5,7 +5,9 @@ name in ``Host`` and ``Origin``. The SDK checks those only when bound to the lit
 ``127.0.0.1``, ``localhost`` or ``::1`` (and then accepts any port): bound to ``127.0.0.2`` or
 ``[0:0:0:0:0:0:0:1]``, the server answered ``Host: evil.example`` with the memories. Now every
 bind accepts exactly its own host and port (and ``localhost`` on a loopback address), with raw
-HTTP requests as a browser would send them.
+HTTP requests as a browser would send them. The matrix runs the command's own steps in process
+(``--http`` parsed, the socket bound, the app built, uvicorn serving it in a thread); one test
+runs the command itself.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,10 @@ from urllib.parse import urlsplit
 
 import httpx2
 import pytest
+import uvicorn
+from memdir.cli.mcp import listen, parse_http
+from memdir.mcp_server import build_server
+from memdir.mcp_transport import allowed_hosts
 from memhelpers import announced
 
 TOPIC = "---\nname: deploy\ndescription: how deploys work\ntype: project\n---\nStaging first.\n"
@@ -56,20 +63,21 @@ def memory(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module", params=BINDS)
 def served(request: pytest.FixtureRequest, memory: Path) -> Iterator[str]:
-    """The URL of ``memdir mcp --http BIND:0``, as its serving line names it."""
-    command = [sys.executable, "-m", "memdir", "mcp", "--dir", str(memory), "--read-only"]
-    with subprocess.Popen(
-        [*command, "--http", f"{request.param}:0"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        bufsize=0,
-    ) as proc:
-        try:
-            yield announced(proc, "memdir mcp: serving ").rsplit(" at ", 1)[1]
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+    """``memdir mcp --http BIND:0``'s steps in process, uvicorn in a thread; the URL its serving
+    line would print. Requests wait in the socket's backlog until the server runs."""
+    host, port = parse_http(f"{request.param}:0")
+    sock, url = listen(host, port)
+    bound, port = sock.getsockname()[:2]
+    app = build_server(memory, read_only=True).http_app(host, port, bound=bound)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]})
+    thread.start()
+    try:
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
 
 
 def sse_message(response: httpx2.Response) -> dict[str, Any]:
@@ -142,9 +150,42 @@ def test_localhost_is_accepted_on_a_loopback_bind(served: str) -> None:
     assert response.status_code == 200, response.text
 
 
-def test_allowed_hosts_are_exact(memory: Path) -> None:
-    from memdir.mcp_transport import allowed_hosts
+def test_the_sessionless_protocol_is_checked_too(served: str) -> None:
+    """2026-07-28 requests carry their own envelope and open no session: the same check."""
+    version = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read"}
+    for headers, status in (({"Host": "evil.example"}, 421), ({"Origin": "http://a.test"}, 403)):
+        response = post(served, READ, **version, **headers)
+        assert response.status_code == status, response.text
+        assert "Staging first." not in response.text
 
+
+@pytest.fixture
+def command(memory: Path) -> Iterator[str]:
+    """``memdir mcp --http 127.0.0.2:0`` itself: the URL of its serving line."""
+    args = [sys.executable, "-m", "memdir", "mcp", "--dir", str(memory), "--read-only"]
+    with subprocess.Popen(
+        [*args, "--http", "127.0.0.2:0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    ) as proc:
+        try:
+            yield announced(proc, "memdir mcp: serving ").rsplit(" at ", 1)[1]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def test_the_command_checks_its_bind(command: str) -> None:
+    assert post(command, INITIALIZE, Host="evil.example").status_code == 421
+    assert post(command, INITIALIZE, Origin="http://evil.example").status_code == 403
+    session = open_session(command, Origin=f"http://{host_of(command)}")
+    read = post(command, READ, **{"mcp-session-id": session})
+    assert sse_message(read)["result"]["contents"][0]["text"] == TOPIC
+
+
+def test_allowed_hosts_are_exact() -> None:
     assert allowed_hosts("0:0:0:0:0:0:0:1", 8765) == [
         "[0:0:0:0:0:0:0:1]:8765",
         "[::1]:8765",

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -66,15 +65,14 @@ class Stdio:
         return self.receive()
 
 
-@pytest.fixture
-def stdio(make_dir: Any) -> Iterator[Stdio]:
-    root: Path = make_dir(
-        {
-            "MEMORY.md": "- [Deploy](deploy.md) — how\n",
-            "deploy.md": TOPIC,
-            "memdir.toml": 'selector = "lexical"\n',
-        }
-    )
+@pytest.fixture(scope="module")
+def stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stdio]:
+    """One server for the module: each test must leave it serving anyway."""
+    root = tmp_path_factory.mktemp("sec-mcp-stdio") / "memory"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("- [Deploy](deploy.md) — how\n")
+    (root / "deploy.md").write_text(TOPIC)
+    (root / "memdir.toml").write_text('selector = "lexical"\n')
     # A memory whose name is not UTF-8 (Latin-1 "é"), as another tool may have written it.
     (root / "caf\udce9.md").write_text(TOPIC)
     with subprocess.Popen(
