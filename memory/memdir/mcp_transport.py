@@ -127,6 +127,10 @@ class SessionLRU(StreamableHTTPSessionManager):
 
     Host and Origin are checked before anything else, so a page in a browser can neither open
     a session nor evict one.
+
+    The SDK has no public hook for this: it overrides the manager's ``_handle_stateful_request``,
+    ``_serve_opening_request`` and ``_discard_session`` and counts its ``_server_instances``
+    (mcp is pinned below 3; tests/security/test_sec_mcp_http_sessions.py fails if they change).
     """
 
     def __init__(
