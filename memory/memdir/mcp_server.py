@@ -13,10 +13,13 @@ model reads them; an unknown resource is a protocol error.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import logging
 import os
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
@@ -29,11 +32,19 @@ from mcp.server.mcpserver.exceptions import (
 )
 from mcp.types import CallToolResult, InputRequiredResult, Resource, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
+from starlette.applications import Starlette
 
 from memdir import __version__
 from memdir import constants as C
-from memdir.cli import describe_os_error
+from memdir.cli import describe_os_error, shorten
 from memdir.config import load_settings
+from memdir.mcp_transport import (
+    HTTP_SESSION_IDLE_SECONDS,
+    MAX_HTTP_SESSIONS,
+    http_app,
+    serve_stdio,
+    valid_unicode_out,
+)
 from memdir.memory_tool import MEMORIES_ROOT, MemdirMemoryTool
 from memdir.projections import cli_json, index_summary, recall_view
 from memdir.search import (
@@ -56,10 +67,19 @@ MEMORY_URI_PREFIX: Final = "memdir://memory/"
 #: When several dirs are served, each one's: ``memdir://dir/<label>/index`` and
 #: ``memdir://dir/<label>/memory/<path>``.
 DIR_URI_PREFIX: Final = "memdir://dir/"
-#: Recall sessions kept at once (the oldest is forgotten first): an HTTP server may see many.
+#: Recall sessions kept at once (the least recently used is forgotten first): an HTTP server
+#: may see many.
 MAX_SESSIONS: Final = 256
+#: A recall session unused this long is forgotten (a recall with its id starts afresh), so a
+#: long-running server does not keep every conversation it ever served until the cap.
+RECALL_SESSION_IDLE_SECONDS: Final = 24 * 60 * 60
 #: The session a recall without ``session_id`` uses: over stdio one process is one agent session.
 DEFAULT_SESSION: Final = ""
+#: A ``session_id`` longer than this is kept by its SHA-256 (as the hook names its state files):
+#: 256 sessions of a megabyte's id each would otherwise hold 256 MB.
+MAX_SESSION_ID_CHARS: Final = 128
+#: Longer than any path (Linux's PATH_MAX): a ``directory`` this long names no served dir.
+MAX_PATH_CHARS: Final = 4096
 
 _WRITE_COMMANDS = ("create", "str_replace", "insert", "delete", "rename")
 #: The fields of each command that put new text into the memory dir.
@@ -129,7 +149,8 @@ def argument_problems(exc: ValidationError) -> list[str]:
         if error["type"] == "missing":
             problems.append(f"`{name}` is required")
         else:
-            problems.append(f"`{name}`: {error['msg']} (got {error['input']!r})")
+            # The input as sent, kept short: it may be megabytes.
+            problems.append(f"`{name}`: {error['msg']} (got {shorten(repr(error['input']), 80)})")
     return problems
 
 
@@ -158,12 +179,20 @@ class MemdirMCP:
     is meant, so a server of one dir reads as if there were no choice.
     """
 
-    def __init__(self, memory_dirs: Sequence[Path], *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        memory_dirs: Sequence[Path],
+        *,
+        read_only: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if not memory_dirs:
             raise ValueError("memdir mcp serves at least one memory dir")
         self.dirs = served_dirs(memory_dirs)
         self.read_only = read_only
-        self.sessions: OrderedDict[tuple[Path, str], Session] = OrderedDict()
+        self.clock = clock
+        #: Recall sessions by (dir, session id), least recently used first, with their last use.
+        self.sessions: OrderedDict[tuple[Path, str], tuple[Session, float]] = OrderedDict()
 
     @property
     def root(self) -> Path:
@@ -177,15 +206,20 @@ class MemdirMCP:
         for served in self.dirs:
             if directory == served.label:
                 return served.root
-        try:
-            wanted = os.path.realpath(os.path.expanduser(directory))
-        except (ValueError, OSError):  # a NUL byte, a name the file system refuses
-            wanted = None
+        wanted = None
+        # Longer than any path can be: resolving it would take seconds (a stat per component).
+        if len(directory) <= MAX_PATH_CHARS:
+            # A NUL byte, a name the file system refuses: not a served dir either.
+            with contextlib.suppress(ValueError, OSError):
+                wanted = os.path.realpath(os.path.expanduser(directory))
         for served in self.dirs:
             if wanted == os.path.realpath(served.root):
                 return served.root
         choices = ", ".join(f"{d.label} ({d.root})" for d in self.dirs)
-        raise ToolError(f"`directory` {directory!r} is not served here; choose one of: {choices}")
+        raise ToolError(
+            f"`directory` {shorten(repr(directory), 120)} is not served here; choose one of: "
+            f"{choices}"
+        )
 
     def served(self, label: str) -> Path:
         for served in self.dirs:
@@ -209,13 +243,22 @@ class MemdirMCP:
     # -- recall (path B) ------------------------------------------------------------------------
 
     def session(self, root: Path, session_id: str) -> Session:
+        """The recall session of this id, created on first use; at most :data:`MAX_SESSIONS`
+        are kept, none idle longer than :data:`RECALL_SESSION_IDLE_SECONDS`."""
+        if len(session_id) > MAX_SESSION_ID_CHARS:
+            session_id = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+        now = self.clock()
+        while self.sessions:
+            _, used = next(iter(self.sessions.values()))
+            if now - used < RECALL_SESSION_IDLE_SECONDS:
+                break
+            self.sessions.popitem(last=False)
         key = (root, session_id)
-        session = self.sessions.get(key)
-        if session is None:
-            session = self.sessions[key] = Session()
-            while len(self.sessions) > MAX_SESSIONS:
-                self.sessions.popitem(last=False)
-        self.sessions.move_to_end(key)
+        kept = self.sessions.pop(key, None)
+        session = Session() if kept is None else kept[0]
+        self.sessions[key] = (session, now)
+        while len(self.sessions) > MAX_SESSIONS:
+            self.sessions.popitem(last=False)
         return session
 
     async def recall(
@@ -347,14 +390,38 @@ class MemdirMCP:
 
     # -- the server -----------------------------------------------------------------------------
 
-    def server(self) -> MCPServer:
+    def server(self) -> MemdirServer:
         return _build(self)
 
 
-class _Server(MCPServer):
-    """Lists each memory file as a resource; says plainly what is wrong with bad arguments."""
+class MemdirServer(MCPServer):
+    """Lists each memory file as a resource; says plainly what is wrong with bad arguments;
+    served over the SDK's transports hardened in :mod:`memdir.mcp_transport`."""
 
     memdir: MemdirMCP
+
+    async def run_stdio_async(self) -> None:
+        await serve_stdio(self._lowlevel_server)
+
+    def http_app(
+        self,
+        host: str,
+        port: int,
+        *,
+        bound: str | None = None,
+        max_sessions: int = MAX_HTTP_SESSIONS,
+        idle_timeout: float = HTTP_SESSION_IDLE_SECONDS,
+    ) -> Starlette:
+        """The streamable HTTP app for a socket bound to ``host:port`` (see
+        :func:`memdir.mcp_transport.http_app`)."""
+        return http_app(
+            self._lowlevel_server,
+            host,
+            port,
+            bound=bound,
+            max_sessions=max_sessions,
+            idle_timeout=idle_timeout,
+        )
 
     async def list_resources(self) -> list[Resource]:
         static = await super().list_resources()
@@ -381,7 +448,10 @@ class _Server(MCPServer):
                     tool.fn_metadata.validate_arguments(arguments)
                 except ValidationError as exc:
                     problems += argument_problems(exc)
-                names = ", ".join(f"`{n}`" for n in unknown)
+                # A few names, each kept short: a hostile call may send thousands of long ones.
+                names = ", ".join(f"`{shorten(n, 60)}`" for n in unknown[:5])
+                if len(unknown) > 5:
+                    names += f" and {len(unknown) - 5} more"
                 takes = ", ".join(f"`{n}`" for n in sorted(known)) or "none"
                 problems.append(f"unknown {names} (it takes {takes})")
                 raise ToolError(f"Invalid arguments for {name}: " + "; ".join(problems))
@@ -410,7 +480,7 @@ _DirArg = Annotated[
 ]
 
 
-def _build(memdir: MemdirMCP) -> MCPServer:
+def _build(memdir: MemdirMCP) -> MemdirServer:
     mode = "read-only" if memdir.read_only else "read-write"
     if len(memdir.dirs) == 1:
         serves = f"the agent memory directory {memdir.root} ({mode})"
@@ -420,11 +490,12 @@ def _build(memdir: MemdirMCP) -> MCPServer:
             f"{len(memdir.dirs)} agent memory directories ({mode}), chosen with each tool's "
             f"`directory` argument (default: the first): {listed}"
         )
-    server = _Server(
+    server = MemdirServer(
         SERVER_NAME,
         version=__version__,
         # The SDK logs each failed call at INFO on stderr; a client shows stderr as errors.
         log_level="WARNING",
+        middleware=[valid_unicode_out],
         instructions=(
             f"memdir serves {serves}. Call "
             "memory_recall with the user's message to get the memories relevant to it; use the "
@@ -626,7 +697,7 @@ def _build(memdir: MemdirMCP) -> MCPServer:
     return server
 
 
-def build_server(memory_dirs: Path | Sequence[Path], *, read_only: bool = False) -> MCPServer:
+def build_server(memory_dirs: Path | Sequence[Path], *, read_only: bool = False) -> MemdirServer:
     """The MCP server for one memory dir or several (run it, or connect a client in process)."""
     dirs = [memory_dirs] if isinstance(memory_dirs, Path) else list(memory_dirs)
     return MemdirMCP(dirs, read_only=read_only).server()

@@ -10,6 +10,7 @@ regular files are opened) and none reads more than its cap.
 from __future__ import annotations
 
 import os
+import re
 import stat as stat_module
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,6 +40,26 @@ def utf8_len(text: str) -> int:
     if text.isascii():
         return len(text)
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate of ``text`` (a JSON ``"\\ud800"``, or a file name that is not
+    UTF-8 as Python decodes it), which no UTF-8 encoder accepts; None for valid text."""
+    if text.isascii():
+        return None
+    found = _SURROGATE.search(text)
+    return found.group() if found else None
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate as U+FFFD, so that it can be encoded (a pair split in
+    two code points is joined); valid text is returned as is."""
+    if lone_surrogate(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def utf16_prefix_index(text: str, units: int) -> int:

@@ -16,7 +16,9 @@ from memdir.cli.common import CliError, resolve_dir
 from memdir.extras import require
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+    import socket
+
+    from memdir.mcp_server import MemdirServer
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -91,19 +93,26 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def serve_http(server: MCPServer, host: str, port: int, served: str) -> None:
-    """The SDK's streamable HTTP app on a socket bound before the "serving" line is printed:
-    whoever waits for that line (a person, a test) can connect at once, and with port 0 it
-    names the port taken."""
+def listen(host: str, port: int) -> tuple[socket.socket, str]:
+    """A socket listening on ``host:port`` (port 0: any free one) and the URL it serves."""
     import socket
-
-    import anyio
-    import uvicorn
 
     ipv6 = ":" in host
     sock = socket.create_server((host, port), family=socket.AF_INET6 if ipv6 else socket.AF_INET)
-    url = f"http://{f'[{host}]' if ipv6 else host}:{sock.getsockname()[1]}/mcp"
+    return sock, f"http://{f'[{host}]' if ipv6 else host}:{sock.getsockname()[1]}/mcp"
+
+
+def serve_http(server: MemdirServer, host: str, port: int, served: str) -> None:
+    """The SDK's streamable HTTP app on a socket bound before the "serving" line is printed:
+    whoever waits for that line (a person, a test) can connect at once, and with port 0 it
+    names the port taken. Requests must name that host and port (see
+    :func:`memdir.mcp_transport.allowed_hosts`)."""
+    import anyio
+    import uvicorn
+
+    sock, url = listen(host, port)
     print(f"memdir mcp: serving {served} at {url}", file=sys.stderr, flush=True)
-    app = server.streamable_http_app(host=host)
+    bound, port = sock.getsockname()[:2]
+    app = server.http_app(host, port, bound=bound)
     config = uvicorn.Config(app, log_level=server.settings.log_level.lower())
     anyio.run(uvicorn.Server(config).serve, [sock])
