@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import os
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +43,7 @@ from memdir.mcp_transport import (
     serve_stdio,
     valid_unicode_out,
 )
-from memdir.memory_tool import MEMORIES_ROOT, MemdirMemoryTool
+from memdir.memory_tool import MEMORIES_ROOT, WRITE_COMMANDS, MemdirMemoryTool
 from memdir.projections import cli_json, index_summary, recall_view
 from memdir.search import (
     InvalidPatternError,
@@ -54,7 +52,7 @@ from memdir.search import (
     glob_matcher,
     search_dir,
 )
-from memdir.surface import Session
+from memdir.surface import Session, SessionStore
 from memdir.write import MemoryWriter, WriteError
 
 logger = logging.getLogger(__name__)
@@ -67,22 +65,10 @@ MEMORY_URI_PREFIX: Final = "memdir://memory/"
 #: When several dirs are served, each one's: ``memdir://dir/<label>/index`` and
 #: ``memdir://dir/<label>/memory/<path>``.
 DIR_URI_PREFIX: Final = "memdir://dir/"
-#: Recall sessions kept at once (the least recently used is forgotten first): an HTTP server
-#: may see many.
-MAX_SESSIONS: Final = 256
-#: A recall session unused this long is forgotten (a recall with its id starts afresh), so a
-#: long-running server does not keep every conversation it ever served until the cap.
-RECALL_SESSION_IDLE_SECONDS: Final = 24 * 60 * 60
 #: The session a recall without ``session_id`` uses: over stdio one process is one agent session.
 DEFAULT_SESSION: Final = ""
-#: A ``session_id`` longer than this is kept by its SHA-256 (as the hook names its state files):
-#: 256 sessions of a megabyte's id each would otherwise hold 256 MB.
-MAX_SESSION_ID_CHARS: Final = 128
 #: Longer than any path (Linux's PATH_MAX): a ``directory`` this long names no served dir.
 MAX_PATH_CHARS: Final = 4096
-
-_WRITE_COMMANDS = ("create", "str_replace", "insert", "delete", "rename")
-#: The fields of each command that put new text into the memory dir.
 
 _MEMORY_DESCRIPTION = """\
 Claude's memory tool (memory_20250818) over this project's memory directory, mapped to \
@@ -190,9 +176,8 @@ class MemdirMCP:
             raise ValueError("memdir mcp serves at least one memory dir")
         self.dirs = served_dirs(memory_dirs)
         self.read_only = read_only
-        self.clock = clock
-        #: Recall sessions by (dir, session id), least recently used first, with their last use.
-        self.sessions: OrderedDict[tuple[Path, str], tuple[Session, float]] = OrderedDict()
+        #: Recall sessions by (dir, session id), bounded in number and idle time.
+        self.sessions = SessionStore(clock=clock)
 
     @property
     def root(self) -> Path:
@@ -232,7 +217,7 @@ class MemdirMCP:
     async def memory(self, data: dict[str, Any], directory: str | None = None) -> CallToolResult:
         root = self.pick(directory)
         command = data.get("command")
-        if self.read_only and command in _WRITE_COMMANDS:
+        if self.read_only and command in WRITE_COMMANDS:
             return read_only_refusal(str(command))
         # One tool per call: its change log is not needed here and would only grow.
         result = await MemdirMemoryTool(root).arun(data)
@@ -243,23 +228,8 @@ class MemdirMCP:
     # -- recall (path B) ------------------------------------------------------------------------
 
     def session(self, root: Path, session_id: str) -> Session:
-        """The recall session of this id, created on first use; at most :data:`MAX_SESSIONS`
-        are kept, none idle longer than :data:`RECALL_SESSION_IDLE_SECONDS`."""
-        if len(session_id) > MAX_SESSION_ID_CHARS:
-            session_id = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
-        now = self.clock()
-        while self.sessions:
-            _, used = next(iter(self.sessions.values()))
-            if now - used < RECALL_SESSION_IDLE_SECONDS:
-                break
-            self.sessions.popitem(last=False)
-        key = (root, session_id)
-        kept = self.sessions.pop(key, None)
-        session = Session() if kept is None else kept[0]
-        self.sessions[key] = (session, now)
-        while len(self.sessions) > MAX_SESSIONS:
-            self.sessions.popitem(last=False)
-        return session
+        """The recall session of this id, created on first use (see :class:`SessionStore`)."""
+        return self.sessions.get(root, session_id)
 
     async def recall(
         self,
@@ -436,7 +406,7 @@ class MemdirServer(MCPServer):
         if tool is not None:
             if name == "memory" and self.memdir.read_only:
                 command = arguments.get("command")
-                if command in _WRITE_COMMANDS:
+                if command in WRITE_COMMANDS:
                     return read_only_refusal(str(command))
             # Unknown names are refused before the tool runs (the SDK would drop them);
             # otherwise the SDK validates once and its report is reworded below.

@@ -9,13 +9,14 @@ never the same file twice nor one the agent already read or wrote. The numbers a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
@@ -362,6 +363,9 @@ class Session:
 MAX_SESSIONS: Final = 256
 #: A session unused this long is forgotten: an agent session idle for a day has ended.
 SESSION_IDLE_SECONDS: Final = 24 * 60 * 60
+#: A session id longer than this is kept by its SHA-256 (as the hook names its state files):
+#: 256 sessions of a megabyte's id each would otherwise hold 256 MB.
+MAX_SESSION_ID_CHARS: Final = 128
 
 
 class SessionStore:
@@ -388,11 +392,24 @@ class SessionStore:
     def __len__(self) -> int:
         return len(self._sessions)
 
+    def __iter__(self) -> Iterator[tuple[Path, str]]:
+        """The keys kept, least recently used first (long ids as their hash)."""
+        return iter(list(self._sessions))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._sessions
+
+    @staticmethod
+    def _key(root: Path, session_id: str) -> tuple[Path, str]:
+        if len(session_id) > MAX_SESSION_ID_CHARS:
+            session_id = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+        return root, session_id
+
     def get(self, root: Path, session_id: str) -> Session:
         """The session, created if it is new (or was forgotten); counts as a use."""
         now = self._clock()
         self._expire(now)
-        key = (root, session_id)
+        key = self._key(root, session_id)
         kept = self._sessions.pop(key, None)
         session = kept[0] if kept is not None else Session()
         self._sessions[key] = (session, now)
@@ -403,7 +420,7 @@ class SessionStore:
     def peek(self, root: Path, session_id: str) -> Session | None:
         """The session when it is kept; neither creates it nor counts as a use."""
         self._expire(self._clock())
-        kept = self._sessions.get((root, session_id))
+        kept = self._sessions.get(self._key(root, session_id))
         return kept[0] if kept is not None else None
 
     def _expire(self, now: float) -> None:

@@ -146,6 +146,9 @@ async def _lsp_tool(
                 "rootUri": root.as_uri(),
                 "capabilities": {},
                 "workspaceFolders": [folder],
+                # Configured, so the server may write there (a folder merely holding a
+                # MEMORY.md is read-only).
+                "initializationOptions": {"directories": [str(root)]},
             },
         )
         await client.send({"method": "initialized", "params": {}})

@@ -2,7 +2,7 @@
 
 Each ``session_id`` a client sends keeps a recall session (what it has been shown, its budget)
 in the server. The least recently used go first past :data:`MAX_SESSIONS`, and a session idle
-for :data:`RECALL_SESSION_IDLE_SECONDS` is forgotten, so a long-running HTTP server does not
+for :data:`SESSION_IDLE_SECONDS` is forgotten, so a long-running HTTP server does not
 keep every conversation it ever served. The clock is the test's: no waiting.
 """
 
@@ -13,7 +13,8 @@ from pathlib import Path
 
 from mcp import Client
 from mcp.types import TextContent
-from memdir.mcp_server import MAX_SESSIONS, RECALL_SESSION_IDLE_SECONDS, MemdirMCP
+from memdir.mcp_server import MemdirMCP
+from memdir.surface import MAX_SESSIONS, SESSION_IDLE_SECONDS
 
 TOPIC = (
     "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
@@ -50,12 +51,12 @@ async def test_an_idle_session_is_forgotten(
     async with Client(memdir.server()) as client:
         assert "staging cluster first" in await recall("s1")
         assert (await recall("s1")).startswith("No memories recalled")
-        clock.now += RECALL_SESSION_IDLE_SECONDS - 1
+        clock.now += SESSION_IDLE_SECONDS - 1
         assert (await recall("s1")).startswith("No memories recalled")  # used: kept
-        clock.now += RECALL_SESSION_IDLE_SECONDS - 1
+        clock.now += SESSION_IDLE_SECONDS - 1
         assert "staging cluster first" in await recall("s2")
         assert len(memdir.sessions) == 2
-        clock.now += RECALL_SESSION_IDLE_SECONDS
+        clock.now += SESSION_IDLE_SECONDS
         assert "staging cluster first" in await recall("s3")
         assert [key[1] for key in memdir.sessions] == ["s3"]  # s1 and s2 idled out
         assert "staging cluster first" in await recall("s1")  # afresh

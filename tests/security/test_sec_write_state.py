@@ -139,7 +139,7 @@ def test_the_state_folder_is_private_and_refused_when_not_the_users(
     other.mkdir()
     os.rename(place, other / "moved")
     place.symlink_to(other / "moved")
-    with pytest.raises(Exception, match=r"state folder .* is a symlink.*XDG_STATE_HOME"):
+    with pytest.raises(Exception, match=r"state folder .* is a symbolic link.*XDG_STATE_HOME"):
         MemoryWriter(memory, settings=Settings()).create("two.md", topic("two"))
     place.unlink()
     if os.getuid() == 0:  # root can hand the folder to another user
