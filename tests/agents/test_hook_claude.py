@@ -97,7 +97,7 @@ def test_claude_code_gives_the_model_memdirs_recall(claude_code: Path, tmp_path:
     assert "Green tea" not in context
     assert not log.exists()
     # The hook kept the session under the agent's session id: the file is marked surfaced.
-    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").iterdir())
+    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").glob("*.json"))
     assert len(sessions) == 1
     assert str((memory / "deploy.md").resolve()) in Session.load(sessions[0]).surfaced
 
@@ -115,7 +115,7 @@ def test_one_agent_session_never_gets_a_memory_twice(claude_code: Path, tmp_path
     assert everything.count(HOOK_CONTEXT) == 2, everything[-3000:]
     assert everything.count("Deploys go through the staging cluster first.") == 1
     assert everything.count("Green tea, no sugar.") == 1
-    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").iterdir())
+    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").glob("*.json"))
     assert len(sessions) == 1, "the agent's turns share one session id"
 
 
@@ -150,5 +150,5 @@ def test_a_memory_the_agent_read_is_not_given(claude_code: Path, tmp_path: Path)
     everything = "\n".join(texts(asked[-1]))
     # The deploy memory reached the model through Read, so the hook does not give it again.
     assert HOOK_CONTEXT not in everything, everything[-3000:]
-    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").iterdir())
+    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").glob("*.json"))
     assert str((memory / "deploy.md").resolve()) in Session.load(sessions[0]).read
