@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import json
 import os
 import select
 import subprocess
@@ -11,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memdir.model import MemoryHeader
 from memdir.paths import slugify
@@ -206,3 +208,43 @@ def announced(proc: subprocess.Popen[bytes], prefix: str, timeout: float = 30.0)
         if line.startswith(prefix):
             return line.rstrip("\n")
         seen.append(line)
+
+
+class RawLspClient:
+    """Just enough JSON-RPC over a language server's stdio to initialize it and send requests;
+    the server's own requests are answered with null."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.next_id = 0
+
+    async def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        await self.process.stdin.drain()
+
+    async def receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        length = 0
+        while True:
+            header = (await self.process.stdout.readline()).strip()
+            if not header:
+                break
+            name, _, value = header.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        message: dict[str, Any] = json.loads(await self.process.stdout.readexactly(length))
+        return message
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        self.next_id += 1
+        ident = self.next_id
+        await self.send({"id": ident, "method": method, "params": params})
+        while True:
+            message = await self.receive()
+            if message.get("id") == ident and "method" not in message:
+                assert "error" not in message, message
+                return message.get("result")
+            if "method" in message and "id" in message:
+                await self.send({"id": message["id"], "result": None})  # the server asks: no

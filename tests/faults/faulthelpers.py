@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
 import os
 import random
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from memdir import write
 from memdir.paths import dir_state_path
 from memdir.write import JOURNAL_NAME, LEGACY_FILENAMES, TEMP_NAME
+from memhelpers import RawLspClient
 
 #: Every writer in the fault tests stamps ``modified`` with this, so two runs write the same bytes.
 CLOCK = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
@@ -92,45 +91,6 @@ def assert_old_or_new(seen: dict[str, bytes | None], *states: dict[str, bytes | 
         now = seen.get(rel, "absent")
         allowed = [state.get(rel, "absent") for state in states]
         assert now in allowed, f"{rel} holds none of its expected contents: {now!r}"
-
-
-class RawLspClient:
-    """Just enough JSON-RPC over stdio to initialize the server and send ``memory/tool``."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.next_id = 0
-
-    async def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        await self.process.stdin.drain()
-
-    async def receive(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        length = 0
-        while True:
-            header = (await self.process.stdout.readline()).strip()
-            if not header:
-                break
-            name, _, value = header.partition(b":")
-            if name.lower() == b"content-length":
-                length = int(value)
-        message: dict[str, Any] = json.loads(await self.process.stdout.readexactly(length))
-        return message
-
-    async def request(self, method: str, params: dict[str, Any]) -> Any:
-        self.next_id += 1
-        ident = self.next_id
-        await self.send({"id": ident, "method": method, "params": params})
-        while True:
-            message = await self.receive()
-            if message.get("id") == ident and "method" not in message:
-                assert "error" not in message, message
-                return message.get("result")
-            if "method" in message and "id" in message:
-                await self.send({"id": message["id"], "result": None})  # the server asks: no
 
 
 async def start_lsp(config_dir: Path) -> RawLspClient:

@@ -23,7 +23,13 @@ async def test_create_file_command_refuses_a_symlinked_folder(tmp_path: Path) ->
     process = client.process
     try:
         folder = {"uri": root.as_uri(), "name": "memory"}
-        init = {"processId": None, "capabilities": {}, "workspaceFolders": [folder]}
+        init = {
+            "processId": None,
+            "capabilities": {},
+            "workspaceFolders": [folder],
+            # Configured: the server writes only in dirs it was told are memory dirs.
+            "initializationOptions": {"directories": [str(root)]},
+        }
         await asyncio.wait_for(client.request("initialize", init), 60)
         await client.send({"method": "initialized", "params": {}})
         names = ["link/.bashrc", "link/notes.md", "link/new/deep.md", "inside.md"]

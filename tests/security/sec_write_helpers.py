@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memhelpers import RawLspClient
+
 #: Long enough for a loaded machine, short enough that a hang fails the run instead of stalling it.
 DEADLINE = 60.0
 
@@ -83,45 +85,6 @@ async def mcp_tool(root: Path, command: dict[str, Any]) -> Outcome:
     return Outcome(text, bool(result.is_error), text)
 
 
-class _Lsp:
-    """Just enough JSON-RPC over stdio to initialize ``memdir-lsp`` and send requests."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.next_id = 0
-
-    async def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        await self.process.stdin.drain()
-
-    async def receive(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        length = 0
-        while True:
-            header = (await self.process.stdout.readline()).strip()
-            if not header:
-                break
-            name, _, value = header.partition(b":")
-            if name.lower() == b"content-length":
-                length = int(value)
-        message: dict[str, Any] = json.loads(await self.process.stdout.readexactly(length))
-        return message
-
-    async def request(self, method: str, params: dict[str, Any]) -> Any:
-        self.next_id += 1
-        ident = self.next_id
-        await self.send({"id": ident, "method": method, "params": params})
-        while True:
-            message = await self.receive()
-            if message.get("id") == ident and "method" not in message:
-                assert "error" not in message, message
-                return message.get("result")
-            if "method" in message and "id" in message:
-                await self.send({"id": message["id"], "result": None})  # the server asks: no
-
-
 async def _lsp_tool(
     root: Path, command: dict[str, Any], preexec: Callable[[], None] | None
 ) -> dict[str, Any]:
@@ -136,7 +99,7 @@ async def _lsp_tool(
         env={**os.environ, "CLAUDE_CONFIG_DIR": str(root.parent / "claude-config")},
         preexec_fn=preexec,
     )
-    client = _Lsp(process)
+    client = RawLspClient(process)
     try:
         folder = {"uri": root.as_uri(), "name": "memory"}
         await client.request(

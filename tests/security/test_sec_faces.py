@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import http.server
-import importlib.util
 import json
 import os
 import socketserver
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memhelpers import GIT_ENV, ROOT, announced, git, topic, write_files
+from memhelpers import GIT_ENV, RawLspClient, announced, git, topic, write_files
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -364,18 +363,7 @@ async def _mcp_http(scene: Scene) -> None:
             proc.wait(timeout=GUARD)
 
 
-def _load_lsp_helpers() -> Any:
-    path = ROOT / "tests" / "lsp" / "e2e" / "lsp_helpers.py"
-    spec = importlib.util.spec_from_file_location("sec_lsp_helpers", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["sec_lsp_helpers"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 async def _language_server(scene: Scene) -> None:
-    wire_type = _load_lsp_helpers().Wire
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -386,45 +374,39 @@ async def _language_server(scene: Scene) -> None:
         env=scene.env,
         cwd=scene.project,
     )
-    wire = wire_type(proc, GUARD)
+    client = RawLspClient(proc)
     root = scene.project.as_uri()
-    await wire.request(
+    await client.request(
         "initialize",
-        params={
+        {
             "processId": None,
             "rootUri": root,
             "workspaceFolders": [{"uri": root, "name": "project"}],
             "capabilities": {},
         },
     )
-    wire.notify("initialized", params={})
+    await client.send({"method": "initialized", "params": {}})
     index = scene.memory / "MEMORY.md"
-    wire.notify(
-        "textDocument/didOpen",
-        params={
-            "textDocument": {
-                "uri": index.as_uri(),
-                "languageId": "markdown",
-                "version": 1,
-                "text": index.read_text(),
-            }
-        },
+    document = {"uri": index.as_uri(), "languageId": "markdown", "version": 1}
+    await client.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": {**document, "text": index.read_text()}},
+        }
     )
-    listed = await wire.request("memory/index", params={"directory": scene.memory.as_uri()})
-    assert "result" in listed, listed
+    directory = scene.memory.as_uri()
+    assert await client.request("memory/index", {"directory": directory})
     # A folder that merely holds a MEMORY.md, in a project nobody configured: read-only.
     for command in (
         {"command": "delete", "path": "/memories/deploy.md"},
         {"command": "create", "path": "/memories/lsp.md", "file_text": "x\n"},
     ):
-        answer = await wire.request(
-            "memory/tool", params={"directory": scene.memory.as_uri(), **command}
-        )
-        assert "error" in answer or answer.get("result", {}).get("isError"), answer
+        answer = await client.request("memory/tool", {"directory": directory, **command})
+        assert answer["isError"] and "read-only" in answer["text"], answer
     assert (scene.memory / "deploy.md").exists()
     assert not (scene.memory / "lsp.md").exists()
-    await wire.request("shutdown")
-    wire.notify("exit")
+    await client.request("shutdown", {})
+    await client.send({"method": "exit"})
     assert await asyncio.wait_for(proc.wait(), GUARD) == 0
 
 
