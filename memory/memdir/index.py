@@ -35,6 +35,8 @@ _ENTRY = re.compile(
     r"(?P<rest>(?P<lead>[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*)?.*)$"
 )
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+#: How nearly every entry line starts.
+_ENTRY_STARTS = ("- [", "* [", "+ [")
 #: A fenced code block's opening or closing line; the group is the fence (a closing one is at
 #: least as long, of the same character). :class:`Fences` tracks it. Any indent: a fence nested
 #: in a list item is indented as deep as the item's text.
@@ -565,6 +567,12 @@ def _classify(
             in_comment = "-->" not in line[line.find("<!--") + 4 if not in_comment else 0 :]
             other.append(IndexLine(number, line, "comment"))
             continue
+        if fences.open is None and line.startswith(_ENTRY_STARTS):
+            # The usual line: no fence, comment, blank or heading starts this way.
+            entry = parse_entry(line, number)
+            if entry is not None:
+                entries.append(entry)
+                continue
         was_open = fences.open is not None
         if fences.is_code(line):
             if not was_open:

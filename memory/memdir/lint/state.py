@@ -307,6 +307,8 @@ class DirState:
         from memdir.paths import relative_inside  # the one confinement check; lint starts lighter
 
         rel = sys.intern(self.rel(path))
+        if text is not None and self._overlays.get(rel) == text and self._has_result(rel):
+            return  # the editor's text as already checked: the same findings
         if text is not None:
             self._overlays[rel] = text
         else:
@@ -331,6 +333,11 @@ class DirState:
             self._set_file(rel, self._load_disk(disk, rel))
         else:
             self.remove(rel)
+
+    def _has_result(self, rel: str) -> bool:
+        if rel == C.INDEX_FILENAME:
+            return self._index is not None and self._index.overlay is not None
+        return rel in self._files
 
     def close(self, path: Path | str) -> None:
         """The editor closed the file: forget its unsaved text and read the disk again."""

@@ -73,10 +73,25 @@ def link_problem(entry: IndexEntry) -> str | None:
 
 def entry_links(entries: tuple[IndexEntry, ...]) -> list[tuple[IndexEntry, str | None]]:
     """Each entry with its link key, None for a link that is no topic file of this dir."""
-    return [
-        (entry, None if link_problem(entry) is not None else link_key(entry.path))
-        for entry in entries
-    ]
+    return [(entry, _plain_key(entry.path) or _checked_key(entry)) for entry in entries]
+
+
+def _plain_key(path: str) -> str | None:
+    """The key of a link to a ``.md`` file of the dir's top folder, written plainly (nearly
+    every link): nothing for :func:`link_problem` to find. None for any other path."""
+    if (
+        path.endswith(".md")
+        and path != C.INDEX_FILENAME
+        and not path.startswith((".", "~"))
+        and ":" not in path
+        and "/" not in path
+    ):
+        return path
+    return None
+
+
+def _checked_key(entry: IndexEntry) -> str | None:
+    return None if link_problem(entry) is not None else link_key(entry.path)
 
 
 # --- MEM001 --------------------------------------------------------------------------------------
