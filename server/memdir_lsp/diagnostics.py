@@ -113,7 +113,7 @@ class Delivery:
         if run.changed is None:  # a new state: every file it or the last one had findings in
             directory = session.directory
             mine = {p for p in self.published if ls.directory_for(p) is directory}
-            paths = mine | set(session.findings or ())
+            paths = mine | set(session.paths())
         else:
             paths = set(run.changed)
         for path in paths | set(run.edited):
@@ -204,7 +204,8 @@ class Delivery:
         for directory in list(ls.directories.values()):
             session = directory.session
             await session.check_whole(ls)
-            for path, found in (session.findings or {}).items():
+            for path in session.paths():
+                found = session.latest(path)
                 uri = ls.path_to_uri(path)
                 current.add(uri)
                 reports.append(_workspace_report(ls, uri, path, found, previous))

@@ -30,7 +30,7 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,8 +90,9 @@ class Session:
         self.directory = directory
         #: The lint engine's state; made by the first run, anew when the lint settings change.
         self.state: DirState | None = None
-        #: The latest run's findings, files with findings only; None before the first run.
-        self.findings: dict[Path, Findings] | None = None
+        #: The latest run's findings by path in the directory, files with findings only (the
+        #: engine's own mapping); None before the first run.
+        self.findings: Mapping[str, Findings] | None = None
         #: Open files' own findings given before the first run (:meth:`own_findings`).
         self.first: dict[Path, Findings] = {}
         #: The project whose memory this is (``directory.project_root``), loaded by a run.
@@ -121,7 +122,14 @@ class Session:
         :meth:`own_findings` gave them (none otherwise)."""
         if self.findings is None:
             return self.first.get(path, ())
-        return self.findings.get(path, ())
+        try:
+            return self.findings.get(self.directory.rel(path), ())
+        except ValueError:
+            return ()  # not inside the directory
+
+    def paths(self) -> list[Path]:
+        """The files with findings of the latest run."""
+        return [self.directory.path_of(rel) for rel in self.findings or ()]
 
     # --- running ---------------------------------------------------------------------------
 
@@ -222,12 +230,10 @@ class Session:
             if state.refresh_owed:
                 return None  # stopped: no findings from a directory read in part
             result = state.lint()
-        root = Path(state.root)
-        findings = {root / rel: found for rel, found in result.grouped.items()}
-        previous, self.findings = self.findings, findings
+        previous, self.findings = self.findings, result.grouped
         if fresh or previous is None:
             return Run(None, tuple(changed))
-        return Run(frozenset(root / rel for rel in result.changed), tuple(changed))
+        return Run(frozenset(map(directory.path_of, result.changed)), tuple(changed))
 
     def _stop(self) -> bool:
         """Asked by a refresh between files: stop, an edit waits to go on from there."""

@@ -17,7 +17,7 @@ from memdir.config import Settings
 from memdir.lint.state import DirState
 from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.server import DocumentEvent, MemoryServer, create_server
-from memdir_lsp.session import Events, check_all
+from memdir_lsp.session import Events, Session, check_all
 from memhelpers import count_disk_reads
 
 TOPIC = "---\nname: {name}\ndescription: what {name} is about\ntype: user\n---\nData.\n"
@@ -72,42 +72,55 @@ def append_line(server: MemoryServer, uri: str, line: int, text: str, version: i
     )
 
 
-def test_a_push_republishes_only_what_changed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@dataclasses.dataclass
+class Served:
+    """A memory dir served, and what the server delivers of its findings."""
+
+    root: Path
+    server: MemoryServer
+    session: Session
+    #: The URIs published (push) and the requests to pull again (pull).
+    published: list[str]
+    refreshes: list[object]
+
+
+def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, pull: bool) -> Served:
     root = memory_dir(tmp_path)
-    server = server_for(root, pull=False)
+    server = server_for(root, pull=pull)
     published: list[str] = []
+    refreshes: list[object] = []
     monkeypatch.setattr(
         server, "text_document_publish_diagnostics", lambda params: published.append(params.uri)
     )
-    [directory] = server.directories.values()
-    asyncio.run(directory.session.check(server))
-    assert server.path_to_uri(root / "orphan.md") in published
-    assert server.path_to_uri(root / "MEMORY.md") in published
+    monkeypatch.setattr(server, "workspace_diagnostic_refresh", refreshes.append)
+    return Served(root, server, server.directories[root].session, published, refreshes)
 
-    published.clear()
-    asyncio.run(directory.session.check(server))  # nothing changed
-    assert published == []
+
+def test_a_push_republishes_only_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dir_ = served(tmp_path, monkeypatch, pull=False)
+    root, server = dir_.root, dir_.server
+    asyncio.run(dir_.session.check(server))
+    assert server.path_to_uri(root / "orphan.md") in dir_.published
+    assert server.path_to_uri(root / "MEMORY.md") in dir_.published
+
+    dir_.published.clear()
+    asyncio.run(dir_.session.check(server))  # nothing changed
+    assert dir_.published == []
 
     (root / "topic-1.md").write_text("no frontmatter now\n", encoding="utf-8")
-    asyncio.run(directory.session.check(server, [root / "topic-1.md"]))
-    assert published == [server.path_to_uri(root / "topic-1.md")]
+    asyncio.run(dir_.session.check(server, [root / "topic-1.md"]))
+    assert dir_.published == [server.path_to_uri(root / "topic-1.md")]
 
 
 def test_a_pull_client_is_asked_to_pull_again_only_when_findings_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = memory_dir(tmp_path)
-    server = server_for(root, pull=True)
-    refreshes: list[object] = []
-    monkeypatch.setattr(server, "workspace_diagnostic_refresh", refreshes.append)
-    pushed: list[object] = []
-    monkeypatch.setattr(server, "text_document_publish_diagnostics", pushed.append)
-    session = server.directories[root].session
-    asyncio.run(session.check(server))
-    asyncio.run(session.check(server, [root / "topic-2.md"]))  # the same findings
-    assert len(refreshes) == 1 and pushed == []
+    dir_ = served(tmp_path, monkeypatch, pull=True)
+    asyncio.run(dir_.session.check(dir_.server))
+    asyncio.run(dir_.session.check(dir_.server, [dir_.root / "topic-2.md"]))  # same findings
+    assert len(dir_.refreshes) == 1 and dir_.published == []
 
 
 def test_an_edit_during_the_first_check_gets_its_own_findings_first(
@@ -179,9 +192,9 @@ def test_own_findings_are_the_latest_until_the_first_run(tmp_path: Path) -> None
     assert session.latest(index) == own  # fix-all finds its fix
     session.run([], [], dt.date.today())
     findings = session.findings
-    assert findings is not None and {d.code for d in findings[index]} >= {"MEM005", "MEM006"}
-    assert session.latest(index) == findings[index]  # the full run wins from now on
-    assert session.latest(root / "orphan.md") == findings[root / "orphan.md"]
+    assert findings is not None and {d.code for d in findings["MEMORY.md"]} >= {"MEM005", "MEM006"}
+    assert session.latest(index) == findings["MEMORY.md"]  # the full run wins from now on
+    assert session.latest(root / "orphan.md") == findings["orphan.md"]
 
 
 def test_a_debounce_change_keeps_the_state_and_reads_nothing(
