@@ -110,6 +110,12 @@ class Delivery:
             if not run.partial and (run.changed is None or run.changed):
                 ls.workspace_diagnostic_refresh(None)
             return
+        if run.partial:
+            for path in run.edited:
+                found = await session.own_findings(ls, path)
+                if not session.checked:  # else the first run's findings are out already
+                    self.publish(ls, path, found)
+            return
         if run.changed is None:  # a new state: every file it or the last one had findings in
             directory = session.directory
             mine = {p for p in self.published if ls.directory_for(p) is directory}

@@ -78,8 +78,9 @@ class Run:
     #: The files the run was asked about (an edited file's findings may be the same while
     #: its text moved them for the client).
     edited: tuple[Path, ...] = ()
-    #: Only the own findings of ``edited``, given before the first run is done (what a client
-    #: that pulls asks for itself).
+    #: No run yet: ``edited`` changed before the first run is done, and a client that is
+    #: pushed to gets their own findings (:meth:`Session.own_findings`) meanwhile (one that
+    #: pulls asks for them itself).
     partial: bool = False
 
 
@@ -464,8 +465,7 @@ class Events:
         async def job() -> None:
             if not session.checked:
                 # The first check is still reading every file (and holds the lock): the file's
-                # own findings now, the rest when that check is done.
-                await session.own_findings(ls, path)
+                # own findings now (see Run.partial), the rest when that check is done.
                 first = Run(frozenset({path}), (path,), partial=True)
                 await ls.fire(ls.hooks.findings, session, first)
             await session.check(ls, [path], edit=edit)

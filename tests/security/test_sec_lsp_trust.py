@@ -109,7 +109,7 @@ async def test_untrusted_runs_no_git_and_writes_nothing_until_trust_is_granted(
     directory = ls.directories[memory]
     assert directory.origins == {"agent"}  # the agent's own dir: writable when trusted
     await directory.session.check_whole(ls)
-    assert directory.project is None and directory.project_root is None
+    assert directory.session.project is None and directory.project_root is None
     assert [cmd for cmd in spawned if "git" in os.path.basename(cmd[0])] == []
 
     refused = await create(ls, memory, "new.md")
@@ -128,7 +128,7 @@ async def test_untrusted_runs_no_git_and_writes_nothing_until_trust_is_granted(
     await handlers.memdir_did_grant_workspace_trust(ls, None)
     await directory.session.check_whole(ls)
     assert ls.trusted is True and directory.project_root == project.resolve()
-    assert directory.project is not None
+    assert directory.session.project is not None
     assert [cmd for cmd in spawned if "git" in os.path.basename(cmd[0])]  # now it may
     created = await create(ls, memory, "new.md")
     assert created["isError"] is False, created

@@ -550,9 +550,8 @@ def _long_words(text: str) -> list[str]:
     """The words of ``text`` that may be a token. A token is long and has digits or capitals
     (20 random hex digits without a digit are one chance in 10^8); file names, URLs and
     sentences mostly are short or have neither."""
-    words = text.split()
-    long = itertools.compress(words, map(_MIN_TOKEN.__le__, map(len, words)))  # at C speed
-    return [w for w in long if w.lower() != w or _DIGIT.search(w)]
+    words = [w for w in text.split() if len(w) >= _MIN_TOKEN]
+    return [w for w in words if w.lower() != w or _DIGIT.search(w)]
 
 
 def _tokens(text: str) -> list[SecretMatch]:
