@@ -153,3 +153,15 @@ def test_shutdown_sets_the_stop_event_the_reader_loop_watches() -> None:
     server._stop_event = stop = threading.Event()
     server.shutdown()
     assert stop.is_set()
+
+
+def test_no_other_server_module_touches_those_internals() -> None:
+    """The adapter is the one place: a pygls release that changes an internal breaks it alone."""
+    names = {name for _, name, _ in adapter.RELIED_ON}
+    server = ROOT / "server" / "memdir_lsp"
+    for module in server.rglob("*.py"):
+        if module.name == "adapter.py":
+            continue
+        text = module.read_text(encoding="utf-8")
+        used = sorted(name for name in names if f".{name}" in text)
+        assert used == [], f"{module.relative_to(ROOT)} uses pygls internals {used}"
