@@ -112,6 +112,12 @@ async def _replay_move(client: LanguageClient, workspace: Workspace) -> tuple[st
     view = WorkspacePullView() if is_pull(client) else None
     if view is not None:
         await view.pull(client)
+    else:
+        # Push: the first check of the whole directory is done (an orphan is a finding only
+        # it makes), so each step below is a run of its own and the new file's findings are
+        # pushed, not folded into that check.
+        orphan = workspace.uri_of("orphan.md")
+        await wait_until(client, orphan, lambda found: "MEM107" in {str(d.code) for d in found})
     action = await _move_action(client, index_uri)
     assert action.edit is not None
     creates = [c for c in action.edit.document_changes or [] if isinstance(c, types.CreateFile)]
