@@ -13,8 +13,9 @@
 # 2. the pinned dependencies of client-vscode/bundled/requirements.txt, pure-Python wheels only,
 #    and PyYAML's wheel without its compiled LibYAML binding,
 # 3. checks: no compiled file at all (.so/.pyd/.dll/.dylib), every requirement of every bundled
-#    package met by the bundle (PyStemmer by snowballstemmer), and the bundled server importing
-#    and answering --version from the bundle alone (python -I -S: no site-packages).
+#    package met by the bundle (PyStemmer by snowballstemmer), and the bundled server importing,
+#    running the memory tool and answering --version from the bundle alone (python -I -S: no
+#    site-packages).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -110,14 +111,25 @@ print(" ".join(f"{d.metadata['Name']}=={d.version}" for _, d in sorted(dists.ite
 EOF
 
 # The bundle alone: -I -S keeps this Python's site-packages (where PyStemmer and libyaml may be)
-# off the path, as on a user's bare interpreter.
-"$PYTHON" -B -I -S - "$LIBS" <<'EOF'
-import sys
+# off the path, as on a user's bare interpreter. The memory tool (VS Code's memdir_memory) runs
+# from it: a create and a view in a scratch dir, with memdir's state dir there too.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+XDG_STATE_HOME=$scratch/state "$PYTHON" -B -I -S - "$LIBS" "$scratch/memory" <<'EOF'
+import os, sys
 sys.path.insert(0, sys.argv[1])
 import memdir_lsp.server, memdir.cli, yaml
 from memdir import lexical
+from memdir.memory_tool import MemdirMemoryTool
 assert not yaml.__with_libyaml__, "yaml imported its compiled binding"
 assert lexical.tokenize("running tests") == ["run", "test"], lexical.tokenize("running tests")
+os.mkdir(sys.argv[2])
+tool = MemdirMemoryTool(sys.argv[2])
+text = "---\nname: bundle\ndescription: written by the bundled memory tool\ntype: project\n---\nok\n"
+made = tool.run({"command": "create", "path": "/memories/bundle.md", "file_text": text})
+assert made.text == "File created successfully at: /memories/bundle.md", made
+shown = tool.run({"command": "view", "path": "/memories/bundle.md", "view_range": [6, 6]})
+assert shown.text.endswith("     6\tok"), shown
 for heavy in ("anthropic", "mcp", "pydantic", "Stemmer"):
     assert heavy not in sys.modules, heavy + " was imported"
 EOF

@@ -246,6 +246,36 @@ function memdirLogFiles() {
     args: 'Can I merge the payments migration cohort flip to trunk during the release freeze?',
   }], null, 2));
 
+  // The test-only driver (client-vscode/e2e/driver) of the window on show: it asks the VS Code
+  // API in that window's extension host. Each window's driver writes its port to this file.
+  const DRIVER_PORT_FILE = path.join(args['driver-dir'], 'port');
+  let driverPort;
+  const driver = async (op, params = {}) => {
+    const response = await fetch(`http://127.0.0.1:${driverPort}/`, { method: 'POST', body: JSON.stringify({ op, ...params }) });
+    const answer = await response.json();
+    if (!answer.ok) {
+      throw new Error(`${op}: ${answer.error}`);
+    }
+    return answer.result;
+  };
+  const MEMORY_TOOL = 'memdir_memory';
+
+  /**
+   * A language-model tool's text answer, called through the driver (vscode.lm.invokeTool outside
+   * a chat). A command that asks for confirmation shows VS Code's modal dialog first: with
+   * `confirm` (its title) the scenario waits for it and answers Yes, as a user would.
+   */
+  async function invokeTool(name, input, confirm) {
+    const answer = driver('tool', { name, input });
+    answer.catch(() => undefined); // awaited below; a dialog that never shows must not leave it unhandled
+    if (confirm) {
+      const dialog = page.locator('.monaco-dialog-box', { hasText: confirm });
+      await dialog.waitFor({ state: 'visible', timeout: 30000 });
+      await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Yes$/ }).click();
+    }
+    return answer;
+  }
+
   const indexPath = path.join(WORKSPACE, 'MEMORY.md');
   const originalIndex = fs.readFileSync(indexPath, 'utf8');
   const originalFiles = new Set(fs.readdirSync(WORKSPACE));
@@ -564,12 +594,11 @@ function memdirLogFiles() {
       if (!again.startsWith('Nothing new recalled for this message') || again.includes('Trunk freezes')) {
         throw new Error(`the second memdir_recall in the same session recalled again: ${again.slice(0, 300)}`);
       }
-      // The memory tool is built on the anthropic SDK, which the bundle does not carry: the tool
-      // answers the extension's sentence (how to get it), not an install command for memdir.
+      // The memory tool is memdir's own: the bundled server answers it with the API's listing.
       const memoryView = /lm\.invokeTool memdir_memory view: (".*")/.exec(text);
       const viewAnswer = memoryView ? JSON.parse(memoryView[1]) : '';
-      if (!viewAnswer.startsWith('The memory tool is not available') || /pip install/.test(viewAnswer)) {
-        throw new Error(`memdir_memory on the bundled server: ${viewAnswer.slice(0, 300)}`);
+      if (!viewAnswer.startsWith("Here're the files and directories up to 2 levels deep in /memories") || !viewAnswer.includes('\t/memories/MEMORY.md')) {
+        throw new Error(`memdir_memory view on the bundled server: ${viewAnswer.slice(0, 300)}`);
       }
       // The bundle has no MCP SDK and the bare Python none either: nothing is offered, and the
       // log says once how to get it (the last step covers a Python that has it).
@@ -584,7 +613,26 @@ function memdirLogFiles() {
       if (!notOffered || !notOffered[1].includes(`${args['bare-python']} cannot import mcp`)) {
         throw new Error(`no log line says why memdir mcp is not offered: ${notOffered ? notOffered[0] : ''}`);
       }
-      return { tools, recallChars: recall.length, again, memoryTool: viewAnswer, mcpNotOffered: notOffered[1] };
+      return { tools, recallChars: recall.length, again, memoryTool: viewAnswer.split('\n').length, mcpNotOffered: notOffered[1] };
+    }, { dependsOn: ['extension activates and the language client starts'] });
+
+    await step('agent mode: memdir_memory on the bundled server views files, and a create in a directory the server may not write in is refused (after VS Code\'s confirmation), naming the setting that allows it', async () => {
+      // Through the test-only driver of this window: vscode.lm.invokeTool outside a chat, as
+      // another extension calls a tool. The workspace is a folder that holds a MEMORY.md, neither
+      // the agent's memory dir nor in memdir.directories: the server writes nothing there.
+      driverPort = await until('the e2e driver of this window', () => fs.existsSync(DRIVER_PORT_FILE) && Number(fs.readFileSync(DRIVER_PORT_FILE, 'utf8')), 30000);
+      const viewed = await invokeTool(MEMORY_TOOL, { command: 'view', path: '/memories/project-release-freeze.md', view_range: [1, 2] });
+      if (viewed !== "Here's the content of /memories/project-release-freeze.md with line numbers:\n     1\t---\n     2\tname: release-merge-freeze") {
+        throw new Error(`memdir_memory view of a file: ${JSON.stringify(viewed.slice(0, 300))}`);
+      }
+      const refused = await invokeTool(MEMORY_TOOL, { command: 'create', path: '/memories/e2e-lm-tool.md', file_text: 'refused\n' }, 'Change memory: create?');
+      if (!refused.startsWith('Error: ') || !refused.includes('memdir.directories')) {
+        throw new Error(`a create in the read-only workspace: ${JSON.stringify(refused.slice(0, 300))}`);
+      }
+      if (fs.existsSync(path.join(WORKSPACE, 'e2e-lm-tool.md'))) {
+        throw new Error('the refused create wrote the file');
+      }
+      return { viewed: viewed.split('\n').length, refused };
     }, { dependsOn: ['extension activates and the language client starts'] });
 
     await step('recall preview renders the selection and the injected text', async () => {
@@ -741,15 +789,6 @@ function memdirLogFiles() {
     const MEMORY_FILE = path.join(args['project-memory'], 'payments.md');
     const now = new Date();
     const TODAY = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
-    let driverPort;
-    const driver = async (op, params = {}) => {
-      const response = await fetch(`http://127.0.0.1:${driverPort}/`, { method: 'POST', body: JSON.stringify({ op, ...params }) });
-      const answer = await response.json();
-      if (!answer.ok) {
-        throw new Error(`${op}: ${answer.error}`);
-      }
-      return answer.result;
-    };
     const diagnosticsUntil = (until, timeoutMs = 30000) => driver('diagnostics', { file: MEMORY_FILE, until, timeoutMs });
     const FRESH = 'freshness: a git project opens with the agent memory dir of it';
     const FOUND = 'freshness: MEM117 names the path git shows renamed (vscode.languages.getDiagnostics)';
@@ -758,7 +797,7 @@ function memdirLogFiles() {
       // Back to the server the .vsix carries (the step before switched to the environment's).
       fs.writeFileSync(path.join(args['user-data'], 'Machine', 'settings.json'),
         JSON.stringify({ 'memdir.server.python': args['bare-python'] }, null, 2));
-      const portFile = path.join(args['driver-dir'], 'port');
+      const portFile = DRIVER_PORT_FILE;
       fs.rmSync(portFile, { force: true });
       const oldLogs = new Set(memdirLogFiles());
       await page.goto(`${args.url}/?folder=${encodeURIComponent(PROJECT)}`);
@@ -871,6 +910,29 @@ function memdirLogFiles() {
       }
       return { hover: hover.slice(0, 300), pathHover: pathHover.slice(0, 300) };
     }, { dependsOn: [FOUND] });
+
+    await step('agent mode: memdir_memory on the bundled server creates a memory in the agent\'s memory dir (after VS Code\'s confirmation), indexes it and views it', async () => {
+      // The freshness window's server is the bundled one and its directory the project's agent
+      // memory dir, which the server writes in.
+      const text = '---\nname: e2e lm tool\ndescription: written through VS Code\'s memdir_memory tool\nmetadata:\n  type: project\n---\nWritten by the e2e scenario.\n';
+      const created = await invokeTool(MEMORY_TOOL, { command: 'create', path: '/memories/e2e-lm-tool.md', file_text: text }, 'Change memory: create?');
+      if (created !== 'File created successfully at: /memories/e2e-lm-tool.md') {
+        throw new Error(`memdir_memory create: ${JSON.stringify(created.slice(0, 300))}`);
+      }
+      const written = path.join(args['project-memory'], 'e2e-lm-tool.md');
+      if (!fs.existsSync(written) || fs.readFileSync(written, 'utf8') !== text) {
+        throw new Error(`the created memory on disk: ${fs.existsSync(written) ? JSON.stringify(fs.readFileSync(written, 'utf8')) : 'missing'}`);
+      }
+      const indexLine = fs.readFileSync(path.join(args['project-memory'], 'MEMORY.md'), 'utf8').split('\n').find((l) => l.includes('(e2e-lm-tool.md)'));
+      if (!indexLine) {
+        throw new Error('MEMORY.md has no line for the created memory');
+      }
+      const viewed = await invokeTool(MEMORY_TOOL, { command: 'view', path: '/memories/e2e-lm-tool.md', view_range: [7, -1] });
+      if (viewed !== "Here's the content of /memories/e2e-lm-tool.md with line numbers:\n     7\tWritten by the e2e scenario.\n     8\t") {
+        throw new Error(`memdir_memory view of the created memory: ${JSON.stringify(viewed.slice(0, 300))}`);
+      }
+      return { created, indexLine };
+    }, { dependsOn: [FRESH] });
   } finally {
     await shot('vscode-final').catch(() => undefined);
     await browser.close();

@@ -12,7 +12,6 @@ import {
   findOnPath,
   mcpOffer,
   mcpServerLaunches,
-  memoryToolProblem,
   parseProbeReport,
   planLaunch,
   type ProbeReport,
@@ -216,25 +215,6 @@ describe('mcpOffer', () => {
       '--dir',
       '/w',
     ]);
-  });
-});
-
-describe('memoryToolProblem', () => {
-  it('the bundled server without the anthropic SDK: how to get it, never pip install memdir', () => {
-    const problem = memoryToolProblem(planLaunch(settings(), py, bundle), { python: '3.11.7', memdir: '0.1.0', anthropicMissing: 'anthropic' });
-    expect(problem).toContain('The memory tool is not available');
-    expect(problem).toContain('the anthropic SDK is not bundled with the extension');
-    expect(problem).toContain('"fromEnvironment"');
-    expect(problem).not.toMatch(/pip install/);
-  });
-
-  it('none where the SDK imports, or where the probe cannot tell (an executable answers itself)', () => {
-    expect(memoryToolProblem(planLaunch(settings(), py, bundle), { python: '3.11.7', memdir: '0.1.0', anthropicMissing: null })).toBeUndefined();
-    expect(memoryToolProblem(executablePlan('/x/memdir-lsp', [], 'setting'), undefined)).toBeUndefined();
-    const environment = planLaunch(settings({ importStrategy: 'fromEnvironment' }), venv, bundle);
-    expect(memoryToolProblem(environment, { python: '3.11.7', memdir: '0.1.0', anthropicMissing: 'anthropic' })).toContain(
-      '/venv/bin/python cannot import anthropic',
-    );
   });
 });
 

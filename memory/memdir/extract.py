@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import difflib
+import importlib
 import inspect
 import io
 import json
@@ -983,7 +984,7 @@ async def _run_extraction(
         project_root = Path(cwd) if cwd and Path(cwd).is_dir() else Path.cwd()
     settings = settings or load_settings(memory_dir, project_root)
     try:
-        require("anthropic", "extraction")  # the model calls and the memory tool use the SDK
+        require("anthropic", "extraction")  # the model calls use the SDK (the tool is memdir's)
     except MissingExtraError as exc:
         return replace(base, status="error", reason=str(exc), warnings=tuple(warnings))
 
@@ -1072,6 +1073,9 @@ async def _agent_loop(
 
     await _emit(on_progress, ExtractionProgress("started", "extracting memories", 0, max_turns))
     try:
+        # The SDK takes a second or more to import: off the event loop, so that a server
+        # running the extraction keeps answering meanwhile.
+        await asyncio.to_thread(importlib.import_module, "anthropic")
         import anthropic
 
         if client is None:

@@ -1,7 +1,7 @@
 """memdir's optional extras, and the one error that names a missing one.
 
-The core install carries what lint, index, manifest, the CLI and the language server need. The
-anthropic SDK (the anthropic selector, the memory tool, extraction) and the MCP SDK (``memdir
+The core install carries what lint, index, manifest, the CLI, the memory tool and the language
+server need. The anthropic SDK (the anthropic selector, extraction) and the MCP SDK (``memdir
 mcp``) are extras, imported only where used; every such site calls :func:`require` first, so a
 user without the extra gets one line naming it and the command that adds it to *their* install
 (pipx, uv tool or pip, found from the environment memdir runs in), not a ``ModuleNotFoundError``.
@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import unquote, urlparse
 
-#: Each extra and the top-level modules it provides (pyproject.toml lists their packages). The
-#: MCP server serves the memory tool, which is built on the anthropic SDK, so ``mcp`` has both.
+#: Each extra and the top-level modules it provides (pyproject.toml lists their packages).
 EXTRAS: Final[dict[str, tuple[str, ...]]] = {
     "anthropic": ("anthropic",),
-    "mcp": ("mcp", "anthropic"),
+    "mcp": ("mcp",),
 }
 
 

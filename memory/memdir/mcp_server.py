@@ -43,17 +43,8 @@ from memdir.mcp_transport import (
     serve_stdio,
     valid_unicode_out,
 )
-from memdir.memory_tool import MEMORIES_ROOT, WRITE_COMMANDS, MemdirMemoryTool
-from memdir.projections import cli_json, index_summary, recall_view
-from memdir.search import (
-    InvalidPatternError,
-    SlowPatternError,
-    compile_pattern,
-    glob_matcher,
-    search_dir,
-)
+from memdir.memory_commands import MEMORIES_ROOT, WRITE_COMMANDS
 from memdir.surface import Session, SessionStore
-from memdir.write import MemoryWriter, WriteError
 
 logger = logging.getLogger(__name__)
 
@@ -219,6 +210,9 @@ class MemdirMCP:
         command = data.get("command")
         if self.read_only and command in WRITE_COMMANDS:
             return read_only_refusal(str(command))
+        # Here, not at startup: the writer behind the tool is the heaviest of memdir's imports.
+        from memdir.memory_tool import MemdirMemoryTool
+
         # One tool per call: its change log is not needed here and would only grow.
         result = await MemdirMemoryTool(root).arun(data)
         # MCP has no place for warnings beside the text: they follow it, so the model sees them.
@@ -238,6 +232,7 @@ class MemdirMCP:
         session_id: str | None,
         directory: str | None = None,
     ) -> CallToolResult:
+        from memdir.projections import cli_json, recall_view
         from memdir.recall import prefetch  # the selector, and with a key the anthropic SDK
 
         if not query.strip():
@@ -261,6 +256,15 @@ class MemdirMCP:
     def search(
         self, pattern: str, glob: str, ignore_case: bool, directory: str | None = None
     ) -> CallToolResult:
+        from memdir.projections import cli_json
+        from memdir.search import (
+            InvalidPatternError,
+            SlowPatternError,
+            compile_pattern,
+            glob_matcher,
+            search_dir,
+        )
+
         try:
             regex = compile_pattern(pattern, ignore_case=ignore_case)
         except InvalidPatternError as exc:
@@ -296,6 +300,7 @@ class MemdirMCP:
 
     def index(self, directory: str | None = None) -> CallToolResult:
         from memdir.index import load_index
+        from memdir.projections import cli_json, index_summary
 
         root = self.pick(directory)
         index = load_index(root, load_settings(root).agent_target)
@@ -348,6 +353,8 @@ class MemdirMCP:
         return found
 
     def read_file(self, rel: str, root: Path | None = None) -> str:
+        from memdir.write import MemoryWriter, WriteError
+
         try:
             return MemoryWriter(root or self.root).read(rel)
         except WriteError as exc:

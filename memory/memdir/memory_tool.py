@@ -2,50 +2,50 @@
 
 An application that gives Claude the client-side memory tool executes its commands (``view``,
 ``create``, ``str_replace``, ``insert``, ``delete``, ``rename``) over a ``/memories`` tree.
-:class:`MemdirMemoryTool` maps that tree onto a memdir, so such an application (and ``memdir
-tool``, the language server's ``memory/tool`` request and the extraction agent) can read and
-write a Claude Code memory directory.
+:class:`MemdirMemoryTool` maps that tree onto a memdir, so ``memdir tool``, ``memdir mcp``, the
+language server's ``memory/tool`` request (VS Code's ``memdir_memory``) and the extraction agent
+read and write a Claude Code memory directory the way the API's tool does.
 
-It is built on the anthropic SDK's own classes (spec section 10): the SDK's local-filesystem
-tool provides ``view`` (directory listing up to two levels, hidden items excluded, numbered
-lines and ``view_range``) and the API's result and error strings are reproduced from it; every
-mutation is routed through :class:`memdir.write.MemoryWriter` instead of the SDK's file code, so
-memdir's stricter path checks, the directory lock, atomic no-replace writes, index maintenance
-and ``modified`` stamps apply. The SDK's ``clear_all_memory`` is refused: a Claude Code memory
-dir is never wiped wholesale.
+It is a small dispatcher over :class:`memdir.write.MemoryWriter`, with no dependency beyond the
+core: the extension's bundled server and a core install run it. Its result and error strings are
+the anthropic SDK's own local-filesystem tool's (``BetaLocalFilesystemMemoryTool``: the listing
+with sizes up to two levels, hidden items excluded, numbered lines, ``view_range``); a test runs
+one script of commands through both and compares, and names each place memdir deliberately
+differs. Every mutation goes through the writer, so memdir's stricter path checks, the directory
+lock, atomic no-replace writes, the secret check, index maintenance and ``modified`` stamps
+apply.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
-from collections.abc import Mapping
+import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-try:
-    import pydantic
-    from anthropic.lib.tools import ToolError
-    from anthropic.tools.memory import BetaAbstractMemoryTool, BetaLocalFilesystemMemoryTool
-    from anthropic.types.beta import (
-        BetaMemoryTool20250818Command,
-        BetaMemoryTool20250818CreateCommand,
-        BetaMemoryTool20250818DeleteCommand,
-        BetaMemoryTool20250818InsertCommand,
-        BetaMemoryTool20250818RenameCommand,
-        BetaMemoryTool20250818StrReplaceCommand,
-        BetaMemoryTool20250818ViewCommand,
-    )
-    from typing_extensions import override
-except ImportError:
-    from memdir.extras import require
-
-    require("anthropic", "the memory tool")  # when the extra is the cause, say so in one line
-    raise
-
 from memdir.config import Settings
 from memdir.lint.secrets import SecretMatch, find_secrets
+from memdir.memory_commands import (
+    MEMORIES_ROOT,
+    TOOL_NAME,
+    TOOL_TYPE,
+    WRITE_COMMANDS,
+    Command,
+    CreateCommand,
+    DeleteCommand,
+    InsertCommand,
+    InvalidCommandError,
+    RenameCommand,
+    StrReplaceCommand,
+    ToolResult,
+    ViewCommand,
+    parse_command,
+)
+from memdir.paths import relative_inside
 from memdir.write import (
     FileChange,
     IndexNotUpdatedError,
@@ -54,6 +54,7 @@ from memdir.write import (
     MultipleMatchError,
     NoMatchError,
     NotAFileError,
+    NotUTF8Error,
     PathExistsError,
     PathNotFoundError,
     UnsafePathError,
@@ -62,76 +63,48 @@ from memdir.write import (
     resolve_path,
 )
 
-#: The virtual root the API's memory tool works in.
-MEMORIES_ROOT: Final = "/memories"
-#: The tool definition sent to the API.
-TOOL_TYPE: Final = "memory_20250818"
-TOOL_NAME: Final = "memory"
-#: SDK line-number width in ``view`` and snippets (``len(str(999999))``).
+__all__ = [
+    "MEMORIES_ROOT",
+    "TOOL_NAME",
+    "TOOL_TYPE",
+    "WRITE_COMMANDS",
+    "Command",
+    "CreateCommand",
+    "DeleteCommand",
+    "InsertCommand",
+    "InvalidCommandError",
+    "MemdirMemoryTool",
+    "RenameCommand",
+    "SecretRefusedError",
+    "StrReplaceCommand",
+    "ToolResult",
+    "ViewCommand",
+    "parse_command",
+    "refuse_secrets",
+]
+
+#: The API's line-number width in ``view`` and snippets (``len(str(999999))``).
 _LINE_WIDTH: Final = 6
-
-_COMMANDS: Final[dict[str, type[pydantic.BaseModel]]] = {
-    "view": BetaMemoryTool20250818ViewCommand,
-    "create": BetaMemoryTool20250818CreateCommand,
-    "str_replace": BetaMemoryTool20250818StrReplaceCommand,
-    "insert": BetaMemoryTool20250818InsertCommand,
-    "delete": BetaMemoryTool20250818DeleteCommand,
-    "rename": BetaMemoryTool20250818RenameCommand,
-}
-#: The commands that change the memory dir (all but ``view``): what a read-only server refuses.
-WRITE_COMMANDS: Final = frozenset(_COMMANDS) - {"view"}
-#: Reasons (see :class:`memdir.write.UnsafePathError`) the API words as an escape attempt.
-_ESCAPE_REASONS: Final = frozenset({"traversal", "absolute", "encoded", "lookalike", "home"})
+#: The API's longest file ``view`` shows.
+_MAX_LINES: Final = 999_999
+#: How deep a directory ``view`` lists.
+_VIEW_DEPTH: Final = 2
+#: Reasons (see :class:`memdir.write.UnsafePathError`) the API words as an escape attempt (a
+#: symlink leading out is one to the API's tool too: it resolves the path first).
+_ESCAPE_REASONS: Final = frozenset(
+    {"traversal", "absolute", "encoded", "lookalike", "home", "symlink"}
+)
 
 
-class InvalidCommandError(ValueError):
-    """The tool input is not a memory command (unknown command, missing or mistyped field)."""
+class _ResultError(Exception):
+    """A command's error result, in the API's words."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
 
 
-@dataclass(frozen=True)
-class ToolResult:
-    """The text a memory command returns, and whether the API should see it as an error."""
-
-    text: str
-    is_error: bool = False
-    #: What the user should know that did not stop the command (MEMORY.md left alone, an
-    #: interrupted write's journal refused): the API's text has no room for it, so each face
-    #: shows it its own way (stderr, a second paragraph, a ``warnings`` field).
-    warnings: tuple[str, ...] = ()
-
-    def to_block(self, tool_use_id: str) -> dict[str, Any]:
-        """As a ``tool_result`` content block for the Messages API."""
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id}
-        block["content"] = self.text
-        if self.is_error:
-            block["is_error"] = True
-        return block
-
-
-def parse_command(data: object) -> BetaMemoryTool20250818Command:
-    """Validate raw tool input (a dict from JSON) into one of the SDK's command models."""
-    if not isinstance(data, Mapping):
-        raise InvalidCommandError("a memory command must be a JSON object")
-    name = data.get("command")
-    model = _COMMANDS.get(name) if isinstance(name, str) else None
-    if model is None:
-        known = ", ".join(_COMMANDS)
-        raise InvalidCommandError(f"unknown memory command {name!r} (expected one of: {known})")
-    try:
-        command = model.model_validate(dict(data))
-    except pydantic.ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'input'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        raise InvalidCommandError(f"invalid {name} command: {problems}") from None
-    return command  # type: ignore[return-value]
-
-
-@dataclass
-class _Log:
-    changes: list[FileChange] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+# --- secrets -----------------------------------------------------------------------------------
 
 
 class SecretRefusedError(WriteError):
@@ -178,12 +151,58 @@ def refuse_secrets(path: str, text: str | None) -> None:
         )
 
 
-class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
+# --- the tool ----------------------------------------------------------------------------------
+
+
+def _format_size(size: int) -> str:
+    """A size as the API's listing shows it: ``0B``, ``512B``, ``4K``, ``1.3K``, ``2.0M``."""
+    if size == 0:
+        return "0B"
+    units = ("B", "K", "M", "G")
+    unit = min((size.bit_length() - 1) // 10, len(units) - 1)
+    scaled = size / 1024**unit
+    return f"{int(scaled)}{units[unit]}" if scaled == int(scaled) else f"{scaled:.1f}{units[unit]}"
+
+
+def _numbered(lines: list[str], first: int) -> str:
+    return "\n".join(
+        f"{str(number).rjust(_LINE_WIDTH)}\t{line}" for number, line in enumerate(lines, first)
+    )
+
+
+def _path_error(path: str, exc: UnsafePathError) -> _ResultError:
+    if exc.reason in _ESCAPE_REASONS:
+        return _ResultError(f"Path {path} would escape /memories directory")
+    return _ResultError(f"Invalid path {path}: {exc.detail}")
+
+
+def _generic(path: str, exc: WriteError) -> _ResultError:
+    if isinstance(exc, UnsafePathError):
+        return _path_error(path, exc)
+    return _ResultError(f"Error: {exc.message}")
+
+
+def _edit_error(path: str, exc: WriteError) -> _ResultError:
+    """What the API says when ``str_replace`` or ``insert`` cannot load its file."""
+    if isinstance(exc, PathNotFoundError):
+        return _ResultError(f"The path {path} does not exist. Please provide a valid path.")
+    if isinstance(exc, NotAFileError):
+        return _ResultError(f"The path {path} is not a file.")
+    return _generic(path, exc)
+
+
+@dataclass
+class _Log:
+    changes: list[FileChange] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class MemdirMemoryTool:
     """The API memory tool over a memdir: ``/memories/x.md`` is ``<memory dir>/x.md``.
 
-    Use it with the SDK's tool runner (``tools=[MemdirMemoryTool(dir)]``), or call
-    :meth:`run` with the raw tool input to get a :class:`ToolResult`. Every change made is
-    appended to :attr:`changes` (with MEMORY.md's when the index was maintained).
+    :meth:`run` takes the raw tool input and returns a :class:`ToolResult`; every failure is an
+    error result, never an exception. Every change made is appended to :attr:`changes` (with
+    MEMORY.md's when the index was maintained).
     """
 
     def __init__(
@@ -194,10 +213,6 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
         md_only: bool = False,
         lock_timeout: float | None = None,
     ) -> None:
-        # The SDK's __init__ would create ``<base>/memories``; a memdir *is* the root, and it
-        # must already exist, so only the abstract base's initialiser runs.
-        BetaAbstractMemoryTool.__init__(self)
-        self.base_path = Path(memory_dir)
         self.memory_root = Path(memory_dir)
         self.writer = MemoryWriter(
             self.memory_root, settings=settings, md_only=md_only, check=refuse_secrets
@@ -205,6 +220,14 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
         if lock_timeout is not None:
             self.writer.lock_timeout = lock_timeout
         self._log = _Log()
+        self._handlers: dict[str, Callable[[Any], str]] = {
+            "view": self._view,
+            "create": self._create,
+            "str_replace": self._str_replace,
+            "insert": self._insert,
+            "delete": self._delete,
+            "rename": self._rename,
+        }
 
     @property
     def changes(self) -> list[FileChange]:
@@ -223,21 +246,18 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
             command = parse_command(data)
         except InvalidCommandError as exc:
             return ToolResult(f"Error: {exc}", is_error=True)
-        known = len(self._log.warnings)
-        text, is_error = self._execute(command)
-        return ToolResult(text, is_error, tuple(self._log.warnings[known:]))
+        return self.execute(command)
 
-    def _execute(self, command: BetaMemoryTool20250818Command) -> tuple[str, bool]:
+    def execute(self, command: Command) -> ToolResult:
+        """Execute a parsed command (see :func:`parse_command`)."""
+        known = len(self._log.warnings)
         try:
-            result = self.execute(command)
-        except ToolError as exc:
-            return (exc.content if isinstance(exc.content, str) else str(exc)), True
-        except UnicodeDecodeError:
-            shown = getattr(command, "path", MEMORIES_ROOT)
-            return f"The file {shown} is not valid UTF-8 text.", True
+            text, is_error = self._handlers[command.command](command), False
+        except _ResultError as exc:
+            text, is_error = exc.text, True
         except OSError as exc:
-            return f"Error: {exc.strerror or exc}", True
-        return (result if isinstance(result, str) else str(result)), False
+            text, is_error = f"Error: {exc.strerror or exc}", True
+        return ToolResult(text, is_error, tuple(self._log.warnings[known:]))
 
     async def arun(self, data: object) -> ToolResult:
         """:meth:`run` off the event loop (file work and the lock may block)."""
@@ -245,160 +265,186 @@ class MemdirMemoryTool(BetaLocalFilesystemMemoryTool):
 
     # -- paths --------------------------------------------------------------------------------
 
-    def _relative(self, path: str) -> str:
-        if not isinstance(path, str) or not (
-            path == MEMORIES_ROOT or path.startswith(MEMORIES_ROOT + "/")
-        ):
-            raise ToolError(f"Path must start with /memories, got: {path}")
-        return path[len(MEMORIES_ROOT) :].lstrip("/")
-
     @staticmethod
-    def _path_error(path: str, exc: UnsafePathError) -> ToolError:
-        if exc.reason == "symlink":
-            return ToolError("Path would escape /memories directory via symlink")
-        if exc.reason in _ESCAPE_REASONS:
-            return ToolError(f"Path {path} would escape /memories directory")
-        return ToolError(f"Invalid path {path}: {exc.detail}")
-
-    @override
-    def _validate_path(self, path: str) -> Path:
-        """memdir's checks (stricter than the SDK's) behind the SDK's ``view``."""
-        relative = self._relative(path)
-        try:
-            return resolve_path(self.memory_root, relative).path
-        except UnsafePathError as exc:
-            raise self._path_error(path, exc) from None
-
-    # -- mutations, all through memdir.write ----------------------------------------------------
+    def _relative(path: str) -> str:
+        if not (path == MEMORIES_ROOT or path.startswith(MEMORIES_ROOT + "/")):
+            raise _ResultError(f"Path must start with /memories, got: {path}")
+        return path[len(MEMORIES_ROOT) :].lstrip("/")
 
     def _record(self, result: WriteResult) -> None:
         self._log.changes.extend(result.changes)
         self._log.warnings.extend(result.warnings)
 
-    def _index_owed(self, exc: IndexNotUpdatedError, done: str) -> ToolError:
+    def _index_owed(self, exc: IndexNotUpdatedError, done: str) -> _ResultError:
         """The command was carried out but MEMORY.md not updated (a full disk): an error, so
         that every face says so (the CLI exits non-zero), worded so the model does not redo it."""
         self._record(exc.result)
-        return ToolError(f"Error: {done}, but {exc.message}")
+        return _ResultError(f"Error: {done}, but {exc.message}")
 
-    def _generic(self, path: str, exc: WriteError) -> ToolError:
-        if isinstance(exc, UnsafePathError):
-            return self._path_error(path, exc)
-        return ToolError(f"Error: {exc.message}")
+    # -- view ---------------------------------------------------------------------------------
 
-    @override
-    def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
-        relative = self._relative(command.path)
+    def _view(self, command: ViewCommand) -> str:
+        path = command.path
         try:
-            result = self.writer.create(relative, command.file_text)
-        except IndexNotUpdatedError as exc:
-            raise self._index_owed(exc, f"File created at: {command.path}") from exc
-        except PathExistsError as exc:
-            raise ToolError(f"File {command.path} already exists") from exc
+            target = resolve_path(self.memory_root, self._relative(path))
+        except UnsafePathError as exc:
+            raise _path_error(path, exc) from None
+        try:
+            info = os.lstat(target.path)
+        except (FileNotFoundError, NotADirectoryError):
+            raise _ResultError(
+                f"The path {path} does not exist. Please provide a valid path."
+            ) from None
+        if stat.S_ISDIR(info.st_mode):
+            return self._listing(path, target.root, target.path, info)
+        if not stat.S_ISREG(info.st_mode):
+            raise _ResultError(f"Unsupported file type for {path}")
+        try:
+            text = self.writer.read(target.rel)
+        except PathNotFoundError:
+            raise _ResultError(
+                f"The file {path} no longer exists (may have been deleted or renamed concurrently)."
+            ) from None
+        except NotUTF8Error:
+            raise _ResultError(f"The file {path} is not valid UTF-8 text.") from None
         except WriteError as exc:
-            raise self._generic(command.path, exc) from exc
+            raise _generic(path, exc) from None
+        lines = text.split("\n")
+        if len(lines) > _MAX_LINES:
+            raise _ResultError(f"File {path} exceeds maximum line limit of 999,999 lines.")
+        first = 1
+        if command.view_range and len(command.view_range) == 2:
+            start, end = command.view_range
+            first = max(1, start)
+            lines = lines[first - 1 : len(lines) if end == -1 else end]
+        return f"Here's the content of {path} with line numbers:\n" + _numbered(lines, first)
+
+    @staticmethod
+    def _listing(path: str, root: Path, folder: Path, info: os.stat_result) -> str:
+        """Two levels of ``folder``, by name, without hidden names or links leading out."""
+        rows = [f"{_format_size(info.st_size)}\t{path}"]
+
+        def collect(directory: Path, prefix: str, depth: int) -> None:
+            try:
+                items = sorted(directory.iterdir(), key=lambda item: item.name)
+            except OSError:
+                return
+            for item in items:
+                if item.name.startswith("."):
+                    continue
+                try:
+                    if relative_inside(root, item) is None:
+                        continue
+                    size = item.stat().st_size
+                except (OSError, ValueError):
+                    continue
+                shown = f"{prefix}{item.name}"
+                if item.is_dir():
+                    rows.append(f"{_format_size(size)}\t{path}/{shown}/")
+                    if depth < _VIEW_DEPTH:
+                        collect(item, f"{shown}/", depth + 1)
+                elif item.is_file():
+                    rows.append(f"{_format_size(size)}\t{path}/{shown}")
+
+        collect(folder, "", 1)
+        header = (
+            f"Here're the files and directories up to 2 levels deep in {path}, "
+            "excluding hidden items:"
+        )
+        return header + "\n" + "\n".join(rows)
+
+    # -- mutations, all through memdir.write ----------------------------------------------------
+
+    def _create(self, command: CreateCommand) -> str:
+        path = command.path
+        try:
+            result = self.writer.create(self._relative(path), command.file_text)
+        except IndexNotUpdatedError as exc:
+            raise self._index_owed(exc, f"File created at: {path}") from None
+        except PathExistsError:
+            raise _ResultError(f"File {path} already exists") from None
+        except WriteError as exc:
+            raise _generic(path, exc) from None
         self._record(result)
-        return f"File created successfully at: {command.path}"
+        return f"File created successfully at: {path}"
 
-    def _edit_errors(self, path: str, exc: WriteError) -> ToolError:
-        if isinstance(exc, PathNotFoundError):
-            return ToolError(f"The path {path} does not exist. Please provide a valid path.")
-        if isinstance(exc, NotAFileError):
-            return ToolError(f"The path {path} is not a file.")
-        return self._generic(path, exc)
-
-    @override
-    def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
-        relative = self._relative(command.path)
+    def _str_replace(self, command: StrReplaceCommand) -> str:
+        path, old = command.path, command.old_str
         try:
-            result = self.writer.str_replace(relative, command.old_str, command.new_str)
+            result = self.writer.str_replace(self._relative(path), old, command.new_str)
         except IndexNotUpdatedError as exc:
-            raise self._index_owed(exc, f"The file {command.path} has been edited") from exc
-        except NoMatchError as exc:
-            raise ToolError(
-                f"No replacement was performed, old_str `{command.old_str}` did not appear "
-                f"verbatim in {command.path}."
-            ) from exc
+            raise self._index_owed(exc, f"The file {path} has been edited") from None
+        except NoMatchError:
+            raise _ResultError(
+                f"No replacement was performed, old_str `{old}` did not appear verbatim in {path}."
+            ) from None
         except MultipleMatchError as exc:
-            raise ToolError(
-                f"No replacement was performed. Multiple occurrences of old_str "
-                f"`{command.old_str}` in lines: {', '.join(map(str, exc.lines))}. "
-                "Please ensure it is unique"
-            ) from exc
+            raise _ResultError(
+                f"No replacement was performed. Multiple occurrences of old_str `{old}` in "
+                f"lines: {', '.join(map(str, exc.lines))}. Please ensure it is unique"
+            ) from None
         except WriteError as exc:
-            raise self._edit_errors(command.path, exc) from exc
+            raise _edit_error(path, exc) from None
         self._record(result)
         lines = (result.text or "").split("\n")
         changed = result.changed_line or 0
         start, end = max(0, changed - 2), min(len(lines), changed + 3)
-        snippet = "\n".join(
-            f"{str(number).rjust(_LINE_WIDTH)}\t{lines[number - 1]}"
-            for number in range(start + 1, end + 1)
-        )
         return (
             "The memory file has been edited. Here is the snippet showing the change "
-            f"(with line numbers):\n{snippet}"
+            f"(with line numbers):\n{_numbered(lines[start:end], start + 1)}"
         )
 
-    @override
-    def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
-        relative = self._relative(command.path)
+    def _insert(self, command: InsertCommand) -> str:
+        path = command.path
         try:
-            result = self.writer.insert(relative, command.insert_line, command.insert_text)
+            result = self.writer.insert(
+                self._relative(path), command.insert_line, command.insert_text
+            )
         except IndexNotUpdatedError as exc:
-            raise self._index_owed(exc, f"The file {command.path} has been edited") from exc
+            raise self._index_owed(exc, f"The file {path} has been edited") from None
         except InvalidLineError as exc:
-            raise ToolError(
+            raise _ResultError(
                 f"Invalid `insert_line` parameter: {command.insert_line}. "
                 f"It should be within the range [0, {exc.line_count}]."
-            ) from exc
+            ) from None
         except WriteError as exc:
-            raise self._edit_errors(command.path, exc) from exc
+            raise _edit_error(path, exc) from None
         self._record(result)
-        return f"The file {command.path} has been edited."
+        return f"The file {path} has been edited."
 
-    @override
-    def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
-        relative = self._relative(command.path)
+    def _delete(self, command: DeleteCommand) -> str:
+        path = command.path
         try:
-            result = self.writer.delete(relative)
+            result = self.writer.delete(self._relative(path))
         except IndexNotUpdatedError as exc:
-            raise self._index_owed(exc, f"Deleted {command.path}") from exc
+            raise self._index_owed(exc, f"Deleted {path}") from None
         except UnsafePathError as exc:
             if exc.reason == "root":
-                raise ToolError("Cannot delete the /memories directory itself") from exc
-            raise self._path_error(command.path, exc) from exc
-        except PathNotFoundError as exc:
-            raise ToolError(f"The path {command.path} does not exist") from exc
+                raise _ResultError("Cannot delete the /memories directory itself") from None
+            raise _path_error(path, exc) from None
+        except PathNotFoundError:
+            raise _ResultError(f"The path {path} does not exist") from None
         except WriteError as exc:
-            raise self._generic(command.path, exc) from exc
+            raise _generic(path, exc) from None
         self._record(result)
-        return f"Successfully deleted {command.path}"
+        return f"Successfully deleted {path}"
 
-    @override
-    def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
-        old_relative = self._relative(command.old_path)
-        new_relative = self._relative(command.new_path)
+    def _rename(self, command: RenameCommand) -> str:
+        old, new = command.old_path, command.new_path
+        old_relative, new_relative = self._relative(old), self._relative(new)
         try:
             result = self.writer.rename(old_relative, new_relative)
         except IndexNotUpdatedError as exc:
-            raise self._index_owed(
-                exc, f"Renamed {command.old_path} to {command.new_path}"
-            ) from exc
+            raise self._index_owed(exc, f"Renamed {old} to {new}") from None
         except UnsafePathError as exc:
             if exc.reason == "root":
-                raise ToolError("Cannot rename the /memories directory itself") from exc
-            shown = command.new_path if exc.path == new_relative else command.old_path
-            raise self._path_error(shown, exc) from exc
-        except PathExistsError as exc:
-            raise ToolError(f"The destination {command.new_path} already exists") from exc
-        except PathNotFoundError as exc:
-            raise ToolError(f"The path {command.old_path} does not exist") from exc
+                raise _ResultError("Cannot rename the /memories directory itself") from None
+            raise _path_error(new if exc.path == new_relative else old, exc) from None
+        except PathExistsError:
+            raise _ResultError(f"The destination {new} already exists") from None
+        except PathNotFoundError:
+            raise _ResultError(f"The path {old} does not exist") from None
         except WriteError as exc:
-            raise self._generic(command.old_path, exc) from exc
+            raise _generic(old, exc) from None
         self._record(result)
-        return f"Successfully renamed {command.old_path} to {command.new_path}"
-
-    @override
-    def clear_all_memory(self) -> str:
-        raise ToolError("memdir never clears a memory directory; delete files one at a time")
+        return f"Successfully renamed {old} to {new}"

@@ -27,16 +27,23 @@ def no_anthropic(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "anthropic", None)
 
 
-def test_require_names_the_extra_the_feature_and_the_command(no_anthropic: None) -> None:
+def test_require_names_the_extra_the_feature_and_the_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "mcp", None)
     with pytest.raises(MissingExtraError) as caught:
-        require("mcp", "the MCP server")  # mcp itself is installed here; its anthropic is not
+        require("mcp", "the MCP server")
     assert caught.value.extra == "mcp"
-    assert caught.value.name == "anthropic"
+    assert caught.value.name == "mcp"
     assert str(caught.value).startswith(
-        "the MCP server needs memdir's [mcp] extra (the anthropic package is not installed); "
+        "the MCP server needs memdir's [mcp] extra (the mcp package is not installed); "
         "add it with: "
     )
     assert str(caught.value).endswith("[mcp]'")
+
+
+def test_the_mcp_extra_does_not_need_the_anthropic_sdk(no_anthropic: None) -> None:
+    require("mcp", "the MCP server")  # the memory tool it serves is memdir's own
 
 
 def test_installed_extras_pass() -> None:
@@ -118,16 +125,21 @@ def test_extraction_without_the_sdk_is_an_error_result(no_anthropic: None, tmp_p
     assert result.reason.startswith("extraction needs memdir's [anthropic] extra")
 
 
-@pytest.mark.parametrize(
-    ("argv", "what"),
-    [
-        (["extract", "--dir", "{dir}", "{transcript}"], "extraction"),
-        (["tool", "--dir", "{dir}", '{{"command": "view"}}'], "the memory tool"),
-    ],
-)
-def test_commands_without_the_sdk_say_one_line_and_exit_2(
-    argv: list[str],
-    what: str,
+def test_extract_without_the_sdk_says_one_line_and_exits_2(
+    no_anthropic: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memdir.cli import main
+
+    memory_dir = tmp_path / "memory"
+    memory_dir.mkdir()
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("", encoding="utf-8")
+    assert main(["extract", "--dir", str(memory_dir), str(transcript)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("memdir extract: error: extraction needs memdir's [anthropic] extra ")
+
+
+def test_the_memory_tool_needs_no_sdk(
     no_anthropic: None,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -138,12 +150,15 @@ def test_commands_without_the_sdk_say_one_line_and_exit_2(
     monkeypatch.delitem(sys.modules, "memdir.memory_tool", raising=False)
     memory_dir = tmp_path / "memory"
     memory_dir.mkdir()
-    transcript = tmp_path / "session.jsonl"
-    transcript.write_text("", encoding="utf-8")
-    args = [a.format(dir=memory_dir, transcript=transcript) for a in argv]
-    assert main(args) == 2
-    [line] = capsys.readouterr().err.splitlines()
-    assert line.startswith(f"memdir {args[0]}: error: {what} needs memdir's [anthropic] extra ")
+    create = {"command": "create", "path": "/memories/a.md", "file_text": "hello\n"}
+    assert main(["tool", "--dir", str(memory_dir), json.dumps(create)]) == 0
+    view = {"command": "view", "path": "/memories/a.md"}
+    assert main(["tool", "--dir", str(memory_dir), json.dumps(view)]) == 0
+    out = capsys.readouterr().out
+    assert out == (
+        "File created successfully at: /memories/a.md\n"
+        "Here's the content of /memories/a.md with line numbers:\n     1\thello\n     2\t\n"
+    )
 
 
 def test_the_vscode_bundle_names_the_setting_not_a_command(
@@ -151,9 +166,9 @@ def test_the_vscode_bundle_names_the_setting_not_a_command(
 ) -> None:
     monkeypatch.setattr(extras, "_installer", lambda: extras.VSCODE_BUNDLE_INSTALLER)
     with pytest.raises(MissingExtraError) as caught:
-        require("anthropic", "the memory tool")
+        require("anthropic", "extraction")
     assert str(caught.value) == (
-        "the memory tool needs memdir's [anthropic] extra (the anthropic package is not "
+        "extraction needs memdir's [anthropic] extra (the anthropic package is not "
         "installed); the server bundled with the VS Code extension has only the core: install "
         "memdir with [anthropic] in a Python environment and set memdir.importStrategy to "
         "fromEnvironment"

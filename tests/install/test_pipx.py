@@ -70,9 +70,10 @@ def test_the_wheel_gives_memdir_and_memdir_lsp_without_the_sdks(
     ) in recall.stderr
     assert "project-release-freeze.md" in recall.stderr  # the offline selector still answered
 
-    # The command the message gives, run as given: now the MCP server serves.
+    # The command the message gives, run as given: now the MCP server serves, without the
+    # anthropic SDK (its memory tool is memdir's own).
     shell(mcp.stderr.split("add it with: ")[1], cwd=place, env=env)
-    assert module_file(venv / "bin" / "python", "anthropic", cwd=place, env=env) is not None
+    assert module_file(venv / "bin" / "python", "anthropic", cwd=place, env=env) is None
     tools = mcp_tools([bin_dir / "memdir", "mcp", "--dir", "memory"], cwd=place, env=env)
     assert set(tools) >= MCP_TOOLS
 

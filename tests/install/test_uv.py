@@ -27,18 +27,17 @@ def test_the_wheel_gives_memdir_and_memdir_lsp_and_the_extra_on_demand(
     result = lsp_initialize([bin_dir / "memdir-lsp"], cwd=place, env=env)
     assert result["serverInfo"]["name"] == "memdir-lsp"
 
-    # `memdir tool` is built on the anthropic SDK: without it, the extra and uv's command.
-    command = '{"command": "view", "path": "/memories"}'
-    view = [bin_dir / "memdir", "tool", "--dir", "memory", command]
-    tool = run(view, cwd=place, env=env, check=False)
-    assert tool.returncode == 2
-    hint = f"uv tool install --force '{dist.wheel}[anthropic]'"
-    assert tool.stderr == (
-        "memdir tool: error: the memory tool needs memdir's [anthropic] extra (the anthropic "
-        f"package is not installed); add it with: {hint}\n"
-    )
-    shell(hint, cwd=place, env=env)
-    assert "MEMORY.md" in run(view, cwd=place, env=env).stdout
+    # `memdir tool` is memdir's own, in the core: view and create without any extra.
+    view = '{"command": "view", "path": "/memories"}'
+    listing = run([bin_dir / "memdir", "tool", "--dir", "memory", view], cwd=place, env=env)
+    assert "/memories/MEMORY.md" in listing.stdout
+    create = '{"command": "create", "path": "/memories/uv-note.md", "file_text": "from uv\\n"}'
+    made = run([bin_dir / "memdir", "tool", "--dir", "memory", create], cwd=place, env=env)
+    assert made.stdout == "File created successfully at: /memories/uv-note.md\n"
+    assert (place / "memory" / "uv-note.md").read_text(encoding="utf-8") == "from uv\n"
+    # The anthropic extra is on demand, for the model calls.
+    shell(f"uv tool install --force '{dist.wheel}[anthropic]'", cwd=place, env=env)
+    assert module_file(venv / "bin" / "python", "anthropic", cwd=place, env=env) is not None
     # The anthropic extra is not the mcp one.
     mcp = run([bin_dir / "memdir", "mcp", "--dir", "memory"], cwd=place, env=env, check=False)
     assert mcp.returncode == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -31,6 +32,21 @@ def test_pip_installs_the_wheel_into_a_venv(dist: Dist, place: Path, tmp_path: P
     assert origin is not None and Path(origin).is_relative_to(venv)
     lint = run([venv / "bin" / "memdir", "lint", "memory"], cwd=place, env=env)
     assert "memdir lint: 12 topic files, no problems" in lint.stdout + lint.stderr
+    # The core alone runs the memory tool: no SDK in this venv.
+    assert module_file(venv / "bin" / "python", "anthropic", cwd=place, env=env) is None
+    tool = [venv / "bin" / "memdir", "tool", "--dir", "memory"]
+    text = "---\nname: venv\ndescription: made from a core-only venv\ntype: project\n---\nHi\n"
+    create = json.dumps({"command": "create", "path": "/memories/venv-note.md", "file_text": text})
+    made = run([*tool, create], cwd=place, env=env)
+    assert made.stdout == "File created successfully at: /memories/venv-note.md\n"
+    view = json.dumps({"command": "view", "path": "/memories/venv-note.md", "view_range": [6, 6]})
+    shown = run([*tool, view], cwd=place, env=env)
+    assert (
+        shown.stdout
+        == "Here's the content of /memories/venv-note.md with line numbers:\n     6\tHi\n"
+    )
+    index = (place / "memory" / "MEMORY.md").read_text(encoding="utf-8")
+    assert "(venv-note.md) — made from a core-only venv" in index
     # Outside pipx and uv the message names this venv's pip.
     mcp = run([venv / "bin" / "memdir", "mcp", "--dir", "memory"], cwd=place, env=env, check=False)
     assert mcp.returncode == 2

@@ -15,7 +15,6 @@ import random
 from pathlib import Path
 
 import pytest
-from anthropic.lib.tools import ToolError
 from mcp import Client
 from mcp.types import TextContent
 from memdir.cli import main
@@ -168,16 +167,16 @@ def halves(value: str) -> list[dict[str, object]]:
 TELEGRAM = next(p for p in POSITIVES if p.label == "Telegram bot token")
 
 
-def test_the_sdk_tool_runner_path_is_checked_too(tmp_path: Path) -> None:
-    # The SDK's tool runner calls execute(), not run(): the check is in the writer.
+def test_a_parsed_command_is_checked_too(tmp_path: Path) -> None:
+    # The CLI executes the command it parsed, not the raw input: the check is in the writer.
     root = memory_dir(tmp_path)
     _, value = sample(TELEGRAM)
     tool = MemdirMemoryTool(root)
     first, second = halves(value)
-    tool.execute(parse_command(first))
-    with pytest.raises(ToolError) as refused:
-        tool.execute(parse_command(second))
-    assert "Telegram bot token" in str(refused.value.content) and value not in on_disk(root)
+    assert not tool.execute(parse_command(first)).is_error
+    refused = tool.execute(parse_command(second))
+    assert refused.is_error and "Telegram bot token" in refused.text
+    assert value not in refused.text and value not in on_disk(root)
 
 
 def test_memdir_tool_refuses_the_halves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,8 +4,8 @@
 fromEnvironment); ``<python> probe.py --bundled`` at the extension's bundled libraries
 first (useBundled). One process answers everything the extension needs before it starts
 the server: the Python version, whether memdir and its server import (and memdir's
-version), and which of memdir's extras could run there: ``memdir mcp`` ([mcp]) and the
-memory tool ([anthropic]), which the bundle does not carry.
+version), and whether ``memdir mcp`` (memdir's [mcp] extra, which the bundle does not carry)
+could run there.
 """
 
 # ruff: noqa: UP032  (no f-strings: an old Python must parse this file to say it is too old)
@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _bundled
 
 #: Each extra's modules, for a memdir from before memdir.extras (which says it itself).
-OLD_EXTRAS = {"anthropic": ("anthropic",), "mcp": ("mcp", "anthropic")}
+OLD_EXTRAS = {"mcp": ("mcp", "anthropic")}
 
 
 def extra_missing(extra):
@@ -61,7 +61,6 @@ def probe(bundled):
     report["memdir"] = memdir.__version__
     report["memdirPath"] = memdir.__file__
     report["mcpMissing"] = extra_missing("mcp")
-    report["anthropicMissing"] = extra_missing("anthropic")
     return report
 
 

@@ -1,9 +1,9 @@
 // Test-only extension installed next to memdir by scripts/e2e-vscode.sh: the scenario asks the
 // VS Code API in the extension host what a user's editor shows (vscode.languages.getDiagnostics,
-// vscode.executeCodeActionProvider, vscode.executeHoverProvider) and applies what a user would
-// pick, over HTTP on 127.0.0.1. The port goes to $MEMDIR_E2E_DRIVER_DIR/port (written whole, by
-// rename), one server per extension host. Nothing here runs outside the e2e: without that
-// variable the extension does nothing.
+// vscode.executeCodeActionProvider, vscode.executeHoverProvider), applies what a user would
+// pick and calls language-model tools (vscode.lm.invokeTool), over HTTP on 127.0.0.1. The port
+// goes to $MEMDIR_E2E_DRIVER_DIR/port (written whole, by rename), one server per extension host.
+// Nothing here runs outside the e2e: without that variable the extension does nothing.
 'use strict';
 
 const fs = require('node:fs');
@@ -119,6 +119,16 @@ const ops = {
 
   async text({ file }) {
     return (await documentOf(file)).getText();
+  },
+
+  /**
+   * A language-model tool called outside a chat, as another extension calls it
+   * (vscode.lm.invokeTool without a toolInvocationToken); its text parts, joined. A tool that
+   * asks for confirmation makes VS Code show a modal dialog first, which the scenario answers.
+   */
+  async tool({ name, input }) {
+    const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+    return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
   },
 };
 

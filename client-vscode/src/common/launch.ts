@@ -134,8 +134,6 @@ export interface ProbeReport {
   error?: string;
   /** The first module of memdir's [mcp] extra that is missing; null: `memdir mcp` can run. */
   mcpMissing?: string | null;
-  /** The same for the [anthropic] extra (the memory tool, the anthropic selector, extraction). */
-  anthropicMissing?: string | null;
 }
 
 export function parseProbeReport(stdout: string): ProbeReport | undefined {
@@ -345,23 +343,6 @@ export function mcpOffer(plan: LaunchPlan, report: ProbeReport | undefined): Mcp
       ? `the MCP SDK is not bundled with the extension; to get it, ${MCP_EXTRA_HELP} and set "memdir.importStrategy" to "fromEnvironment" with that Python (or "memdir.server.path" to its ${SERVER_NAME})`
       : `to get it, install memdir with its [mcp] extra in that environment (install guide: ${INSTALL_GUIDE})`;
   return { ok: false, reason: `memdir mcp is not offered to agent mode: ${python} cannot import ${missing}; ${advice}.` };
-}
-
-/**
- * Why the memory tool (`memory/tool`, built on the anthropic SDK: memdir's [anthropic] extra)
- * cannot run in the server's environment, in the extension's words; undefined when it can, or
- * when the probe could not tell (an executable: the server then answers for itself).
- */
-export function memoryToolProblem(plan: LaunchPlan, report: ProbeReport | undefined): string | undefined {
-  if (!report?.anthropicMissing || plan.mode === 'path') {
-    return undefined;
-  }
-  const python = plan.interpreter?.python ?? plan.server.command;
-  const where =
-    plan.mode === 'bundled'
-      ? `the anthropic SDK is not bundled with the extension. To use it, install memdir with its [anthropic] extra in a Python environment (install guide: ${INSTALL_GUIDE}) and set "memdir.importStrategy" to "fromEnvironment" with that Python (or "memdir.server.path" to its ${SERVER_NAME})`
-      : `${python} cannot import ${report.anthropicMissing}. To use it, install memdir with its [anthropic] extra in that environment (install guide: ${INSTALL_GUIDE})`;
-  return `The memory tool is not available: it is built on the anthropic SDK (memdir's [anthropic] extra), and ${where}. memdir_recall and memdir_search work without it.`;
 }
 
 /** `memdir mcp --dir D` for each directory; the path is the label (unique, and says which). */

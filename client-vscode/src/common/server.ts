@@ -36,7 +36,6 @@ import {
   type LaunchPlan,
   type McpOffer,
   mcpOffer,
-  memoryToolProblem,
   parseProbeReport,
   planLaunch,
   type ProbeResult,
@@ -62,7 +61,6 @@ export class MemdirServer implements vscode.Disposable {
   private _state: ServerState = 'stopped';
   private _plan: LaunchPlan | undefined;
   private _mcp: McpOffer | undefined;
-  private _memoryToolProblem: string | undefined;
   private _version: string | undefined;
   /** The launch settings the running (or last started) server was started with. */
   private startedWith: LaunchSettings | undefined;
@@ -86,11 +84,6 @@ export class MemdirServer implements vscode.Disposable {
   /** How the running (or last started) server was launched. */
   get plan(): LaunchPlan | undefined {
     return this._plan;
-  }
-
-  /** Why the running server cannot answer memory/tool (no anthropic SDK), or undefined. */
-  get memoryToolProblem(): string | undefined {
-    return this._state === 'running' ? this._memoryToolProblem : undefined;
   }
 
   /** `memdir mcp` for agent mode, decided at the last successful start; undefined before. */
@@ -237,10 +230,6 @@ export class MemdirServer implements vscode.Disposable {
     }
     this._version = probe.version;
     this.log.info(`${SERVER_NAME} ${probe.version} found`);
-    this._memoryToolProblem = memoryToolProblem(plan, probe.report);
-    if (this._memoryToolProblem) {
-      this.log.info(this._memoryToolProblem);
-    }
     this._mcp = await this.mcpFor(plan, probe, cwd);
     this.log.info(this._mcp.ok ? `memdir mcp for agent mode: ${[this._mcp.cli.command, ...this._mcp.cli.args].join(' ')} mcp` : this._mcp.reason);
 

@@ -271,9 +271,6 @@ export function registerLanguageModelTools(
           } catch {
             return undefined; // invoke answers the model with what is wrong
           }
-          if (server.memoryToolProblem) {
-            return undefined; // nothing will be written: invoke says why
-          }
           const message = describeMemoryCommand(params);
           if (!memoryToolWrites(params)) {
             return { invocationMessage: message };
@@ -289,13 +286,7 @@ export function registerLanguageModelTools(
         invoke: (options) =>
           answer(
             () => memoryToolParams(options.input),
-            async (params) => {
-              // The bundled server has no anthropic SDK: the extension's sentence, not the core's
-              // install command for an environment the user never installed.
-              await server.start();
-              const problem = server.memoryToolProblem;
-              return problem ?? memoryToolText(await server.sendRequest<MemoryToolResult>(MEMORY_TOOL, params));
-            },
+            async (params) => memoryToolText(await server.sendRequest<MemoryToolResult>(MEMORY_TOOL, params)),
           ),
       }),
     );
@@ -346,7 +337,7 @@ export function registerLanguageModelTools(
         const first = await call(RECALL_TOOL, { query: text });
         const second = await call(RECALL_TOOL, { query: text });
         log.info(`lm.invokeTool ${RECALL_TOOL} twice: ${JSON.stringify([first, second])}`);
-        // A read: no confirmation. Without the anthropic SDK (the bundled server) it says why not.
+        // A read: no confirmation (the bundled server runs the memory tool too).
         log.info(`lm.invokeTool ${MEMORY_TOOL_NAME} view: ${JSON.stringify(await call(MEMORY_TOOL_NAME, { command: 'view', path: '/memories' }))}`);
 
         if (!offered.length) {

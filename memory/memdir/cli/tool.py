@@ -41,14 +41,14 @@ def cmd_tool(args: argparse.Namespace) -> int:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise CliError(f"the command is not valid JSON: {exc}") from None
-    # Imported here: the SDK is heavy and most subcommands never need it.
+    # Imported here: the writer behind it is more than most subcommands need.
     from memdir.memory_tool import InvalidCommandError, MemdirMemoryTool, parse_command
 
     try:
-        parse_command(data)
+        command = parse_command(data)
     except InvalidCommandError as exc:
         raise CliError(str(exc)) from None
-    result = MemdirMemoryTool(directory).run(data)
+    result = MemdirMemoryTool(directory).execute(command)
     print(result.text)
     # stdout is the API's text, exactly; what else the user should know goes to stderr.
     for warning in result.warnings:

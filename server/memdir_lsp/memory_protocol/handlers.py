@@ -364,10 +364,10 @@ async def memory_compacted(ls: MemoryServer, params: Any) -> None:
 
 
 async def load_write_path() -> None:
-    """Import the memory tool, and the anthropic SDK it is built on, in a worker thread.
+    """Import the memory tool and the writer behind it in a worker thread.
 
-    The first import takes over a second; done inline it would freeze every other request
-    (diagnostics, completion) on the event loop meanwhile. Later calls find it loaded.
+    Done inline, the first import would hold every other request (diagnostics, completion) on
+    the event loop meanwhile. Later calls find it loaded.
     """
     if "memdir.memory_tool" not in sys.modules:
         await asyncio.to_thread(importlib.import_module, "memdir.memory_tool")
@@ -420,7 +420,7 @@ async def memory_tool(ls: MemoryServer, params: Any) -> Any:
     request = structure_params(params, T.MemoryToolParams)
     directory = resolve_directory(ls, request)
     command = request.command_input()
-    # Loaded on first use: the tool is built on the anthropic SDK, which startup never loads.
+    # Loaded on first use: startup never loads the write path.
     await load_write_path()
     from memdir.memory_tool import (
         WRITE_COMMANDS,
@@ -595,7 +595,7 @@ class ExtractionJob:
             self.ls.work_done_progress.tokens.pop(self.token, None)
 
     async def extract(self) -> ExtractionResult:
-        await load_write_path()  # the agent loop imports the SDK: not on the event loop
+        await load_write_path()  # not on the event loop (the agent loop loads the SDK so too)
         from memdir.extract import ExtractionResult, run_extraction
         from memdir.transcript import read_transcript
 

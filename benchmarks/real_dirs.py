@@ -1,0 +1,176 @@
+"""Score memdir's rules on real memory directories against verdicts judged by hand.
+
+Public memory directories are written by strangers and are never committed here: collect them
+into a folder outside the repository and keep the verdicts beside them. This script lints every
+directory of that folder, matches each finding with its verdict, and prints each rule's
+precision (right / judged), so a rule's place in the default set rests on measurement.
+
+The folder (``SAMPLE``) holds:
+
+* ``manifest.json``, a list of ``{"local": "dev/owner__repo__memory", "set": "dev",
+  "format": "claude-code", "language": "en", ...}``; without it every folder holding a
+  ``MEMORY.md`` or ``*.md`` files directly is a directory of the set ``all``;
+* for ``--project``, ``projects/<local>/``: the repository the directory came from (the rules
+  that check citations against the project need its files);
+* ``verdicts.jsonl`` (or ``--verdicts FILE``): one judged finding a line,
+  ``{"key": ..., "verdict": "right" | "wrong", "note": "..."}``.
+
+A finding's key is ``local|path|code|line``: the verdict survives a rewording of the message,
+and a finding that moves to another line is judged again. ``--todo FILE`` writes every finding
+without a verdict, with its line's text, for judging.
+
+Usage::
+
+    .venv/bin/python benchmarks/real_dirs.py ~/memdir-sample --set dev --project
+    .venv/bin/python benchmarks/real_dirs.py ~/memdir-sample --todo /tmp/todo.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Finding:
+    local: str
+    path: str
+    code: str
+    line: int
+    message: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.local}|{self.path}|{self.code}|{self.line}"
+
+
+def directories(sample: Path, wanted: str) -> list[dict[str, Any]]:
+    """The sample's directories (its manifest's entries), those of set ``wanted`` or all."""
+    manifest = sample / "manifest.json"
+    if manifest.is_file():
+        entries: list[dict[str, Any]] = json.loads(manifest.read_text(encoding="utf-8"))
+    else:
+        entries = [
+            {"local": p.relative_to(sample).as_posix(), "set": "all", "format": "unknown"}
+            for p in sorted(sample.iterdir())
+            if p.is_dir() and any(p.glob("*.md"))
+        ]
+    return [e for e in entries if wanted in ("all", e.get("set"))]
+
+
+def lint(sample: Path, entry: dict[str, Any], project: bool, preview: bool) -> dict[str, Any]:
+    """``memdir lint --format json`` of one directory (this interpreter's memdir)."""
+    root = sample / entry["local"]
+    command = [sys.executable, "-m", "memdir", "lint", "--format", "json"]
+    if preview:
+        command.append("--preview")
+    if project and (sample / "projects" / entry["local"]).is_dir():
+        command += ["--project", str(sample / "projects" / entry["local"])]
+    proc = subprocess.run(
+        [*command, str(root)], capture_output=True, text=True, timeout=600, check=False
+    )
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"memdir lint failed on {root} ({proc.returncode}): {proc.stderr}")
+    data = json.loads(proc.stdout)
+    return data if isinstance(data, dict) else {"diagnostics": data}
+
+
+def findings_of(entry: dict[str, Any], report: dict[str, Any], sample: Path) -> list[Finding]:
+    root = (sample / entry["local"]).resolve()
+    found = []
+    for row in report.get("diagnostics", []):
+        path = Path(row["path"])
+        rel = path.resolve().relative_to(root).as_posix() if path.is_absolute() else row["path"]
+        rel = rel.split("/", 1)[1] if rel.startswith(root.name + "/") else rel
+        found.append(Finding(entry["local"], rel, row["code"], int(row["line"]), row["message"]))
+    return found
+
+
+def line_text(sample: Path, finding: Finding) -> str:
+    try:
+        lines = (sample / finding.local / finding.path).read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return lines[finding.line - 1][:400] if 0 < finding.line <= len(lines) else ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sample", type=Path, help="the folder of real memory directories")
+    parser.add_argument("--set", default="all", help="only the directories of this set")
+    parser.add_argument("--verdicts", type=Path, help="default: SAMPLE/verdicts.jsonl")
+    parser.add_argument("--project", action="store_true", help="check citations too")
+    parser.add_argument("--preview", action="store_true", help="run the preview rules too")
+    parser.add_argument("--todo", type=Path, help="write the findings without a verdict here")
+    parser.add_argument("--json", action="store_true", help="print the table as JSON")
+    args = parser.parse_args(argv)
+    sample: Path = args.sample
+    verdict_file = args.verdicts or sample / "verdicts.jsonl"
+    verdicts: dict[str, str] = {}
+    if verdict_file.is_file():
+        for line in verdict_file.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                verdicts[row["key"]] = row["verdict"]
+
+    entries = directories(sample, args.set)
+    by_code: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    notices = collections.Counter()
+    todo: list[dict[str, Any]] = []
+    for entry in entries:
+        report = lint(sample, entry, args.project, args.preview)
+        if report.get("notice"):
+            notices[entry.get("format", "unknown")] += 1
+        for finding in findings_of(entry, report, sample):
+            verdict = verdicts.get(finding.key)
+            by_code[finding.code]["findings"] += 1
+            by_code[finding.code][verdict or "unjudged"] += 1
+            if verdict is None:
+                todo.append(
+                    {
+                        "key": finding.key,
+                        "code": finding.code,
+                        "message": finding.message,
+                        "text": line_text(sample, finding),
+                        "format": entry.get("format"),
+                        "language": entry.get("language"),
+                    }
+                )
+    table = {
+        code: {
+            "findings": c["findings"],
+            "right": c["right"],
+            "wrong": c["wrong"],
+            "unjudged": c["unjudged"],
+            "precision": round(c["right"] / (c["right"] + c["wrong"]), 3)
+            if c["right"] + c["wrong"]
+            else None,
+        }
+        for code, c in sorted(by_code.items())
+    }
+    if args.todo:
+        args.todo.write_text(
+            "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in todo), encoding="utf-8"
+        )
+    if args.json:
+        print(json.dumps({"dirs": len(entries), "notices": notices, "rules": table}, indent=1))
+        return 0
+    print(f"{len(entries)} directories ({args.set}); notices: {dict(notices) or 'none'}")
+    print(f"{'code':8} {'findings':>8} {'right':>6} {'wrong':>6} {'unjudged':>8} {'precision':>9}")
+    for code, row in table.items():
+        shown = "-" if row["precision"] is None else f"{row['precision']:.1%}"
+        print(
+            f"{code:8} {row['findings']:>8} {row['right']:>6} {row['wrong']:>6} "
+            f"{row['unjudged']:>8} {shown:>9}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
