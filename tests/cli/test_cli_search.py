@@ -36,6 +36,7 @@ def memdir(make_dir: Callable[[dict[str, str | bytes]], Path]) -> Path:
     return make_dir(FILES)
 
 
+@pytest.mark.processes
 def test_a_catastrophic_pattern_is_one_line_and_exit_2(memdir: Path) -> None:
     proc = run("(-+)+x", str(memdir), cwd=memdir.parent)
     assert proc.returncode == 2
