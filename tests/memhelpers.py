@@ -10,6 +10,7 @@ import select
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -26,6 +27,48 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "memory"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def count_disk_reads(patch: Callable[[Any, str, Any], None]) -> Counter[str]:
+    """How often the lint engine reads each file from disk, by its path in the memory dir
+    (``MEMORY.md`` for the index): a test double around the engine's two readers, installed
+    with ``patch`` (``monkeypatch.setattr``, or ``setattr`` in a server process). The engine
+    counts nothing itself."""
+    from memdir.lint import state
+
+    reads: Counter[str] = Counter()
+    load_disk, load_index = state.DirState._load_disk, state.load_index
+
+    def counted_disk(self: state.DirState, path: str, rel: str) -> Any:
+        reads[rel] += 1
+        return load_disk(self, path, rel)
+
+    def counted_index(*args: Any, **kwargs: Any) -> Any:
+        reads["MEMORY.md"] += 1
+        return load_index(*args, **kwargs)
+
+    patch(state.DirState, "_load_disk", counted_disk)
+    patch(state, "load_index", counted_index)
+    return reads
+
+
+def count_rule_runs(monkeypatch: Any) -> Counter[str]:
+    """How often each directory rule's check ran: a test double around the registry's checks
+    (``monkeypatch``: pytest's). The engine counts nothing itself."""
+    from memdir.lint import rules
+
+    runs: Counter[str] = Counter()
+
+    def counted(code: str, check: Callable[..., object]) -> Callable[..., object]:
+        def run(*args: object) -> object:
+            runs[code] += 1
+            return check(*args)
+
+        return run
+
+    wrapped = tuple((code, counted(code, check)) for code, check in rules._DIRECTORY)
+    monkeypatch.setattr(rules, "_DIRECTORY", wrapped)
+    return runs
 
 
 def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 import sys
-import weakref
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
-from typing import Literal, TypeVar, overload
+from typing import Literal
 
 from memdir import constants as C
 from memdir.model import TITLE_ESCAPE, IndexEntry, IndexLine, Problem
@@ -36,6 +35,8 @@ _ENTRY = re.compile(
     r"(?P<rest>(?P<lead>[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*)?.*)$"
 )
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+#: How nearly every entry line starts.
+_ENTRY_STARTS = ("- [", "* [", "+ [")
 #: A fenced code block's opening or closing line; the group is the fence (a closing one is at
 #: least as long, of the same character). :class:`Fences` tracks it. Any indent: a fence nested
 #: in a list item is indented as deep as the item's text.
@@ -74,14 +75,15 @@ def parse_entry(line: str, number: int) -> IndexEntry | None:
     if match is None:
         return None
     _indent, bullet, _title, target, rest, _lead, separator = match.groups()
+    # (Groups by number: quicker than by name, for every line of the index.)
     if separator is not None:
-        hook_start = match.end("lead")
+        hook_start = match.end(6)  # lead
     else:
         separator = ""
-        hook_start = match.start("rest") + (len(rest) - len(rest.lstrip()))
+        hook_start = match.start(5) + (len(rest) - len(rest.lstrip()))  # rest
     hook_end = max(hook_start, len(line.rstrip()))
-    title_start, title_end = match.span("title")
-    target_start, target_end = match.span("target")
+    title_start, title_end = match.span(3)
+    target_start, target_end = match.span(4)
     return IndexEntry(
         number,
         line,
@@ -209,43 +211,6 @@ class Index:
     #: The line opening a fenced block or HTML comment left open at the end of the text: a line
     #: appended after it would be hidden in it (not an entry), so new entries go before it.
     open_block: int | None = None
-    #: What changed since the index this one was parsed from (``parse_index(previous=)``):
-    #: the rules re-check only those lines (:class:`memdir.lint.rules.base.IndexMemo`).
-    edit: IndexEdit | None = field(default=None, compare=False, repr=False)
-    #: The classifier's state after each line, to resume it inside the text on the next edit.
-    lexed: Lexed | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
-class IndexEdit:
-    """Lines ``[start, old_stop)`` of the previous index became lines ``[start, new_stop)``;
-    the lines before are unchanged, those after are the previous ones from ``old_stop`` on,
-    moved by :attr:`delta` lines, with the same text and kind."""
-
-    previous: weakref.ref[Index]
-    start: int
-    old_stop: int
-    new_stop: int
-
-    @property
-    def delta(self) -> int:
-        return self.new_stop - self.old_stop
-
-
-#: The classifier's state between two lines: None outside any block, else (the open fence or
-#: None, inside an HTML comment, how many lines since the block opened). The count is relative,
-#: so a state compares equal after lines were inserted above it.
-_State = tuple[str | None, bool, int] | None
-
-
-@dataclass(frozen=True, slots=True)
-class Lexed:
-    #: The state after each line.
-    after: tuple[_State, ...]
-    #: The line closing the frontmatter (the index's own reading: ``---`` lines), or None.
-    fm_close: int | None
-    #: Counts over the text.
-    measure: Measure
 
 
 def _to_fixed_1(value: float) -> str:
@@ -419,21 +384,6 @@ def _first_line_preview(text: str, units: int = 80) -> str:
     return f"{words if utf16_len(words) > units / 2 else head.rstrip(_JS_SPACE_CHARS)}…"
 
 
-#: The last text :func:`_sanitized` saw and its result: an edit past the loaded part leaves it
-#: the same, and sanitizing costs more than the rest of the cap.
-_LAST_SANITIZED: tuple[str, str] = ("", "")
-
-
-def _sanitized(injected: str) -> str:
-    """The loaded text as the agent sanitizes it: once where the file is read and once where
-    the context is assembled."""
-    global _LAST_SANITIZED
-    last = _LAST_SANITIZED  # one read: another thread may replace it meanwhile
-    if last[0] != injected:
-        last = _LAST_SANITIZED = (injected, js_trim(for_model(for_model(injected))))
-    return last[1]
-
-
 _CONTENT = re.compile(f"[^{re.escape(_JS_SPACE_CHARS)}]")
 
 
@@ -454,37 +404,6 @@ def _blank_end(text: str, start: int) -> int:
         size *= 4
 
 
-@dataclass(frozen=True, slots=True)
-class Measure:
-    """Counts over a whole text, which an edit updates from the part it changed."""
-
-    #: UTF-8 bytes, UTF-16 units, ``\n`` and ``<!--`` in the text.
-    size: int
-    units: int
-    newlines: int
-    comments: int
-
-    @classmethod
-    def of(cls, text: str) -> Measure:
-        return cls(utf8_len(text), utf16_len(text), text.count("\n"), text.count("<!--"))
-
-    def edited(self, old: str, new: str, same: int, tail: int) -> Measure:
-        """The counts of ``new``, which shares ``same`` characters at its start and ``tail``
-        at its end with ``old``, the text counted."""
-        before, after = old[same : len(old) - tail], new[same : len(new) - tail]
-        # A "<!--" the edit made or broke overlaps the changed part: count 3 characters more
-        # on each side (too few to hold one that does not).
-        wide = max(same - 3, 0)
-        return Measure(
-            self.size + utf8_len(after) - utf8_len(before),
-            self.units + utf16_len(after) - utf16_len(before),
-            self.newlines + after.count("\n") - before.count("\n"),
-            self.comments
-            + new.count("<!--", wide, len(new) - tail + 3)
-            - old.count("<!--", wide, len(old) - tail + 3),
-        )
-
-
 def _line_end(text: str, start: int, lines: int = 1) -> int:
     """Where the ``lines``-th line from ``start`` ends (its ``\\n``, or the text's end)."""
     end = start - 1
@@ -500,16 +419,9 @@ def load_cap(
     max_lines: int = C.INDEX_MAX_LINES,
     max_chars: int = C.INDEX_MAX_CHARS,
     target: Target = DEFAULT_TARGET,
-    measure: Measure | None = None,
 ) -> IndexLoad:
-    """Apply path A's load cap to the text of MEMORY.md, as ``target`` does.
-
-    ``measure``: :meth:`Measure.of` the text, when the caller has it (an edit updates it from
-    the part that changed): without comment blocks, the counts come from it and the ends of
-    the text, so the cap reads only what it loads.
-    """
-    measure = measure if measure is not None else Measure.of(text)
-    if measure.comments:
+    """Apply path A's load cap to the text of MEMORY.md, as ``target`` does."""
+    if "<!--" in text:
         visible = _visible(text)
         shown = visible.text
         lead = _content_start(shown, 0)
@@ -522,8 +434,8 @@ def load_cap(
         shown = text
         lead = _content_start(text, _frontmatter_end(text))
         end = len(text) - _blank_end(text, lead)
-        newlines = measure.newlines - text.count("\n", 0, lead) - text.count("\n", end)
-        char_count = measure.units - utf16_len(text[:lead]) - utf16_len(text[end:])
+        newlines = text.count("\n", lead, end)
+        char_count = utf16_len(text[lead:end])
     # The trimmed text is shown[lead:end]; only what is loaded of it is copied.
     line_count = newlines + 1 if end > lead else 0
     line_truncated = line_count > max_lines
@@ -571,7 +483,8 @@ def load_cap(
         warning = C.INDEX_WARNING_TEMPLATE.format(reason=reason, detail=detail)
     injected = f"{loaded}\n\n{warning}" if warning else loaded
     if target.sanitize_index:
-        injected = _sanitized(injected)
+        # Applied once where the file is read and once where the context is assembled.
+        injected = js_trim(for_model(for_model(injected)))
 
     # Map what was loaded back to file lines, for the entries the agent never sees: the loaded
     # lines and the first one cut, not the rest (a long index is cut after 200 lines): each
@@ -634,71 +547,48 @@ class Fences:
 
 def _classify(
     lines: tuple[str, ...],
-    begin: int,
-    state: _State,
-    fm_close: int | None,
-    previous: Index | None = None,
-    until: int | None = None,
-) -> tuple[list[IndexEntry], list[IndexLine], list[_State], int]:
-    """Entries and other lines of ``lines[begin:]``, read from ``state``, and the state after
-    each line; stops at the first line from ``until`` on whose state before it equals the state
-    before its line in ``previous`` (moved by as many lines as the text grew): from there on
-    everything is as it was. Returns where it stopped.
-
-    ``previous``: entries on lines that kept their number and text are taken over from it.
-    """
+) -> tuple[tuple[IndexEntry, ...], tuple[IndexLine, ...], int | None]:
+    """Entries, other lines, and the line opening a block still open at the end (see
+    :attr:`Index.open_block`)."""
     entries: list[IndexEntry] = []
     other: list[IndexLine] = []
-    after: list[_State] = []
     fences = Fences()
-    old_after: tuple[_State, ...] = ()
-    old_entries: tuple[IndexEntry, ...] = ()
-    delta = 0
-    if previous is not None:
-        old_after = previous.lexed.after if previous.lexed is not None else ()
-        old_entries = previous.entries
-        delta = len(lines) - len(previous.lines)
-    for number in range(begin, len(lines)):
-        if until is not None and number >= until:
-            moved = number - delta
-            if state == (old_after[moved - 1] if moved > 0 else None):
-                return entries, other, after, number
-        line = lines[number]
+    in_comment = False
+    block_start = 0
+    fm_close: int | None = None
+    if lines and _FM_BOUNDARY.match(lines[0]):
+        fm_close = next((i for i in range(1, len(lines)) if _FM_BOUNDARY.match(lines[i])), None)
+    for number, line in enumerate(lines):
         if fm_close is not None and number <= fm_close:
             other.append(IndexLine(number, line, "frontmatter"))
-            after.append(None)
             continue
-        if (state is not None and state[1]) or (state is None and _COMMENT_OPEN.match(line)):
-            since = state[2] if state is not None else 0
-            still = "-->" not in line[line.find("<!--") + 4 if state is None else 0 :]
-            other.append(IndexLine(number, line, "comment"))
-            state = (None, True, since + 1) if still else None
-            after.append(state)
-            continue
-        fences.open = state[0] if state is not None else None
-        if fences.is_code(line):
-            other.append(IndexLine(number, line, "code"))
-            if fences.open is None:
-                state = None
-            else:
-                state = (fences.open, False, state[2] + 1 if state is not None else 1)
-            after.append(state)
-            continue
-        after.append(None)
-        entry = None
-        if old_entries:
-            at = bisect_left(old_entries, number, key=_LINE)
-            if at < len(old_entries) and old_entries[at].line == number:
-                entry = old_entries[at] if old_entries[at].raw == line else None
-        if entry is None:
-            kind = _line_kind(line)
-            if kind in ("bullet", "text"):  # a blank line or a heading is never an entry
-                entry = parse_entry(line, number)
-            if entry is None:
-                other.append(IndexLine(number, line, kind))
+        if not in_comment and fences.open is None and line.startswith(_ENTRY_STARTS):
+            # The usual line: no fence, comment, blank or heading starts this way.
+            entry = parse_entry(line, number)
+            if entry is not None:
+                entries.append(entry)
                 continue
-        entries.append(entry)
-    return entries, other, after, len(lines)
+        if in_comment or (fences.open is None and _COMMENT_OPEN.match(line)):
+            if not in_comment:
+                block_start = number
+            in_comment = "-->" not in line[line.find("<!--") + 4 if not in_comment else 0 :]
+            other.append(IndexLine(number, line, "comment"))
+            continue
+        was_open = fences.open is not None
+        if fences.is_code(line):
+            if not was_open:
+                block_start = number
+            other.append(IndexLine(number, line, "code"))
+            continue
+        kind = _line_kind(line)
+        # A blank line or a heading is never an entry.
+        entry = parse_entry(line, number) if kind in ("bullet", "text") else None
+        if entry is None:
+            other.append(IndexLine(number, line, kind))
+        else:
+            entries.append(entry)
+    open_block = block_start if in_comment or fences.open is not None else None
+    return tuple(entries), tuple(other), open_block
 
 
 _LINE = attrgetter("line")
@@ -736,7 +626,6 @@ def parse_index(
     problems: tuple[Problem, ...] = (),
     target: Target = DEFAULT_TARGET,
     size: int | None = None,
-    previous: Index | None = None,
 ) -> Index:
     """Parse the text of MEMORY.md: entries, other lines, and what path A loads of it as
     ``target`` does.
@@ -744,49 +633,12 @@ def parse_index(
     ``size`` is the file's size in bytes when ``text`` is what :func:`load_index` read of it;
     without it ``text`` is the whole content (an editor's), capped here as that read caps the
     file, so the index is the same whether it came from the disk or an editor.
-
-    ``previous``: the index before an edit. Only the lines the edit changed are classified
-    again, and the lines after them while a block the edit opened or closed changes how they
-    read; the other lines keep their entries (the same objects while their number is the same,
-    moved copies below lines inserted or removed). :attr:`Index.edit` says which lines.
     """
-    measure: Measure | None = None
-    common: tuple[int, int] | None = None
-    if previous is not None and previous.lexed is not None:
-        # Counted from the previous text's counts and the part that changed, not the text.
-        common = _common_ends(previous.text, text)
-        measure = previous.lexed.measure.edited(previous.text, text, *common)
     if size is None:
-        text, problems, size = _read_cap(text, problems, measure.size if measure else None)
-        if size is not None and size > C.INDEX_MAX_READ_BYTES:
-            measure = common = None  # counted before the cut
-    measure = measure if measure is not None else Measure.of(text)
-    resumed = None
-    if previous is not None and previous.lexed is not None:
-        resumed = _resume(text, previous, common or _common_ends(previous.text, text))
-    edit: IndexEdit | None = None
-    if resumed is None:
-        lines = tuple(text.split("\n"))
-        fm_close: int | None = None
-        if lines and _FM_BOUNDARY.match(lines[0]):
-            fm_close = next((i for i in range(1, len(lines)) if _FM_BOUNDARY.match(lines[i])), None)
-        entries_list, other_list, after_list, _ = _classify(lines, 0, None, fm_close, previous)
-        entries, other, after = tuple(entries_list), tuple(other_list), tuple(after_list)
-        if previous is not None:
-            edit = IndexEdit(weakref.ref(previous), 0, len(previous.lines), len(lines))
-    else:
-        assert previous is not None and previous.lexed is not None
-        lines, start, stop, fm_close = resumed
-        old = previous.lexed.after
-        state = old[start - 1] if start > 0 else None
-        found, lost, states, end = _classify(lines, start, state, fm_close, previous, stop)
-        delta = len(lines) - len(previous.lines)
-        edit = IndexEdit(weakref.ref(previous), start, end - delta, end)
-        entries = _splice(previous.entries, found, start, end - delta, delta)
-        other = _splice(previous.other, lost, start, end - delta, delta)
-        after = old[:start] + tuple(states) + old[end - delta :]
-    final = after[-1] if after else None
-    load = load_cap(text, target=target, measure=measure)
+        text, problems, size = _read_cap(text, problems)
+    lines = tuple(text.split("\n"))
+    entries, other, open_block = _classify(lines)
+    load = load_cap(text, target=target)
     limit = target.index_max_file_bytes
     if limit is not None and size is not None and size > limit:
         load = _not_loaded(load, size, limit)
@@ -806,22 +658,20 @@ def parse_index(
         load=load,
         problems=problems,
         cut_entries=cut,
-        open_block=len(lines) - final[2] if final is not None else None,
-        edit=edit,
-        lexed=Lexed(after, fm_close, measure),
+        open_block=open_block,
     )
 
 
 def _read_cap(
-    text: str, problems: tuple[Problem, ...], size: int | None = None
+    text: str, problems: tuple[Problem, ...]
 ) -> tuple[str, tuple[Problem, ...], int | None]:
     """``text`` as :func:`load_index` would read it from a file holding it, and its size in
     bytes (None when it cannot reach the cap): cut at the agent's read cap by the one reader
     (:func:`memdir.textio.decode_bytes`)."""
     limit = C.INDEX_MAX_READ_BYTES
     if len(text) <= limit // 4:  # at most 4 bytes a character: within the cap
-        return text, problems, size
-    size = utf8_len(text) if size is None else size
+        return text, problems, None
+    size = utf8_len(text)
     if size <= limit:
         return text, problems, size
     data = text.encode("utf-8", "surrogatepass")[: limit + 1]
@@ -829,113 +679,8 @@ def _read_cap(
     return read.text, problems + read.problems, size
 
 
-def _resume(
-    text: str, previous: Index, common: tuple[int, int]
-) -> tuple[tuple[str, ...], int, int, int | None] | None:
-    """The new text's lines (the unchanged ones shared with ``previous``), the first changed
-    line, the line after the last changed one, and the frontmatter's end; None when the edit
-    touches the frontmatter (or an unclosed one), which decides how every line reads."""
-    old = previous.text
-    same, tail = common
-    newlines = previous.lexed.measure.newlines if previous.lexed is not None else old.count("\n")
-    start = _newlines_before(old, same, newlines)
-    line_start = old.rfind("\n", 0, same) + 1
-    # Where the lines the edit left alone start: the common tail, when it starts a line in
-    # both texts (lines inserted or removed), else after the first newline inside it.
-    cut_old, cut_new = len(old) - tail, len(text) - tail
-    if (cut_old and old[cut_old - 1] != "\n") or (cut_new and text[cut_new - 1] != "\n"):
-        newline = old.find("\n", cut_old)
-        cut_old, cut_new = newline + 1, newline + 1 + len(text) - len(old)
-        if newline < 0:
-            cut_old, cut_new = len(old) + 1, len(text) + 1
-    old_stop = (
-        _newlines_before(old, cut_old, newlines) if cut_old <= len(old) else len(previous.lines)
-    )
-    middle = tuple(text[line_start : cut_new - 1].split("\n")) if cut_new > line_start else ()
-    lines = previous.lines[:start] + middle + previous.lines[old_stop:]
-    assert previous.lexed is not None
-    fm_close = previous.lexed.fm_close
-    was_open = _FM_BOUNDARY.match(previous.lines[0]) is not None
-    is_open = _FM_BOUNDARY.match(lines[0]) is not None
-    if (was_open or is_open) and (fm_close is None or start <= fm_close or not was_open):
-        return None
-    return lines, start, len(lines) - (len(previous.lines) - old_stop), fm_close
-
-
-def _newlines_before(text: str, offset: int, newlines: int) -> int:
-    """How many of the text's ``newlines`` come before ``offset``, counted on the shorter side."""
-    if offset <= len(text) // 2:
-        return text.count("\n", 0, offset)
-    return newlines - text.count("\n", offset)
-
-
-def _common_ends(old: str, new: str) -> tuple[int, int]:
-    """How many characters ``old`` and ``new`` share at their start, and then at their end."""
-    shortest = min(len(old), len(new))
-    same = _common(old, new, shortest, 1)
-    return same, _common(old, new, shortest - same, -1)
-
-
-def _common(old: str, new: str, limit: int, step: int) -> int:
-    """How many characters ``old`` and ``new`` share at their start (``step`` 1) or end (-1),
-    at most ``limit``: compared a block at a time, at C speed."""
-    same = 0
-    for size in (1 << 16, 1 << 10, 1 << 4, 1):
-        while same + size <= limit:
-            if step > 0:
-                a, b = old[same : same + size], new[same : same + size]
-            else:
-                a = old[len(old) - same - size : len(old) - same]
-                b = new[len(new) - same - size : len(new) - same]
-            if a != b:
-                break
-            same += size
-    return same
-
-
-def _splice(
-    old: tuple[_Lined, ...], new: list[_Lined], start: int, stop: int, delta: int
-) -> tuple[_Lined, ...]:
-    """``old``'s items on lines before ``start``, then ``new``, then ``old``'s from ``stop`` on,
-    moved by ``delta`` lines."""
-    head = old[: bisect_left(old, start, key=_LINE)]
-    tail = old[bisect_left(old, stop, key=_LINE) :]
-    if delta:
-        tail = tuple(_moved(item, delta) for item in tail)
-    return head + tuple(new) + tail
-
-
-@overload
-def _moved(item: IndexEntry, delta: int) -> IndexEntry: ...
-@overload
-def _moved(item: IndexLine, delta: int) -> IndexLine: ...
-def _moved(item: IndexEntry | IndexLine, delta: int) -> IndexEntry | IndexLine:
-    """``item`` on the line ``delta`` lines further."""
-    if isinstance(item, IndexLine):
-        return IndexLine(item.line + delta, item.raw, item.kind)
-    return IndexEntry(
-        item.line + delta,
-        item.raw,
-        item.bullet,
-        item.path,
-        item.separator,
-        item.title_start,
-        item.title_end,
-        item.target_start,
-        item.target_end,
-        item.hook_start,
-        item.hook_end,
-    )
-
-
-_Lined = TypeVar("_Lined", IndexEntry, IndexLine)
-
-
-def load_index(
-    memory_dir: Path, target: Target = DEFAULT_TARGET, previous: Index | None = None
-) -> Index:
+def load_index(memory_dir: Path, target: Target = DEFAULT_TARGET) -> Index:
     """Read ``MEMORY.md`` of a memory dir; a missing index is an empty one (``exists=False``).
-    ``previous``: the index last read or edited (see :func:`parse_index`), e.g. before a save.
 
     Every reader of the index reads it here: at most the agent's read cap, a regular file only,
     never through a symlink leading out of the dir. One memdir does not read is an empty index
@@ -946,4 +691,4 @@ def load_index(
         index = parse_index("", path, target=target)
         return Index(index.path, "", index.lines, (), index.other, index.load, (), (), exists=False)
     result = read_text(path, C.INDEX_MAX_READ_BYTES, keep_binary=True, root=memory_dir)
-    return parse_index(result.text, path, result.problems, target, result.size, previous)
+    return parse_index(result.text, path, result.problems, target, result.size)

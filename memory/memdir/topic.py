@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from memdir import constants as C
 from memdir.model import Frontmatter, MemoryHeader, Problem, Span, TopicFile, WikiLink
-from memdir.textio import read_head, read_text, utf8_len
+from memdir.textio import ReadResult, read_head, read_text, utf8_len
 
 if TYPE_CHECKING:
     from frontmatter.default_handlers import YAMLHandler
@@ -562,8 +562,12 @@ def parse_topic_text(
 def load_topic(path: Path, root: Path) -> TopicFile:
     """Read and parse one topic file; unreadable, binary or non-UTF-8 files become problems,
     and so does one resolving outside ``root`` (it is not read)."""
-    result = read_text(path, root=root)
-    rel = relative_name(path, root)
+    return topic_of_read(read_text(path, root=root), path, relative_name(path, root))
+
+
+def topic_of_read(result: ReadResult, path: Path, rel: str) -> TopicFile:
+    """The topic file a :func:`memdir.textio.read_text` result holds (how :func:`load_topic`
+    and the lint engine, which reads files itself, make one)."""
     if result.binary or (not result.text and result.problems):
         return TopicFile(
             path,

@@ -68,17 +68,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{SERVER_NAME}: error: --port must be 0-65535", file=sys.stderr)
         return 2
     configure_logging(args.verbose, args.log_file)
-    from memdir_lsp import allocator, wire
-
-    allocator.return_large_blocks()
+    from memdir_lsp import adapter
     from memdir_lsp.server import create_server
 
     server = create_server()
     # Our reader, not pygls': it survives malformed headers and answers unreadable messages.
     if args.tcp:
-        wire.start_tcp(server, args.host, args.port)
+        adapter.start_tcp(server, args.host, args.port)
     else:
-        wire.start_io(server)
+        adapter.start_io(server)
     return 0
 
 

@@ -140,10 +140,8 @@ def _matching(
     """The lint finding behind an LSP diagnostic the client sent back."""
     if diagnostic.source != DIAGNOSTIC_SOURCE:
         return None
-    from memdir_lsp import linting  # the lint engine: imported after initialize is answered
-
     line, col = ls.from_position(diagnostic.range.start, ls.lines_of(path))
-    for found in linting.latest(directory, path):
+    for found in directory.session.latest(path):
         if (
             found.code == diagnostic.code
             and found.span.start_line == line
@@ -186,9 +184,7 @@ def fix_all_action(
     ls: MemoryServer, directory: MemoryDirectory, path: Path
 ) -> types.CodeAction | None:
     """Every *safe* fix of the file in one edit (``source.fixAll.memdir``)."""
-    from memdir_lsp import linting
-
-    fixes = safe_fixes(linting.latest(directory, path))
+    fixes = safe_fixes(directory.session.latest(path))
     fix = combine("Fix all safe memdir problems", fixes)
     return to_action(ls, fix, FIX_ALL_KIND) if fix is not None else None
 

@@ -1,8 +1,10 @@
-"""Per-directory state: the parsed index and topic files, seen through the editor's buffers.
+"""A memory directory as the server reads it: its files seen through the editor's buffers.
 
 A memory directory is read the way the editor shows it: an open document's unsaved text wins
 over the file on disk. Topic files read from disk are cached by (mtime, size), so navigation,
 completion and symbols stay cheap on every keystroke without any invalidation bookkeeping.
+What changes as the server runs (the lint state, the findings, the project) is the directory's
+:class:`~memdir_lsp.session.Session`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from memdir import constants as C
 from memdir.config import Settings
@@ -22,8 +23,7 @@ from memdir.scan import ScanResult, iter_topic_paths, scan
 from memdir.textio import not_read, outside, read_text
 from memdir.topic import load_topic, parse_topic_text
 
-if TYPE_CHECKING:
-    from memdir.project import Project
+from memdir_lsp.session import Session
 
 #: Git's files whose change means a commit, checkout or staging: the project is listed again.
 GIT_STATE = (".git/index", ".git/HEAD")
@@ -46,20 +46,14 @@ class MemoryDirectory:
         self._text_of = text_of
         self._disk: dict[Path, tuple[tuple[int, int], TopicFile]] = {}
         self._lock = threading.Lock()
-        #: The lint engine's incremental state, owned by the diagnostics feature.
-        self.lint_state: Any = None
         #: The project whose memory this is (what MEM117/MEM118 check citations against), set
         #: by discovery; None: no project known, the citation rules stay silent.
         self.project_root: Path | None = None
-        #: That project's :class:`memdir.project.Project`, loaded (running git) in the lint
-        #: worker thread and updated there as project files change; None until then.
-        self.project: Project | None = None
-        #: Held while the project is loaded, updated or read (lint runs and hovers run in
-        #: worker threads; a Project is not safe to read while it changes).
-        self.project_lock = threading.Lock()
         #: Why the server must not write here (the memory tool, extraction, file creation),
         #: set by the server from the origins and the workspace's trust; None: it may write.
         self.read_only: str | None = None
+        #: What changes while the server runs: the lint state, findings, project, debounce.
+        self.session = Session(self)
 
     @property
     def writable(self) -> bool:

@@ -30,7 +30,7 @@ from memdir.paths import locate_memory_dir
 
 from memdir_lsp.directory import GIT_STATE
 from memdir_lsp.lifecycle import folder_paths
-from memdir_lsp.server import FileEvent, MemoryServer
+from memdir_lsp.server import DocumentEvent, FileEvent, MemoryServer
 from memdir_lsp.settings import EditorSettings
 
 logger = logging.getLogger(__name__)
@@ -207,11 +207,11 @@ async def on_initialized(server: MemoryServer) -> None:
     await register_watchers(server)
 
 
-async def on_document(server: MemoryServer, uri: str, event: str) -> None:
+async def on_document(server: MemoryServer, event: DocumentEvent) -> None:
     """A Markdown file opened from an unknown memory dir makes that dir known."""
-    if event != "open":
+    if event.kind != "open":
         return
-    path = server.uri_to_path(uri)
+    path = server.uri_to_path(event.uri)
     if path is None or path.suffix != ".md" or server.directory_for(path) is not None:
         return
     for ancestor in list(path.parents)[:MAX_ANCESTORS]:
@@ -226,13 +226,13 @@ async def on_document(server: MemoryServer, uri: str, event: str) -> None:
 
 
 async def on_files(server: MemoryServer, events: Sequence[FileEvent]) -> None:
-    names = {path.name for path, _ in events}
+    names = {event.path.name for event in events}
     if "memdir.toml" in names or "pyproject.toml" in names:
         server.reload_settings()
         await server.fire(server.hooks.settings_changed)
     # An index created or deleted at a workspace folder's top turns it into (or out of) one.
     folders = set(folder_paths(server))
-    if any(p.name == C.INDEX_FILENAME and p.parent in folders for p, _ in events):
+    if any(e.path.name == C.INDEX_FILENAME and e.path.parent in folders for e in events):
         await rediscover(server)
 
 

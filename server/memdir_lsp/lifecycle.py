@@ -1,8 +1,8 @@
 """The document and workspace lifecycle, registered once and fanned out to the features.
 
 LSP lets each method have one handler; several features care about the same events (a change
-re-lints, rediscovers, refreshes code lenses). pygls updates its workspace before these run, so
-every subscriber sees the new text.
+re-checks its directory, rediscovers, refreshes code lenses). pygls updates its workspace before
+these run, so every subscriber sees the new text.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from memdir_lsp.server import FileEvent, MemoryServer
+from memdir_lsp.server import DocumentEvent, FileEvent, FileEventKind, MemoryServer
 
 
 async def initialize(ls: MemoryServer, params: types.InitializeParams) -> None:
@@ -36,31 +36,31 @@ async def shutdown(ls: MemoryServer, params: None) -> None:
 
 
 async def did_open(ls: MemoryServer, params: types.DidOpenTextDocumentParams) -> None:
-    await ls.fire(ls.hooks.document, params.text_document.uri, "open")
+    await ls.fire(ls.hooks.document, DocumentEvent(params.text_document.uri, "open"))
 
 
 async def did_change(ls: MemoryServer, params: types.DidChangeTextDocumentParams) -> None:
-    await ls.fire(ls.hooks.document, params.text_document.uri, "change")
+    await ls.fire(ls.hooks.document, DocumentEvent(params.text_document.uri, "change"))
 
 
 async def did_save(ls: MemoryServer, params: types.DidSaveTextDocumentParams) -> None:
-    await ls.fire(ls.hooks.document, params.text_document.uri, "save")
+    await ls.fire(ls.hooks.document, DocumentEvent(params.text_document.uri, "save"))
 
 
 async def did_close(ls: MemoryServer, params: types.DidCloseTextDocumentParams) -> None:
-    await ls.fire(ls.hooks.document, params.text_document.uri, "close")
+    await ls.fire(ls.hooks.document, DocumentEvent(params.text_document.uri, "close"))
 
 
-def _paths(ls: MemoryServer, uris: list[str], kind: str) -> list[FileEvent]:
+def _paths(ls: MemoryServer, uris: list[str], kind: FileEventKind) -> list[FileEvent]:
     events: list[FileEvent] = []
     for uri in uris:
         path = ls.uri_to_path(uri)
         if path is not None:
-            events.append((path, kind))
+            events.append(FileEvent(path, kind))
     return events
 
 
-_WATCH_KINDS = {
+_WATCH_KINDS: dict[types.FileChangeType, FileEventKind] = {
     types.FileChangeType.Created: "created",
     types.FileChangeType.Changed: "changed",
     types.FileChangeType.Deleted: "deleted",
@@ -74,7 +74,7 @@ async def did_change_watched_files(
     for change in params.changes:
         path = ls.uri_to_path(change.uri)
         if path is not None:
-            events.append((path, _WATCH_KINDS.get(change.type, "changed")))
+            events.append(FileEvent(path, _WATCH_KINDS.get(change.type, "changed")))
     await ls.fire(ls.hooks.files, events)
 
 

@@ -287,8 +287,9 @@ def freshness_hover(
         return None
     from memdir.lint.rules.base import offset_span
 
-    with directory.project_lock:
-        project = directory.project
+    session = directory.session
+    with session.project_lock:
+        project = session.project
         if project is None:
             return None
         text = citation_text(project, topic, citation)

@@ -1,4 +1,4 @@
-"""Line breaks as the core counts them and as an LSP client does.
+"""Line breaks and columns as the core counts them and as an LSP client does.
 
 The core breaks lines at LF only, as the agent does (it splits MEMORY.md with
 ``split("\\n")``), while an LSP client also ends a line at a CR not followed by LF (LSP 3.17:
@@ -6,6 +6,7 @@ The core breaks lines at LF only, as the agent does (it splits MEMORY.md with
 position bound for the client goes through :func:`for_client` and every client position through
 :func:`client_lines` and :func:`to_core` (both in :class:`memdir_lsp.server.MemoryServer`'s
 ``to_range`` and ``from_position``). A text without a lone CR, nearly all, goes through unchanged.
+Columns are counted in the client's position encoding by :func:`unit_counter`.
 Kept apart from :mod:`memdir_lsp.convert` so the server imports only this before initialize.
 """
 
@@ -13,12 +14,39 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from lsprotocol import types
 from memdir.model import Span
+from pygls.workspace import PositionCodec
 
 _LONE_CR = re.compile(r"\r(?!\n)")
+#: One line with its end, as the LSP counts lines; the last may have no end.
+_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str) -> list[str]:
+    """``text`` in lines with their ends, as the LSP breaks lines (``\\r\\n``, ``\\r``,
+    ``\\n``; not U+2028 or a form feed, where ``str.splitlines`` breaks too); "" has none."""
+    return _LSP_LINE.findall(text)
+
+
+def unit_counter(codec: PositionCodec) -> Callable[[str], int]:
+    """How many of the client's code units a string takes (pygls' count, without its loop).
+
+    A lone surrogate counts as one UTF-16 unit and three UTF-8 bytes, as pygls counts it.
+    """
+    encoding = str(getattr(codec.encoding, "value", codec.encoding))
+    if encoding == types.PositionEncodingKind.Utf32.value:
+        return len
+    if encoding == types.PositionEncodingKind.Utf8.value:
+        return lambda text: (
+            len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+        )
+    return lambda text: (
+        len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
+    )
 
 
 @dataclass(frozen=True)
@@ -59,9 +87,9 @@ def _lone_crs(lines: Sequence[str]) -> _LoneCRs | None:
     return _LoneCRs(client, first, starts)
 
 
-#: The last lines looked at and their map: the lines of one version are converted many times
-#: (every diagnostic of a publish), and an open document's list is the same object until it
-#: changes. Holding the list keeps its identity from being reused.
+#: The last lines looked at and their map: the lines of a file are converted many times (every
+#: diagnostic of a publish) from one list. Holding the list keeps its identity from being
+#: reused.
 _memo: tuple[Sequence[str], _LoneCRs | None] = ((), None)
 
 
@@ -72,13 +100,6 @@ def _map_of(lines: Sequence[str]) -> _LoneCRs | None:
         found = _lone_crs(lines)
         _memo = (lines, found)
     return found
-
-
-def without_lone_cr(lines: Sequence[str]) -> None:
-    """``lines`` have no lone CR, as whoever made them knows (an open document tracks it per
-    edit): not looked for again, which joins and searches the whole text."""
-    global _memo
-    _memo = (lines, None)
 
 
 def for_client(span: Span, lines: Sequence[str]) -> tuple[Span, Sequence[str]]:

@@ -1,10 +1,13 @@
-"""The language server: a small ``LanguageServer`` subclass holding per-directory state.
+"""The language server: a small ``LanguageServer`` subclass holding the memory directories.
 
 Feature modules (``discovery``, ``diagnostics``, ``navigation`` ...) each have a
 ``register(server)`` that declares their LSP methods and subscribes to the server's events. The
-document lifecycle (open/change/save/close, watched files, file operations) is registered here
-once and fanned out to the subscribers, each isolated: one feature's exception is logged and the
-others still run. No rule logic lives in the server; it translates LSP to ``memdir`` calls.
+document lifecycle (open/change/save/close, watched files, file operations) is registered once
+(``lifecycle``) and fanned out to the subscribers, each isolated: one feature's exception is
+logged and the others still run. Each memory directory has one
+:class:`~memdir_lsp.session.Session` (``directory.session``) holding its changing state. No
+rule logic lives in the server; it translates LSP to ``memdir`` calls. pygls' internals are
+:mod:`memdir_lsp.adapter`'s business only.
 """
 
 from __future__ import annotations
@@ -15,13 +18,11 @@ import functools
 import importlib
 import logging
 import os
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, ParamSpec, TypeVar
 
-from cattrs import transform_error
-from cattrs.errors import ClassValidationError
 from lsprotocol import types
 from memdir import __version__
 from memdir.extras import MissingExtraError
@@ -29,27 +30,18 @@ from memdir.model import Span
 from memdir.paths import is_agent_memory_dir
 from memdir.surface import SessionStore
 from pygls.capabilities import get_capability
-from pygls.exceptions import (
-    FeatureRequestError,
-    JsonRpcException,
-    JsonRpcInternalError,
-    JsonRpcInvalidParams,
-    JsonRpcServerError,
-)
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcServerError
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import (
-    JsonRPCNotification,
-    JsonRPCRequestMessage,
-    LanguageServerProtocol,
-    lsp_method,
-)
 from pygls.uris import from_fs_path, to_fs_path
 
 from memdir_lsp import positions
+from memdir_lsp.adapter import MemoryProtocol
 from memdir_lsp.directory import MemoryDirectory
-from memdir_lsp.documents import MemoryDocument, MemoryWorkspace, unit_counter
-from memdir_lsp.errors import RequestFailed, field_where, has_lone_surrogate, public_error
-from memdir_lsp.protocol import CONFIG_SECTION, EXPERIMENTAL_KEY, SERVER_NAME
+from memdir_lsp.errors import RequestFailed
+from memdir_lsp.protocol import CONFIG_SECTION, SERVER_NAME
+
+if TYPE_CHECKING:
+    from memdir_lsp.session import Run, Session
 
 logger = logging.getLogger(__name__)
 
@@ -59,8 +51,25 @@ R = TypeVar("R")
 #: Seconds a request waits for startup to finish before answering anyway.
 READY_TIMEOUT = 10.0
 
-#: What changed on disk or in the editor: ``created``, ``changed`` or ``deleted``.
-FileEvent = tuple[Path, str]
+FileEventKind = Literal["created", "changed", "deleted"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileEvent:
+    """A file created, changed or deleted on disk (the client's watcher, a file operation, or
+    a write of the server's own)."""
+
+    path: Path
+    kind: FileEventKind
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentEvent:
+    """A document opened, changed, saved or closed in the editor."""
+
+    uri: str
+    kind: Literal["open", "change", "save", "close"]
+
 
 #: Origins of the directories the server may write in: the agent's memory dir of a workspace
 #: folder and the user's ``directories`` setting (and any dir under the agent's config root:
@@ -83,142 +92,18 @@ class Hooks:
     directories_changed: list[Callable[[MemoryServer], Awaitable[None]]] = field(
         default_factory=list
     )
-    #: A document was opened, changed, saved or closed in the editor: (uri, event).
-    document: list[Callable[[MemoryServer, str, str], Awaitable[None]]] = field(
+    #: A document was opened, changed, saved or closed in the editor.
+    document: list[Callable[[MemoryServer, DocumentEvent], Awaitable[None]]] = field(
         default_factory=list
     )
     #: Files were created, changed or deleted on disk (watcher or file operations).
     files: list[Callable[[MemoryServer, Sequence[FileEvent]], Awaitable[None]]] = field(
         default_factory=list
     )
-
-
-#: Prefixes of the custom methods advertised under ``experimental``.
-CUSTOM_PREFIXES = ("memory/", "memdir/")
-
-
-#: What :meth:`MemoryProtocol.structure_message` returns for a message it could not read.
-UNREADABLE: Final = object()
-
-
-class MemoryProtocol(LanguageServerProtocol):
-    """pygls' protocol, plus the custom methods listed in the initialize result.
-
-    pygls computes the capabilities from the registered features but has no slot for custom
-    methods; a client that wants to use a request added in a later version (e.g. the VS Code
-    extension's "New memory" through ``memory/tool``) needs to know whether this server has it.
-    """
-
-    @lsp_method(types.INITIALIZE)
-    def lsp_initialize(
-        self, params: types.InitializeParams
-    ) -> Generator[Any, Any, types.InitializeResult]:
-        result: types.InitializeResult = yield from super().lsp_initialize(params)
-        # Before any document is open: ours apply an edit to the lines it touches only.
-        self._workspace = MemoryWorkspace.like(self.workspace)
-        methods = sorted(m for m in self.fm.features if m.startswith(CUSTOM_PREFIXES))
-        experimental = result.capabilities.experimental
-        extra = dict(experimental) if isinstance(experimental, dict) else {}
-        extra[EXPERIMENTAL_KEY] = {"methods": methods}
-        result.capabilities.experimental = extra
-        return result
-
-    def __init__(self, server: Any, converter: Any) -> None:
-        super().__init__(server, converter)
-        #: Method and raw params of each request being handled, for its error answer.
-        self.requests: dict[Any, tuple[str, Any]] = {}
-
-    def structure_message(self, data: dict[str, Any]) -> Any:
-        """pygls' reading of a message, except that a malformed request is answered.
-
-        JSON-RPC lets a request or notification leave ``params`` out (Neovim does for
-        ``nil``); pygls' message classes require the field, so it is read as null. Params that
-        do not fit the method's type get an InvalidParams answer naming the problem, where
-        pygls would log two tracebacks and leave the request unanswered.
-        """
-        if "jsonrpc" not in data or "method" not in data:
-            return super().structure_message(data)
-        if "params" not in data:
-            data = {**data, "params": None}
-        method = str(data["method"])
-        fallback = JsonRPCRequestMessage if "id" in data else JsonRPCNotification
-        surrogate = field_where(data["params"], has_lone_surrogate)
-        if surrogate is not None and "id" in data:
-            error = JsonRpcInvalidParams(f"`{surrogate}` holds a lone surrogate (not Unicode)")
-            self._send_response(data["id"], error=error.to_response_error())
-            self._server._report_server_error(error, FeatureRequestError)
-            return UNREADABLE
-        if surrogate is not None:
-            # A notification cannot be refused; U+FFFD keeps every offset (one code point, one
-            # UTF-16 unit) so the editor's document stays in step.
-            logger.warning("%s: lone surrogate in `%s` replaced by U+FFFD", method, surrogate)
-            data = {**data, "params": replace_surrogates(data["params"])}
-        if "id" in data:
-            self.requests[data["id"]] = (method, data["params"])
-        try:
-            return self._converter.structure(data, self.get_message_type(method) or fallback)
-        except Exception as exc:
-            detail = str(exc)
-            if isinstance(exc, ClassValidationError):
-                detail = "; ".join(transform_error(exc))
-            error = JsonRpcInvalidParams(f"invalid params for {method}: {detail}")
-            if "id" in data:
-                self._send_response(data["id"], error=error.to_response_error())
-                self._server._report_server_error(error, FeatureRequestError)
-            else:
-                logger.warning("notification ignored: %s", error)
-            return UNREADABLE
-
-    def handle_message(self, message: Any) -> None:
-        if message is not UNREADABLE:  # already answered by structure_message
-            super().handle_message(message)
-
-    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
-        # An unexpected exception becomes one sentence for the client (errors.public_error);
-        # pygls would send its text and traceback, install paths included.
-        if not future.cancelled():
-            exc = future.exception()
-            if exc is not None and not isinstance(exc, JsonRpcException):
-                self._request_futures.pop(msg_id, None)
-                method, params = self.requests.get(msg_id, ("a request", None))
-                error = public_error(exc, method, params)
-                self._send_response(msg_id, error=error.to_response_error())
-                self._server._report_server_error(error, FeatureRequestError)
-                return
-        super()._send_handler_result(future, msg_id=msg_id)
-
-    def _send_response(
-        self, msg_id: Any, result: Any | None = None, error: types.ResponseError | None = None
-    ) -> None:
-        self.requests.pop(msg_id, None)
-        if error is not None and error.code == JsonRpcInternalError.CODE:
-            # Whatever path produced it, an internal error carries no traceback.
-            error = types.ResponseError(code=error.code, message=error.message.split("\n")[0])
-        if error is None and isinstance(result, JsonResult):
-            self._result_types.pop(msg_id, None)
-            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result.value})
-            return
-        super()._send_response(msg_id, result, error)
-
-
-@dataclass(frozen=True, slots=True)
-class JsonResult:
-    """A result already in its JSON form, sent as is: pygls' converter would walk it again
-    (13 ms for a report of 440 diagnostics at 20,000 files, on every edit), while its parts
-    were converted once, when they were made."""
-
-    value: Any
-
-
-def replace_surrogates(value: Any) -> Any:
-    """``value`` with every lone surrogate in its strings replaced by U+FFFD."""
-    if isinstance(value, str):
-        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in value)
-    if isinstance(value, list):
-        return [replace_surrogates(item) for item in value]
-    if isinstance(value, dict):
-        return {key: replace_surrogates(item) for key, item in value.items()}
-    return value
+    #: A directory's session has new findings (:class:`memdir_lsp.session.Run`): deliver them.
+    findings: list[Callable[[MemoryServer, Session, Run], Awaitable[None]]] = field(
+        default_factory=list
+    )
 
 
 def refused(error: BaseException) -> bool:
@@ -455,6 +340,11 @@ class MemoryServer(LanguageServer):
         doc = self.workspace.text_documents.get(self.path_to_uri(path))
         return doc.source if doc is not None else None
 
+    def open_paths(self, directory: MemoryDirectory) -> list[Path]:
+        """The files of ``directory`` open in the editor."""
+        paths = [self.uri_to_path(uri) for uri in list(self.workspace.text_documents)]
+        return [p for p in paths if p is not None and directory.contains(p)]
+
     def open_version(self, path: Path) -> int | None:
         doc = self.workspace.text_documents.get(self.path_to_uri(path))
         return doc.version if doc is not None else None
@@ -528,6 +418,9 @@ class MemoryServer(LanguageServer):
                 updated[root] = existing
             else:
                 updated[root] = self.new_directory(root, set(origins))
+        for root, gone in self.directories.items():
+            if root not in updated:
+                gone.session.close()
         self.directories = updated
         return before != self._directory_state()
 
@@ -550,11 +443,8 @@ class MemoryServer(LanguageServer):
 
     def lines_of(self, path: Path) -> list[str]:
         """The text of ``path`` as the client sees it (open buffer, else disk), split in lines
-        (an open document's list is shared until its next change: do not change it)."""
-        doc = self.workspace.text_documents.get(self.path_to_uri(path))
-        if isinstance(doc, MemoryDocument):
-            return doc.lf_lines()
-        text = doc.source if doc is not None else None
+        as the core counts them (at LF only)."""
+        text = self.open_text(path)
         if text is None:
             from memdir.textio import read_text  # regular files only (a FIFO blocks), capped
 
@@ -567,7 +457,7 @@ class MemoryServer(LanguageServer):
         span, lines = positions.for_client(span, lines)
         codec = self.workspace.position_codec
         if self._units is None or self._units[0] is not codec:
-            self._units = (codec, unit_counter(codec))
+            self._units = (codec, positions.unit_counter(codec))
         units = self._units[1]
 
         def position(line: int, column: int) -> types.Position:
@@ -593,6 +483,7 @@ FEATURES = (
     "lifecycle",
     "settings",
     "discovery",
+    "session",
     "diagnostics",
     "code_actions",
     "navigation",

@@ -1,17 +1,22 @@
 """Reading the byte stream: every message answered or logged, no malformed one stops the rest.
 
-pygls' reader (``pygls.io_.run_async``) ignores a header it cannot parse and then reads the next
-message's body as headers, so one bad header loses every later message; a body that is not
-UTF-8 or not JSON is logged with a traceback and never answered. This reader skips a malformed
-header to the next valid ``Content-Length`` line, answers what JSON-RPC 2.0 asks (ParseError or
-InvalidRequest, ``id`` null when it cannot be read) and hands the rest to the protocol.
+What pygls' own reader (``pygls.io_.run_async``) still gets wrong, each shown against plain
+pygls by ``tests/lsp/unit/test_pygls_reader.py``: a header it cannot parse makes it read the
+next message's body as headers, so every later message is lost; a body that is not JSON is
+never answered (pygls pops up a message instead of JSON-RPC's ParseError); ``Content-Length``
+headers that contradict each other, or a length no body fills, swallow the next message. This
+reader skips a malformed header to the next valid ``Content-Length`` line, answers what
+JSON-RPC 2.0 asks (ParseError or InvalidRequest, ``id`` null when it cannot be read) and hands
+the rest to the protocol.
 
-Headers are taken at their word only when they agree: a header given twice is refused (its
-message answered with InvalidRequest), and ``Content-Length`` headers that contradict each
-other leave no way to tell where the body ends, so the bytes are skipped to the next header
-(the message answered when its ``id`` can be read from them). Everything is bounded: a header
-line, the header lines of a message, the body a header may declare; a body is read as it
-arrives, never allocated by its declared length.
+``Content-Length`` headers that contradict each other leave no way to tell where the body
+ends, so the bytes are skipped to the next header (the message answered when its ``id`` can be
+read from them). Everything is bounded (the guarantees of docs/security.md): a header line,
+the header lines of a message, the body a header may declare; a body is read as it arrives,
+never allocated by its declared length.
+
+Nothing here touches pygls' internals: answering goes through the ``answer`` the adapter
+(:mod:`memdir_lsp.adapter`) passes in.
 """
 
 from __future__ import annotations
@@ -20,14 +25,12 @@ import asyncio
 import json
 import logging
 import re
-import sys
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
-from pygls.io_ import StdoutWriter
 from pygls.protocol import JsonRPCProtocol
 
 logger = logging.getLogger(__name__)
@@ -118,7 +121,6 @@ class Framer:
 
     async def next(self) -> bytes | Refused | None:
         length, self._carry = self._carry, None
-        seen = {"content-length"} if length is not None else set()
         #: Why the message is refused though its body can be read; why it cannot be.
         refused: str | None = None
         lost: str | None = None
@@ -132,7 +134,7 @@ class Framer:
             found = CONTENT_LENGTH.search(line)
             if found is not None and (found.start() > 0 or cut):
                 logger.warning("garbage before a header skipped: %r", line[:80])
-                length, seen, refused, lost, count = None, set(), None, None, 0
+                length, refused, lost, count = None, None, None, 0
             count += 1
             if count > MAX_HEADERS:
                 refused = refused or f"more than {MAX_HEADERS} header lines"
@@ -144,9 +146,6 @@ class Framer:
                     length = value
                 elif value != length:
                     lost = lost or f"conflicting Content-Length headers ({length} and {value})"
-                else:
-                    refused = refused or "the Content-Length header is given twice"
-                seen.add("content-length")
                 continue
             if cut:
                 refused = refused or f"a header line is over {MAX_HEADER_LINE} bytes"
@@ -155,10 +154,6 @@ class Framer:
             if header is None or header.group(1).lower() == b"content-length":
                 logger.warning("malformed header %r: skipped to the next message", line[:80])
                 return await self._skip("a malformed header")
-            name = header.group(1).decode("ascii")
-            if name.lower() in seen:
-                refused = refused or f"the {name} header is given twice"
-            seen.add(name.lower())
         if lost is not None or length is None:
             if length is None and lost is None:
                 logger.warning("message without a Content-Length header skipped")
@@ -210,28 +205,20 @@ def envelope_error(data: Any) -> str | None:
     return None
 
 
-def answer_error(protocol: JsonRPCProtocol, msg_id: Any, error: JsonRpcException) -> None:
-    logger.warning("%s", error)
-    # A plain dict: pygls' converter would drop an `id` of None, which JSON-RPC requires.
-    protocol._send_data(
-        {
-            "jsonrpc": "2.0",
-            "id": msg_id,
-            "error": {"code": error.code, "message": error.message},
-        }
-    )
+#: Sends a JSON-RPC error answer for a message ``id`` (None when it cannot be read).
+Answer = Callable[[Any, JsonRpcException], None]
 
 
-def dispatch(protocol: JsonRPCProtocol, body: bytes) -> None:
+def dispatch(protocol: JsonRPCProtocol, body: bytes, answer: Answer) -> None:
     """Read one message body and hand it to the protocol, or answer why it cannot be read."""
     try:
         data = json.loads(body.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        answer_error(protocol, None, JsonRpcParseError(f"the message is not UTF-8 ({exc.reason})"))
+        answer(None, JsonRpcParseError(f"the message is not UTF-8 ({exc.reason})"))
         return
     except (ValueError, RecursionError) as exc:
         reason = "it nests too deeply" if isinstance(exc, RecursionError) else str(exc)
-        answer_error(protocol, None, JsonRpcParseError(f"the message is not JSON: {reason}"))
+        answer(None, JsonRpcParseError(f"the message is not JSON: {reason}"))
         return
     problem = envelope_error(data)
     if problem is not None:
@@ -241,7 +228,7 @@ def dispatch(protocol: JsonRPCProtocol, body: bytes) -> None:
         if isinstance(data, dict) and "method" in data and "id" not in data:
             logger.warning("notification ignored: %s", problem)  # nobody to answer
             return
-        answer_error(protocol, msg_id, JsonRpcInvalidRequest(f"invalid request: {problem}"))
+        answer(msg_id, JsonRpcInvalidRequest(f"invalid request: {problem}"))
         return
     try:
         protocol.handle_message(protocol.structure_message(data))
@@ -250,13 +237,13 @@ def dispatch(protocol: JsonRPCProtocol, body: bytes) -> None:
         logger.exception("could not handle a message")
 
 
-def refuse(protocol: JsonRPCProtocol, refused: Refused) -> None:
+def refuse(refused: Refused, answer: Answer) -> None:
     """Answer a refused request when its ``id`` can be read from what was kept; log it else."""
     msg_id = recovered_id(refused.data)
     if msg_id is None:
         logger.warning("message skipped: %s", refused.reason)
         return
-    answer_error(protocol, msg_id, JsonRpcInvalidRequest(f"invalid request: {refused.reason}"))
+    answer(msg_id, JsonRpcInvalidRequest(f"invalid request: {refused.reason}"))
 
 
 def recovered_id(data: bytes) -> str | int | None:
@@ -271,7 +258,9 @@ def recovered_id(data: bytes) -> str | int | None:
     return msg_id if isinstance(msg_id, str | int) and not isinstance(msg_id, bool) else None
 
 
-async def run(stop_event: threading.Event, lines: LineReader, protocol: JsonRPCProtocol) -> None:
+async def run(
+    stop_event: threading.Event, lines: LineReader, protocol: JsonRPCProtocol, answer: Answer
+) -> None:
     """The main loop: read a message, dispatch it, until the stream ends or the server stops."""
     framer = Framer(lines)
     while not stop_event.is_set():
@@ -279,9 +268,9 @@ async def run(stop_event: threading.Event, lines: LineReader, protocol: JsonRPCP
         if message is None:
             break
         if isinstance(message, Refused):
-            refuse(protocol, message)
+            refuse(message, answer)
         else:
-            dispatch(protocol, message)
+            dispatch(protocol, message, answer)
 
 
 def stdin_reader(stdin: Any, executor: Any) -> LineReader:
@@ -292,46 +281,3 @@ def stdin_reader(stdin: Any, executor: Any) -> LineReader:
         return await asyncio.get_running_loop().run_in_executor(executor, stdin.read1, n)
 
     return LineReader(read)
-
-
-def start_io(server: Any) -> None:
-    """``server.start_io()`` with this reader (mirrors ``pygls.server._start_io_async``)."""
-    server._stop_event = threading.Event()
-    lines = stdin_reader(sys.stdin.buffer, server.thread_pool)
-    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
-    try:
-        asyncio.run(run(server._stop_event, lines, server.protocol))
-    except BrokenPipeError:
-        logger.error("Connection to the client is lost! Shutting down the server.")
-    except (KeyboardInterrupt, SystemExit):
-        pass
-    finally:
-        server.shutdown()
-
-
-def start_tcp(server: Any, host: str, port: int) -> None:
-    """``server.start_tcp()`` with this reader (mirrors ``pygls.server.start_tcp``)."""
-    server._stop_event = stop_event = threading.Event()
-
-    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        server.protocol.set_writer(writer)
-        await run(stop_event, LineReader(reader.read), server.protocol)
-        server.shutdown()
-
-    async def serve() -> None:
-        server._server = await asyncio.start_server(connection, host, port)
-        # The line a person (or a test) waits for: connections are accepted from here on, and
-        # with ``--port 0`` it is the only way to learn the port.
-        bound = server._server.sockets[0].getsockname()
-        print(f"memdir-lsp: listening on {bound[0]}:{bound[1]}", file=sys.stderr, flush=True)
-        async with server._server:
-            await server._server.serve_forever()
-
-    try:
-        asyncio.run(serve())
-    except asyncio.CancelledError:
-        pass
-    except (KeyboardInterrupt, SystemExit):
-        pass
-    finally:
-        server.shutdown()

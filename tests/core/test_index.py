@@ -210,6 +210,18 @@ def test_an_index_over_4_mib_is_not_loaded_at_all() -> None:
     assert parse_index(text, target=SEED).load.text.startswith(line)
 
 
+def test_an_editors_large_index_is_capped_as_the_disk_read_caps_it(tmp_path: Path) -> None:
+    count = C.INDEX_MAX_READ_BYTES // 120 + 1000
+    text = "".join(f"- [Ünïcode {i}](u{i}.md) — a hook {'of words ' * 10}\n" for i in range(count))
+    (tmp_path / "MEMORY.md").write_text(text, encoding="utf-8")
+    disk = load_index(tmp_path)
+    editor = parse_index(text, tmp_path / "MEMORY.md")
+    assert len(editor.text.encode()) <= C.INDEX_MAX_READ_BYTES < len(text.encode())
+    assert editor == disk
+    assert [p.kind for p in editor.problems] == ["too-large"]
+    assert editor.load.reason is not None and "the agent reads at all" in editor.load.reason
+
+
 def test_load_level_near_past_the_rewrite_target_or_the_char_share() -> None:
     near_chars = int(C.INDEX_MAX_CHARS * C.INDEX_NEAR_CAP_RATIO)
     target = C.INDEX_REWRITE_TARGET_LINES

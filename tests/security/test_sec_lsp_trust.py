@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from memdir.paths import locate_memory_dir
-from memdir_lsp.diagnostics import relint_checked, state_of
 from memdir_lsp.discovery import rediscover
 from memdir_lsp.memory_protocol import handlers
 from memdir_lsp.memory_protocol.converter import plain
@@ -87,7 +86,6 @@ async def start(folder: Path, options: Any) -> MemoryServer:
         pass
     await on_initialize(ls, params)  # what the server's initialize runs: settings, trust
     await rediscover(ls)
-    state_of(ls).pull = True  # results only: nothing to publish to
     ls.ready.set()
     return ls
 
@@ -110,8 +108,8 @@ async def test_untrusted_runs_no_git_and_writes_nothing_until_trust_is_granted(
     ls = await start(project, {"memdir": {}, "trusted": False})
     directory = ls.directories[memory]
     assert directory.origins == {"agent"}  # the agent's own dir: writable when trusted
-    await relint_checked(ls, directory)
-    assert directory.project is None and directory.project_root is None
+    await directory.session.check_whole(ls)
+    assert directory.session.project is None and directory.project_root is None
     assert [cmd for cmd in spawned if "git" in os.path.basename(cmd[0])] == []
 
     refused = await create(ls, memory, "new.md")
@@ -128,9 +126,9 @@ async def test_untrusted_runs_no_git_and_writes_nothing_until_trust_is_granted(
     assert ls.trusted is False and (await create(ls, memory, "new.md"))["isError"] is True
 
     await handlers.memdir_did_grant_workspace_trust(ls, None)
-    await relint_checked(ls, directory)
+    await directory.session.check_whole(ls)
     assert ls.trusted is True and directory.project_root == project.resolve()
-    assert directory.project is not None
+    assert directory.session.project is not None
     assert [cmd for cmd in spawned if "git" in os.path.basename(cmd[0])]  # now it may
     created = await create(ls, memory, "new.md")
     assert created["isError"] is False, created

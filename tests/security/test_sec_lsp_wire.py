@@ -1,6 +1,7 @@
 """memdir-lsp's framing over real stdio bytes: headers that contradict each other, repeat, pile
 up or run long, and a length no body will fill, must neither swallow the next message nor make
-the server wait or allocate for them (issue 26).
+the server wait or allocate for them (issue 26). What plain pygls gets wrong of these is shown
+by tests/lsp/unit/test_pygls_reader.py.
 
 Each refused message is answered with InvalidRequest when its ``id`` can be read, and the
 request sent after it is answered as usual.
@@ -67,17 +68,17 @@ async def test_conflicting_content_lengths_do_not_swallow_the_next_message(wire:
     assert "conflicting Content-Length" in refusal(seen, "conflict")["error"]["message"]
 
 
-async def test_a_repeated_header_refuses_its_message_only(wire: Wire) -> None:
+async def test_a_repeated_header_is_read_once(wire: Wire) -> None:
+    # Equal values leave no doubt where the body ends: the message is answered as usual.
     body = request_body("twice")
     wire.raw(b"Content-Length: %d\r\nContent-Length: %d\r\n\r\n" % (len(body), len(body)) + body)
-    seen = await next_request_answered(wire)
-    assert "given twice" in refusal(seen, "twice")["error"]["message"]
+    assert "result" in await wire.answer("twice")
 
     body = request_body("type twice")
     ctype = b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
     wire.raw(b"Content-Length: %d\r\n" % len(body) + ctype + ctype + b"\r\n" + body)
-    seen = await next_request_answered(wire)
-    assert "Content-Type header is given twice" in refusal(seen, "type twice")["error"]["message"]
+    assert "result" in await wire.answer("type twice")
+    await next_request_answered(wire)
 
 
 async def test_a_length_over_the_limit_is_refused_at_once(wire: Wire) -> None:

@@ -24,7 +24,7 @@ from memdir_lsp.discovery import on_document, rediscover
 from memdir_lsp.errors import RequestFailed
 from memdir_lsp.memory_protocol import handlers
 from memdir_lsp.memory_protocol.converter import plain
-from memdir_lsp.server import MemoryServer
+from memdir_lsp.server import DocumentEvent, MemoryServer
 from memdir_lsp.settings import apply_settings
 
 INDEX = "# Memory index\n\n- [Deploy](deploy.md) — deploys go through staging\n"
@@ -159,7 +159,7 @@ async def test_a_dir_found_above_an_opened_file_is_read_only(tmp_path: Path) -> 
     (repo / "docs" / "notes" / "a.md").write_text("# a\n", encoding="utf-8")
     (repo / "src").mkdir()
     ls = await start([])
-    await on_document(ls, uri(repo / "docs" / "notes" / "a.md"), "open")
+    await on_document(ls, DocumentEvent(uri(repo / "docs" / "notes" / "a.md"), "open"))
     assert ls.directories[repo].origins == {"opened"}
     refused = await tool(ls, repo, command="delete", path="/memories/src")
     assert refused["isError"] is True and "read-only" in refused["text"]

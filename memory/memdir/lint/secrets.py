@@ -34,6 +34,7 @@ import re
 import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +305,31 @@ def _token_table() -> tuple[re.Pattern[str], dict[str, list[tuple[str, re.Patter
     ordered = sorted(own, key=len, reverse=True)
     # Where "sk-ant-" is found, "sk-" starts there too: its kinds are tried after the longer's.
     kinds = {p: [k for q in ordered if p.startswith(q) for k in own[q]] for p in ordered}
-    return re.compile("|".join(re.escape(p) for p in ordered)), kinds
+    # A token starts a word: not after a token character. The prefixes as a trie, which the
+    # regular expression engine walks a character at a time (an alternation of 130 prefixes
+    # is tried one by one at every position); the longest prefix found wins.
+    return re.compile(f"(?<![{_TOKEN_CHARS}])" + _trie(ordered)), kinds
+
+
+def _trie(words: Iterable[str]) -> str:
+    """A regular expression matching any of ``words``, the longest where several do."""
+    root: dict[str, dict[str, Any]] = {}
+    for word in words:
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, Any]) -> str:
+        branches = [
+            re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char
+        ]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(root)
 
 
 _PRIVATE_KEY = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
@@ -521,34 +546,32 @@ def _looks_like_password(value: str) -> bool:
     return len(value) >= 10 and _mixed(value) and not _word_like(value)
 
 
-def _long_words(text: str) -> tuple[str, list[int], list[int]]:
-    """The words of ``text`` that may be a token, joined by newlines, with where each starts in
-    the joined string and in ``text``. A token is long and has digits or capitals (20 random hex
-    digits without a digit are one chance in 10^8); file names, URLs and sentences mostly are
-    short or have neither."""
+def _long_words(text: str) -> list[str]:
+    """The words of ``text`` that may be a token. A token is long and has digits or capitals
+    (20 random hex digits without a digit are one chance in 10^8); file names, URLs and
+    sentences mostly are short or have neither."""
     words = [w for w in text.split() if len(w) >= _MIN_TOKEN]
-    words = [w for w in words if w.lower() != w or _DIGIT.search(w)]
-    in_joined: list[int] = []
-    in_text: list[int] = []
-    position = joined = 0
-    for word in words:
-        # Between two of these words lie only whitespace, shorter words and long words with
-        # neither digits nor capitals: none holds this one, so the first occurrence is it.
-        at = text.find(word, position)
-        in_joined.append(joined)
-        in_text.append(at)
-        joined += len(word) + 1
-        position = at + len(word)
-    return "\n".join(words), in_joined, in_text
+    return [w for w in words if w.lower() != w or _DIGIT.search(w)]
 
 
 def _tokens(text: str) -> list[SecretMatch]:
-    joined, in_joined, in_text = _long_words(text)
-    if not joined:
+    words = _long_words(text)
+    if not words:
         return []
+    joined = "\n".join(words)
+    # Where each word starts in ``joined``; where in ``text``, found only for words that hold
+    # a finding (few), in order.
+    in_joined = list(itertools.accumulate((len(w) + 1 for w in words[:-1]), initial=0))
+    in_text: list[int] = []
 
     def original(offset: int) -> int:
         word = bisect.bisect_right(in_joined, offset) - 1
+        while len(in_text) <= word:
+            # Between two of these words lie only whitespace, shorter words and long words with
+            # neither digits nor capitals: none holds the next one, so its first occurrence
+            # after the previous one is it.
+            after = in_text[-1] + len(words[len(in_text) - 1]) if in_text else 0
+            in_text.append(text.find(words[len(in_text)], after))
         return in_text[word] + offset - in_joined[word]
 
     found: list[SecretMatch] = []
@@ -556,7 +579,7 @@ def _tokens(text: str) -> list[SecretMatch]:
     search, kinds = _token_table()
     for hit in search.finditer(joined):
         at, prefix = hit.start(), hit.group()
-        if (at and joined[at - 1] in _WORD_CHARS) or (taken and at < taken[-1][1]):
+        if taken and at < taken[-1][1]:
             continue
         for kind, pattern in kinds[prefix]:
             match = pattern.match(joined, at)

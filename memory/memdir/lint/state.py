@@ -1,16 +1,15 @@
-"""The incremental directory state: each file's lint results, cached by (path, mtime, size).
+"""The lint engine's directory state: each file's findings, cached by (path, mtime, size).
 
-The language server keeps one :class:`DirState` per memory dir. When a file changes (on disk or
-in the editor) only that file is read and its rules re-run; the directory-level rules (orphans,
-dangling links, duplicates, the prefetch window) are recomputed from cached per-file summaries,
-so no other file is re-read. The CLI uses the same object once: a cold run is a refresh of an
-empty state.
+The rules are pure functions (:mod:`memdir.lint.rules`); deciding what to run again is this
+module's business. The language server keeps one :class:`DirState` per memory dir. When a
+file changes (on disk or in the editor) only that file is read again and its rules run again;
+the directory rules (orphans, dangling links, duplicates, the prefetch window) run from cached
+per-file summaries, and only those whose inputs (:attr:`memdir.lint.rules.Rule.reads`)
+changed, so no other file is re-read. The CLI uses the same object once: a cold run is a
+refresh of an empty state.
 
 Every topic file, however it arrives, becomes a :class:`~memdir.model.TopicFile` and is checked
-by :func:`memdir.lint.rules.check_topic`, which runs every per-file rule of the registry. The one
-shortcut is in parsing: the frontmatter nearly every memory has is recognised by
-:func:`parse_usual_topic`, which builds exactly the TopicFile :func:`memdir.topic.parse_topic_text`
-would (tests/test_lint_state.py compares them), cheaper.
+by :func:`memdir.lint.rules.check_topic`, which runs every per-file rule of the registry.
 """
 
 from __future__ import annotations
@@ -19,11 +18,9 @@ import datetime as dt
 import functools
 import itertools
 import os
-import re
 import sys
 import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,103 +31,21 @@ from memdir.index import Index, load_index, parse_index
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.engine import LintContext
 from memdir.lint.rules import (
-    DirectoryMemo,
-    IndexMemo,
     TopicSummary,
     check_index,
     check_topic,
     directory_rules_reading,
+    entry_links,
     run_directory_rules,
     summarize,
 )
-from memdir.model import Frontmatter, Problem, Span, TopicFile
+from memdir.model import IndexEntry, TopicFile
 from memdir.scan import Skipped, iter_topic_entries
-from memdir.textio import MAX_PARSE_BYTES, decode_bytes, require_regular
-from memdir.topic import _YAML_AWKWARD, _simple_scalar, find_links, load_topic, parse_topic_text
+from memdir.textio import read_text_stat
+from memdir.topic import parse_topic_text, topic_of_read
 
 if TYPE_CHECKING:
     from memdir.project import Changed, Project
-
-#: The frontmatter the agent writes: name, description and type (top level, or under
-#: ``metadata:``), closed by ``---``, each on its own line.
-_USUAL = re.compile(
-    r"---\nname: (?P<name>[^\n]+)\ndescription: (?P<description>[^\n]+)\n"
-    r"(?:type: (?P<type>user|feedback|project|reference)"
-    r"|metadata:\n(?P<indent> +)type: (?P<nested>user|feedback|project|reference))\n"
-    r"---(?:\n|\Z)"
-)
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-def parse_usual_topic(
-    text: str,
-    path: Path,
-    rel_path: str,
-    mtime: float,
-    size: int,
-    problems: tuple[Problem, ...] = (),
-) -> TopicFile | None:
-    """:func:`memdir.topic.parse_topic_text` of a file with the usual frontmatter, else None.
-
-    One regex match instead of a regex per line and the YAML subset loader: the values are
-    accepted only when that loader would read them unchanged as plain strings, so the result is
-    the same TopicFile.
-    """
-    match = _USUAL.match(text)
-    if match is None or _YAML_AWKWARD.search(text, 0, match.end()) is not None:
-        return None
-    name, description = match.group("name", "description")
-    for value in (name, description):
-        if _simple_scalar(value) != (True, value):
-            return None  # quoted, a date, a keyword, a mapping...: the full parser decides
-    raw_type = match.group("type") or match.group("nested")
-    key_spans = {"name": Span(1, 0, 1, 4), "description": Span(2, 0, 2, 11)}
-    value_spans = {"name": _value_span(1, 6, name), "description": _value_span(2, 13, description)}
-    data: dict[str, object] = {"name": name, "description": description}
-    if match.group("type") is not None:
-        close = 4
-        key_spans["type"] = Span(3, 0, 3, 4)
-        value_spans["type"] = Span(3, 6, 3, 6 + len(raw_type))
-        data["type"] = raw_type
-    else:
-        close = 5
-        indent = len(match.group("indent"))
-        key_spans["metadata"] = Span(3, 0, 3, 8)
-        value_spans["metadata"] = Span(3, 9, 3, 9)
-        key_spans["metadata.type"] = Span(4, indent, 4, indent + 4)
-        start = indent + 6
-        value_spans["metadata.type"] = Span(4, start, 4, start + len(raw_type))
-        data["metadata"] = {"type": raw_type}
-    return TopicFile(
-        path=path,
-        rel_path=rel_path,
-        name=name.strip(),
-        description=description.strip(),
-        type=raw_type,
-        raw_type=raw_type,
-        modified=None,
-        frontmatter=Frontmatter(data, 0, close, value_spans, key_spans),
-        body=text[match.end() :],
-        body_line=close + 1,
-        links=find_links(text.split("\n"), close + 1) if "[[" in text else (),
-        mtime=mtime,
-        size=size,
-        problems=problems,
-        text=text,
-    )
-
-
-def _value_span(line: int, start: int, value: str) -> Span:
-    """Where the core parser puts a value: from its first character, trailing blanks left out
-    (the subset loader keeps a trailing no-break space, the span does not)."""
-    return Span(line, start, line, start + len(value.rstrip()))
-
-
-def _parse(
-    text: str, path: Path, rel: str, mtime: float, size: int, problems: tuple[Problem, ...] = ()
-) -> TopicFile:
-    usual = parse_usual_topic(text, path, rel, mtime, size, problems)
-    return usual if usual is not None else parse_topic_text(text, path, rel, mtime, size, problems)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,37 +86,15 @@ class LintResult:
         return sum(1 for d in self.diagnostics if d.severity == severity)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _IndexResult:
     key: tuple[int, int] | None
     index: Index
+    #: Each entry with its link key: what the index rules and the directory rules read.
+    links: Sequence[tuple[IndexEntry, str | None]]
     diagnostics: tuple[Diagnostic, ...]
     #: The editor's text it was parsed from (None: the disk).
     overlay: str | None = None
-
-
-def _read_bytes(path: str) -> tuple[bytes, os.stat_result]:
-    """The file's first MAX_PARSE_BYTES + 1 bytes and the stat of the very file read.
-
-    ``os.read`` on a descriptor, not ``open()``: a buffered file object costs more than the
-    rest of reading a small file.
-    """
-    fd = os.open(path, _OPEN_FLAGS)
-    try:
-        stat = os.fstat(fd)
-        # Opened non-blocking: a FIFO named like a memory is refused here, never read from.
-        require_regular(stat.st_mode)
-        want = min(stat.st_size, MAX_PARSE_BYTES) + 1
-        data = os.read(fd, want)
-        while len(data) < want and len(data) != stat.st_size:
-            # A file growing under us, or a file system that returns short reads.
-            chunk = os.read(fd, want - len(data))
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        os.close(fd)
-    return data, stat
 
 
 class DirState:
@@ -217,9 +110,6 @@ class DirState:
         #: The day the date rules judge against; None: the real date when the context is made.
         self._today: dt.date | None = None
         self.context = self._context()
-        #: How often each file was read from disk: lets tests (and curious users) check that an
-        #: incremental update read only what changed.
-        self.reads: Counter[str] = Counter()
         self._files: dict[str, FileResult] = {}
         self._overlays: dict[str, str] = {}
         self._index: _IndexResult | None = None
@@ -240,14 +130,6 @@ class DirState:
         self._rescanned = True
         #: See :attr:`refresh_owed`.
         self._refresh_owed = False
-        #: How often :meth:`lint` ran any directory rule, and each one (tests check an edit's
-        #: cost with them).
-        self.directory_runs = 0
-        self.rule_runs: Counter[str] = Counter()
-        self._memo = DirectoryMemo()
-        #: What the index rules reuse from one check of MEMORY.md to the next (its counters say
-        #: how many lines an edit re-checked).
-        self.index_memo = IndexMemo()
         #: File -> the keys of what its check asked the project (:meth:`Project.recording`),
         #: for files that asked anything: a change of the project's files can change only the
         #: results of the files whose keys it concerns. MEMORY.md's are in ``_index_asks``.
@@ -425,6 +307,8 @@ class DirState:
         from memdir.paths import relative_inside  # the one confinement check; lint starts lighter
 
         rel = sys.intern(self.rel(path))
+        if text is not None and self._overlays.get(rel) == text and self._has_result(rel):
+            return  # the editor's text as already checked: the same findings
         if text is not None:
             self._overlays[rel] = text
         else:
@@ -450,6 +334,11 @@ class DirState:
         else:
             self.remove(rel)
 
+    def _has_result(self, rel: str) -> bool:
+        if rel == C.INDEX_FILENAME:
+            return self._index is not None and self._index.overlay is not None
+        return rel in self._files
+
     def close(self, path: Path | str) -> None:
         """The editor closed the file: forget its unsaved text and read the disk again."""
         self.update(path, None)
@@ -474,15 +363,9 @@ class DirState:
     # --- loading -----------------------------------------------------------------------------
 
     def _load_disk(self, path: str, rel: str) -> FileResult:
-        self.reads[rel] += 1
-        try:
-            data, stat = _read_bytes(path)
-        except OSError:
-            # Gone or unreadable: the core reader turns that into an `unreadable` problem.
-            return self._check(None, load_topic(Path(path), self.root))
-        read = decode_bytes(data, stat.st_size, stat.st_mtime)
-        topic = _parse(read.text, Path(path), rel, read.mtime, read.size, read.problems)
-        return self._check((stat.st_mtime_ns, stat.st_size), topic)
+        read, stat = read_text_stat(Path(path))
+        key = (stat.st_mtime_ns, stat.st_size) if stat is not None else None
+        return self._check(key, topic_of_read(read, Path(path), rel))
 
     def _load_text(self, path: str, rel: str, text: str) -> FileResult:
         try:
@@ -490,7 +373,7 @@ class DirState:
         except OSError:
             mtime = time.time()  # a new file not saved yet: the newest of all
         size = len(text.encode("utf-8", "surrogatepass"))
-        return self._check(None, _parse(text, Path(path), rel, mtime, size))
+        return self._check(None, parse_topic_text(text, Path(path), rel, mtime, size))
 
     def _check(self, key: tuple[int, int] | None, topic: TopicFile) -> FileResult:
         """The one way a topic file is checked, whether it came from the disk or an editor."""
@@ -506,16 +389,16 @@ class DirState:
                 self._asks.pop(topic.rel_path, None)
         return FileResult(key, summarize(topic, self.root), tuple(found))
 
-    def _check_index(self, index: Index) -> tuple[Diagnostic, ...]:
-        # The entries' link checks are made once, here, and reused by the directory rules.
-        links = self._memo.links(index)
+    def _check_index(self, key: tuple[int, int] | None, index: Index, overlay: str | None) -> None:
+        links = entry_links(index.entries)
         if self.project is None:
             self._index_asks = ()
-            return tuple(check_index(index, self.context, links, self.index_memo))
-        with self.project.recording() as asked:
-            found = check_index(index, self.context, links, self.index_memo)
-        self._index_asks = tuple(asked)
-        return tuple(found)
+            found = check_index(index, self.context, links)
+        else:
+            with self.project.recording() as asked:
+                found = check_index(index, self.context, links)
+            self._index_asks = tuple(asked)
+        self._index = _IndexResult(key, index, links, tuple(found), overlay)
 
     def _refresh_index(self, force: bool = False) -> bool:
         path = self.root / C.INDEX_FILENAME
@@ -524,9 +407,8 @@ class DirState:
             before = self._index
             if not force and before is not None and before.overlay == overlay:
                 return False  # a rescan: the editor's text is what was parsed
-            previous = before.index if before is not None else None
-            index = parse_index(overlay, path, target=self.settings.agent_target, previous=previous)
-            self._index = _IndexResult(None, index, self._check_index(index), overlay)
+            index = parse_index(overlay, path, target=self.settings.agent_target)
+            self._check_index(None, index, overlay)
             return True
         try:
             stat = path.stat()
@@ -540,13 +422,10 @@ class DirState:
             empty = parse_index("", path, target=self.settings.agent_target)
             index = Index(empty.path, "", empty.lines, (), empty.other, empty.load, exists=False)
         else:
-            self.reads[C.INDEX_FILENAME] += 1
             # As every reader of MEMORY.md reads it: capped, regular files only, never through a
             # link leading out (the walk reports that link as MEM114).
-            # A save re-parses only the lines it changed, as an edit does.
-            previous = self._index.index if self._index is not None else None
-            index = load_index(self.root, self.settings.agent_target, previous=previous)
-        self._index = _IndexResult(key, index, self._check_index(index))
+            index = load_index(self.root, self.settings.agent_target)
+        self._check_index(key, index, None)
         return True
 
     # --- results -----------------------------------------------------------------------------
@@ -616,7 +495,7 @@ class DirState:
             codes = directory_rules_reading(inputs)
         if codes:
             found = run_directory_rules(
-                index, summaries, self._skipped, self.context, self._memo, codes
+                index, self._index.links, summaries, self._skipped, self.context, codes
             )
             for code in codes:
                 grouped: dict[str, list[Diagnostic]] = {}
@@ -631,8 +510,6 @@ class DirState:
                 )
                 if by_file:
                     self._by_rule[code] = by_file
-            self.directory_runs += 1
-            self.rule_runs.update(codes)
         self._rescanned = False
         self._linted_index = self._index
         self._linted_context = self.context
@@ -646,11 +523,7 @@ class DirState:
             if rel in files:
                 own = files[rel].diagnostics
             theirs = [part for found_by_file in by_rule if (part := found_by_file.get(rel))]
-            group: tuple[Diagnostic, ...]
-            if not own and len(theirs) == 1 and len(theirs[0]) == 1:
-                group = theirs[0]  # one finding (most files of a large dir): no tuple more
-            else:
-                group = tuple(sorted(itertools.chain(own, *theirs), key=Diagnostic.sort_key))
+            group = tuple(sorted(itertools.chain(own, *theirs), key=Diagnostic.sort_key))
             if group != current.get(rel, ()):
                 changed.add(rel)
             if group:

@@ -379,9 +379,12 @@ def file_events(directory: MemoryDirectory, changes: Sequence[Any]) -> list[File
     for change in changes:
         path = directory.path_of(change.path)
         if change.kind == "renamed" and change.new_path:
-            events += [(path, "deleted"), (directory.path_of(change.new_path), "created")]
+            events += [
+                FileEvent(path, "deleted"),
+                FileEvent(directory.path_of(change.new_path), "created"),
+            ]
         else:
-            events.append((path, change.kind))
+            events.append(FileEvent(path, change.kind))
     return events
 
 
@@ -624,7 +627,7 @@ class ExtractionJob:
             # Writes made before the cancel stay (each is atomic): re-read the directory.
             self.end_progress("cancelled")
             if not self.dry_run:
-                await refresh_written(ls, [(self.directory.index_path, "changed")])
+                await refresh_written(ls, [FileEvent(self.directory.index_path, "changed")])
             cancelled = T.ExtractOutcome(
                 id=self.id,
                 directory=ls.path_to_uri(self.directory.root),

@@ -13,8 +13,8 @@ import os
 import time
 from typing import Any
 
-from memdir_lsp.diagnostics import arm_midnight
 from memdir_lsp.server import MemoryServer, create_server
+from memdir_lsp.session import arm_midnight
 
 
 def main() -> None:

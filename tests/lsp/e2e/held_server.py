@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import threading
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from memdir.lint.state import DirState
-from memdir_lsp.diagnostics import state_of
 from memdir_lsp.server import MemoryServer, create_server
+from memdir_lsp.session import Session
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/, for memhelpers
+from memhelpers import count_disk_reads
 
 HOLD_AT = int(os.environ["MEMDIR_TEST_HOLD_AT"])
 #: A safety bound only: the test edits as soon as it is told the check holds.
@@ -35,15 +38,18 @@ def main() -> None:
     held = asyncio.Event()
     loop: list[asyncio.AbstractEventLoop] = []
 
-    class Waiting(Counter[Path]):
-        """The server's count of edits' runs waiting, telling the held check when one does."""
+    read = count_disk_reads(setattr)
 
-        def __setitem__(self, key: Path, value: int) -> None:
-            super().__setitem__(key, value)
-            if value > 0:
-                edit_waits.set()
+    def waiting(session: Session) -> int:
+        return int(session.__dict__.get("waiting", 0))
 
-    state_of(server).edits_waiting = Waiting()
+    def wait(session: Session, value: int) -> None:
+        """The session's count of edits' runs waiting, telling the held check when one does."""
+        session.__dict__["waiting"] = value
+        if value > 0:
+            edit_waits.set()
+
+    Session.edits_waiting = property(waiting, wait)  # type: ignore[assignment]
 
     async def capture_loop(ls: MemoryServer) -> None:
         loop.append(asyncio.get_running_loop())
@@ -61,7 +67,7 @@ def main() -> None:
         asked = stop
 
         def hold_then_ask() -> bool:
-            if len(state.reads) == HOLD_AT and not holding.is_set():
+            if len(read) == HOLD_AT and not holding.is_set():
                 holding.set()
                 loop[0].call_soon_threadsafe(held.set)
                 edit_waits.wait(SAFETY_SECONDS)
@@ -78,10 +84,7 @@ def main() -> None:
 
     @server.feature("test/reads")
     async def reads(ls: MemoryServer, params: Any) -> list[list[object]]:
-        [directory] = ls.directories.values()
-        state = directory.lint_state
-        assert isinstance(state, DirState)
-        return [[rel, times] for rel, times in sorted(state.reads.items())]
+        return [[rel, times] for rel, times in sorted(read.items())]
 
     server.start_io()
 

@@ -1,15 +1,15 @@
 """Open documents: an incremental change gives the text an editor has (LSP line ends, every
-position encoding), and replaces only the lines it touches."""
+position encoding), where pygls' own document does not (each case shown against it)."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 from memdir.model import Span
 from memdir_lsp import positions as core_positions
-from memdir_lsp.documents import MemoryDocument, split_lines, unit_counter
+from memdir_lsp.adapter import MemoryDocument
+from memdir_lsp.positions import split_lines, unit_counter
 from pygls.workspace import PositionCodec, TextDocument
 
 #: Line ends of every kind, and the separators ``str.splitlines`` breaks at but the LSP does not.
@@ -67,7 +67,6 @@ def test_changes_give_the_editors_text(
         text = text[:first] + new + text[last:]
         assert doc.source == text
         assert list(doc.lines) == split_lines(text)
-        assert doc.lf_lines() == text.split("\n")
 
 
 def test_a_line_separator_is_no_line_end() -> None:
@@ -82,17 +81,15 @@ def test_a_line_separator_is_no_line_end() -> None:
     assert plain.source != doc.source  # what this replaces got it wrong
 
 
-def test_a_change_replaces_only_its_lines() -> None:
-    lines = [f"- [Entry {n}](entry-{n}.md) — about {n}\n" for n in range(20_000)]
-    doc = MemoryDocument("file:///m/MEMORY.md", source="".join(lines))
-    before = list(doc.lf_lines())
-    end = types.Position(line=19_999, character=2)
-    doc.apply_change(change(types.Position(line=19_999, character=0), end, "* "))
-    after = doc.lf_lines()
-    assert after[19_999] == "* [Entry 19999](entry-19999.md) — about 19999"
-    # Every line but the edited one is the same object.
-    assert sum(a is not b for a, b in zip(before, after, strict=True)) == 1
-    assert doc.revision == 1
+def test_a_change_past_the_end_of_the_last_line_stops_there() -> None:
+    """pygls kept the text: a deletion to a column past the last line's end removed nothing."""
+    start, end = types.Position(line=0, character=0), types.Position(line=0, character=2)
+    doc = MemoryDocument("file:///m/MEMORY.md", source="a")
+    doc.apply_change(change(start, end, ""))
+    assert doc.source == ""
+    plain = TextDocument("file:///m/MEMORY.md", source="a")
+    plain.apply_change(change(start, end, ""))
+    assert plain.source != doc.source  # what this replaces got it wrong
 
 
 def test_unit_counter_counts_as_pygls() -> None:
@@ -104,51 +101,13 @@ def test_unit_counter_counts_as_pygls() -> None:
 
 
 def test_positions_follow_an_edit_that_makes_a_lone_cr() -> None:
-    """Positions are mapped across lone CRs by the lines' version: an edit gives new lines."""
+    """Positions are mapped across lone CRs by the lines of the text the client has."""
     doc = MemoryDocument("file:///m/MEMORY.md", source="- [A](a.md) — one\n- [B](b.md) — two\n")
     span = Span(1, 2, 1, 5)
-    assert core_positions.for_client(span, doc.lf_lines()) == (span, doc.lf_lines())
+    lines = doc.source.split("\n")
+    assert core_positions.for_client(span, lines) == (span, lines)
     at = types.Position(line=0, character=3)
     doc.apply_change(change(at, at, "\r"))  # line 0 now ends twice for the client
-    moved, lines = core_positions.for_client(span, doc.lf_lines())
+    moved, client = core_positions.for_client(span, doc.source.split("\n"))
     assert (moved.start_line, moved.start_col) == (2, 2)
-    assert lines[2] == "- [B](b.md) — two"
-
-
-def test_shared_lines_are_taken_only_for_this_version() -> None:
-    text = "first line\nsecond line\nthird line"
-    doc = MemoryDocument("file:///m/MEMORY.md", text)
-    assert doc.source is text
-    theirs = ("first line\nsecond" + " line\nthird line").split("\n")  # equal, other objects
-    doc.share_lines(text[:5] + text[5:], theirs)  # an equal text, not this version's
-    assert doc.lf_lines()[0] is not theirs[0]
-    doc.share_lines(text, theirs)
-    assert all(mine is shared for mine, shared in zip(doc.lf_lines(), theirs, strict=True))
-
-    at = types.Position(line=1, character=0)
-    doc.apply_change(change(at, types.Position(line=1, character=6), "2nd"))
-    doc.share_lines(text, theirs)  # the text before the edit: not taken
-    assert doc.source == "first line\n2nd line\nthird line"
-    assert doc.lf_lines()[0] is theirs[0]  # the unchanged lines are still the shared ones
-
-
-def test_an_edit_vouches_for_its_lines(monkeypatch: pytest.MonkeyPatch) -> None:
-    """After an edit the document knows whether its text has a lone CR: positions do not look
-    through the whole text again (a join and a search of 2.9 MB per version at 20,000 lines)."""
-    looked: list[object] = []
-    original = core_positions._lone_crs
-    monkeypatch.setattr(
-        core_positions, "_lone_crs", lambda lines: looked.append(lines) or original(lines)
-    )
-    doc = MemoryDocument("file:///m/MEMORY.md", source="- [A](a.md) — one\r\n- [B](b.md) — two\n")
-    span = Span(1, 2, 1, 5)
-    core_positions.for_client(span, doc.lf_lines())
-    assert len(looked) == 1  # the opened text: not known yet
-    at = types.Position(line=1, character=0)
-    for version in range(3):
-        doc.apply_change(change(at, at, f"x{version}"))
-        assert core_positions.for_client(span, doc.lf_lines()) == (span, doc.lf_lines())
-    assert len(looked) == 1
-    doc.apply_change(change(at, at, "\r"))  # a lone CR: the map is made, and used
-    moved, _ = core_positions.for_client(span, doc.lf_lines())
-    assert len(looked) == 2 and moved.start_line == 2
+    assert client[2] == "- [B](b.md) — two"

@@ -13,7 +13,7 @@ from pathlib import Path
 SPY = """
 import sys
 from memdir_lsp import __main__ as main
-from memdir_lsp.server import MemoryProtocol
+from memdir_lsp.adapter import MemoryProtocol
 
 send = MemoryProtocol._send_response
 
@@ -37,7 +37,6 @@ HEAVY = [
     "memdir.visibility",
     "memdir.projections",
     "memdir.search",
-    "memdir_lsp.linting",
     "memdir_lsp.memory_protocol.handlers",
     "memdir_lsp.memory_protocol.types",
 ]

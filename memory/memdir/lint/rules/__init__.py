@@ -28,8 +28,9 @@ from memdir.lint.rules import citations, content, descriptions, directory, front
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules import writes as write_rules
-from memdir.lint.rules.base import DirectoryView, IndexMemo, IndexView, Rule, TopicView
-from memdir.lint.rules.directory import DirectoryMemo, TopicSummary, summarize
+from memdir.lint.rules.base import DirectoryView, IndexView, Rule, TopicView
+from memdir.lint.rules.directory import TopicSummary, summarize
+from memdir.lint.rules.index import entry_links
 from memdir.model import IndexEntry, TopicFile
 from memdir.scan import Skipped
 
@@ -39,14 +40,13 @@ if TYPE_CHECKING:
 __all__ = [
     "ALL_CODES",
     "RULES",
-    "DirectoryMemo",
-    "IndexMemo",
     "Rule",
     "TopicSummary",
     "check_directory",
     "check_index",
     "check_topic",
     "directory_rules_reading",
+    "entry_links",
     "expand_codes",
     "run_directory_rules",
     "summarize",
@@ -112,21 +112,17 @@ def check_index(
     index: Index,
     ctx: LintContext,
     links: Sequence[tuple[IndexEntry, str | None]] | None = None,
-    memo: IndexMemo | None = None,
 ) -> list[Diagnostic]:
     """Every enabled rule that reads MEMORY.md alone (plus secrets and encoding of its text).
 
-    ``links``: :meth:`DirectoryMemo.links` of this index, which the directory rules use too.
-    ``memo``: the :class:`IndexMemo` of the last check, so an edit re-checks only its lines.
+    ``links``: :func:`entry_links` of this index, when the caller has it (the directory rules
+    read it too).
     """
-    memo = memo if memo is not None else IndexMemo()
-    memo.begin(index, ctx)
-    view = IndexView(index, links if links is not None else DirectoryMemo().links(index), memo)
+    view = IndexView(index, links if links is not None else entry_links(index.entries))
     found: list[Diagnostic] = []
     for code, check in _INDEX:
         if code in ctx.enabled:
             found.extend(check(view, ctx))
-    memo.finish()
     return found
 
 
@@ -135,13 +131,9 @@ def check_directory(
     summaries: Mapping[str, TopicSummary],
     skipped: Iterable[Skipped],
     ctx: LintContext,
-    memo: DirectoryMemo | None = None,
 ) -> list[Diagnostic]:
-    """Every enabled rule that reads the directory as a whole.
-
-    ``memo`` (optional) lets an incremental caller reuse the diagnostics of unchanged files.
-    """
-    found = run_directory_rules(index, summaries, skipped, ctx, memo)
+    """Every enabled rule that reads the directory as a whole."""
+    found = run_directory_rules(index, entry_links(index.entries), summaries, skipped, ctx)
     return list(itertools.chain.from_iterable(found.values()))
 
 
@@ -152,22 +144,17 @@ def directory_rules_reading(inputs: Collection[str]) -> list[str]:
 
 def run_directory_rules(
     index: Index,
+    links: Sequence[tuple[IndexEntry, str | None]],
     summaries: Mapping[str, TopicSummary],
     skipped: Iterable[Skipped],
     ctx: LintContext,
-    memo: DirectoryMemo | None = None,
     codes: Collection[str] | None = None,
 ) -> dict[str, list[Diagnostic]]:
-    """The findings of the enabled directory rules in ``codes`` (None: all), by code.
-
-    An incremental caller passes the rules whose inputs changed and keeps the others' findings;
-    ``memo`` keeps what the rules not run made.
-    """
-    memo = memo if memo is not None else DirectoryMemo()
-    view = DirectoryView(index, memo.links(index), summaries, skipped, memo)
+    """The findings of the enabled directory rules in ``codes`` (None: all), by code: the
+    engine passes the rules whose inputs changed and keeps the others' findings."""
+    view = DirectoryView(index, links, summaries, skipped)
     found: dict[str, list[Diagnostic]] = {}
     for code, check in _DIRECTORY:
         if (codes is None or code in codes) and code in ctx.enabled:
             found[code] = list(check(view, ctx))
-    memo.finish(found if codes is None else codes)
     return found

@@ -559,11 +559,11 @@ _NEEDS_PROJECT = (
 )
 
 MEM117 = Rule(
-    "MEM117",
-    "cited-path-missing",
-    "warning",
-    "topic",
-    "A memory cites a path (in backticks, as a Markdown link, or a bare `src/…`-like path) "
+    code="MEM117",
+    name="cited-path-missing",
+    severity="warning",
+    scope="topic",
+    summary="A memory cites a path (in backticks, as a Markdown link, or a bare `src/…`-like path) "
     "that does not exist in the project, and either git shows it was renamed (the message says "
     "to what: committed or staged renames, a moved directory) or deleted, or it starts at one "
     "of the project's top-level directories. A path under a top-level name the project does "
@@ -573,26 +573,26 @@ MEM117 = Rule(
     "path (`lint/state.py`). URLs, absolute and home paths, `../`, globs, placeholders "
     "(`path/to/x`), fenced code blocks and the memory dir's own files are not checked."
     + _NEEDS_PROJECT,
-    "The agent trusts what a memory says: a stale path sends it looking for a file that is "
+    why="The agent trusts what a memory says: a stale path sends it looking for a file that is "
     "gone, or recommending it to the user.",
-    "`See src/app/old.py for the retry logic` after `git mv src/app/old.py src/app/new.py`",
-    "Update the path, or remove the claim. When git shows the path was renamed, the editor "
+    example="`See src/app/old.py for the retry logic` after `git mv src/app/old.py src/app/new.py`",
+    remedy="Update the path, or remove the claim. When git shows the path was renamed, the editor "
     "offers to replace it with the new one, written in the form the old one was cited (in "
     "its backticks or link, with its `./`, `:12` or `#L10` and a directory's trailing `/`; a "
     "path cited by its tail, such as `lint/state.py`, by the same tail of the new path when "
     "that names one project path). `memdir lint --fix` does not apply it: git's rename "
     "detection is a similarity guess, so a person checks the new path is the same thing.",
-    "editor",
+    fixable="editor",
     topic=_paths_rule,
     index=lambda view, ctx: [d for d in _index_citations(view, ctx) if d.code == "MEM117"],
 )
 
 MEM118 = Rule(
-    "MEM118",
-    "cited-identifier-missing",
-    "warning",
-    "topic",
-    "A memory cites, in backticks, an identifier that appears nowhere in the project: a "
+    code="MEM118",
+    name="cited-identifier-missing",
+    severity="warning",
+    scope="topic",
+    summary="A memory cites, in backticks, an identifier that appears nowhere in the project: a "
     "function (`charge_card()`), a `snake_case`, `camelCase` or `PascalCase` name, a flag "
     "(`--dry-run`), a dotted name (`stripe.Charge`: its last part is looked up, when its first "
     "part is in the project), a make "
@@ -605,10 +605,10 @@ MEM118 = Rule(
     "command, in backticks or in the prose) or a command whose program is not the project's "
     "own (a project file such as `./scripts/deploy.sh`, or a name that is a project word)."
     + _NEEDS_PROJECT,
-    "The agent would recommend a function, flag or key that was removed or renamed, and the "
+    why="The agent would recommend a function, flag or key that was removed or renamed, and the "
     "user would find out only when it fails.",
-    "`Call retry_payment() before refunding` after `retry_payment` was deleted",
-    "Find what replaced it and update the memory, or remove the claim.",
+    example="`Call retry_payment() before refunding` after `retry_payment` was deleted",
+    remedy="Find what replaced it and update the memory, or remove the claim.",
     topic=_names_rule,
     index=lambda view, ctx: [d for d in _index_citations(view, ctx) if d.code == "MEM118"],
 )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from memdir import constants as C
 from memdir.lint.diagnostic import Diagnostic
-from memdir.lint.rules.base import IndexView, Rule, TopicView, moved, offset_span
+from memdir.lint.rules.base import IndexView, Rule, TopicView, offset_span
 from memdir.lint.secrets import SecretMatch, find_secrets
 from memdir.model import Problem, Span
 from memdir.textio import MAX_PARSE_BYTES
@@ -67,17 +67,17 @@ def _body_past_injection_cap(view: TopicView, ctx: LintContext) -> list[Diagnost
 
 
 MEM106 = Rule(
-    "MEM106",
-    "body-past-injection-cap",
-    "info",
-    "topic",
-    f"The file is longer than path B injects ({C.SURFACE_MAX_LINES} lines or "
+    code="MEM106",
+    name="body-past-injection-cap",
+    severity="info",
+    scope="topic",
+    summary=f"The file is longer than path B injects ({C.SURFACE_MAX_LINES} lines or "
     f"{C.SURFACE_MAX_BYTES:,} bytes); the range is the first line that is not injected.",
-    "When the memory is recalled, the agent sees only the part before this line, plus "
+    why="When the memory is recalled, the agent sees only the part before this line, plus "
     "a note to read the rest itself.",
-    f"line {C.SURFACE_MAX_LINES + 1} of a long runbook, or the line that crosses byte "
+    example=f"line {C.SURFACE_MAX_LINES + 1} of a long runbook, or the line that crosses byte "
     f"{C.SURFACE_MAX_BYTES:,}",
-    "Keep the essentials above the cut, or split the file.",
+    remedy="Keep the essentials above the cut, or split the file.",
     topic=_body_past_injection_cap,
 )
 
@@ -111,23 +111,17 @@ def _secrets_in_topic(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 
 def _secrets_in_index(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
-    lines = view.index.lines
-
-    def check(start: int, stop: int) -> list[Diagnostic]:
-        # Every form but a private key block is found within one line: a range reads alike.
-        text = "\n".join(lines[start:stop])
-        found = secret_diagnostics(text, find_secrets(text), ctx, ctx.index_path, C.INDEX_FILENAME)
-        return [moved(d, start) for d in found] if start else list(found)
-
-    return view.memo.by_line("MEM110", view.index, check, marker="PRIVATE KEY")
+    text = view.index.text
+    found = secret_diagnostics(text, find_secrets(text), ctx, ctx.index_path, C.INDEX_FILENAME)
+    return list(found)
 
 
 MEM110 = Rule(
-    "MEM110",
-    "likely-secret",
-    "error",
-    "topic",
-    "Something that looks like a credential: some 80 kinds of API keys and tokens by their "
+    code="MEM110",
+    name="likely-secret",
+    severity="error",
+    scope="topic",
+    summary="Something that looks like a credential: some 80 kinds of API keys and tokens by their "
     "published prefixes and shapes (Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, Stripe, "
     "Google, Azure, npm, PyPI, Hugging Face, Twilio, SendGrid, Mailgun, Discord, Telegram, "
     "DigitalOcean, Shopify, Square, Linear, Notion, Atlassian, Cloudflare, Supabase, Doppler, "
@@ -141,10 +135,10 @@ MEM110 = Rule(
     "BOM, soft hyphen) are ignored, so a key split by one is still found. The message, and "
     "any fix title quoting the text, never repeats the secret. The memory tool refuses a "
     "write that would leave what this rule finds in a memory or its name.",
-    "Memories are injected into model context and often synced or committed; a secret "
+    why="Memories are injected into model context and often synced or committed; a secret "
     "there leaks to every session and every copy.",
-    "`The staging key is sk-ant-api03-…`",
-    "Remove it, rotate the credential, and refer to where it is stored instead.",
+    example="`The staging key is sk-ant-api03-…`",
+    remedy="Remove it, rotate the credential, and refer to where it is stored instead.",
     topic=_secrets_in_topic,
     index=_secrets_in_index,
 )
@@ -171,14 +165,14 @@ def _undecodable(
 
 
 MEM112 = Rule(
-    "MEM112",
-    "not-utf8",
-    "warning",
-    "topic",
-    "The file is not valid UTF-8; the range is the first bad byte.",
-    "The agent reads undecodable bytes as U+FFFD, so this text reaches the model garbled.",
-    "a file saved as Latin-1 (`caf\\xe9`)",
-    "Re-save the file as UTF-8.",
+    code="MEM112",
+    name="not-utf8",
+    severity="warning",
+    scope="topic",
+    summary="The file is not valid UTF-8; the range is the first bad byte.",
+    why="The agent reads undecodable bytes as U+FFFD, so this text reaches the model garbled.",
+    example="a file saved as Latin-1 (`caf\\xe9`)",
+    remedy="Re-save the file as UTF-8.",
     topic=lambda view, ctx: _undecodable(
         view.topic.problems, ctx, view.topic.path, view.topic.rel_path
     ),
@@ -218,14 +212,14 @@ def _unreadable(
 
 
 MEM113 = Rule(
-    "MEM113",
-    "unreadable-file",
-    "error",
-    "topic",
-    "A `.md` file that cannot be read, or is binary (contains NUL bytes).",
-    "The scan still lists it, but it holds no memory the agent can use.",
-    "`diagram.md` that is really a PNG",
-    "Fix its permissions, or remove or rename it.",
+    code="MEM113",
+    name="unreadable-file",
+    severity="error",
+    scope="topic",
+    summary="A `.md` file that cannot be read, or is binary (contains NUL bytes).",
+    why="The scan still lists it, but it holds no memory the agent can use.",
+    example="`diagram.md` that is really a PNG",
+    remedy="Fix its permissions, or remove or rename it.",
     topic=lambda view, ctx: _unreadable(
         view.topic.problems, ctx, view.topic.path, view.topic.rel_path
     ),

@@ -93,23 +93,23 @@ def _relative_date(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 
 MEM119 = Rule(
-    "MEM119",
-    "relative-date",
-    "warning",
-    "topic",
-    "A `project` memory says when something happens relative to the day it was written "
+    code="MEM119",
+    name="relative-date",
+    severity="warning",
+    scope="topic",
+    summary="A `project` memory says when something happens relative to the day it was written "
     "(*tomorrow*, *next Friday*, *in two weeks*, *明天*, *下周五*, *下个月*, *明日*, *来週の金曜*, "
     "*来月*...). Durations (*for two weeks*, *90 天*), recurring days (*every Friday*) and "
     "expressions in code are not reported.",
-    "Memories are read in later sessions, weeks or months on: *next Friday* then names a day "
+    why="Memories are read in later sessions, weeks or months on: *next Friday* then names a day "
     "that has long passed, and the agent cannot tell which. The agent is told to turn relative "
     "dates into absolute ones when it saves a project memory.",
-    "`The freeze starts next Friday.` in a `type: project` memory",
-    "Write the date itself. The editor offers the date the expression meant on the file's last "
-    "change (its `modified` field, else its modification time), to confirm: a sentence written "
-    "earlier than the file's last change meant an earlier date. Weeks start on Monday; *next "
-    "Friday* is the Friday of the following week.",
-    "editor",
+    example="`The freeze starts next Friday.` in a `type: project` memory",
+    remedy="Write the date itself. The editor offers the date the expression meant on the "
+    "file's last change (its `modified` field, else its modification time), to confirm: a "
+    "sentence written earlier than the file's last change meant an earlier date. Weeks start on "
+    "Monday; *next Friday* is the Friday of the following week.",
+    fixable="editor",
     topic=_relative_date,
 )
 
@@ -158,25 +158,25 @@ def _not_verified(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 
 MEM120 = Rule(
-    "MEM120",
-    "not-verified",
-    "info",
-    "topic",
-    "A memory has not been checked for more than `verify_after_days` days (180 by default; 0 "
-    "turns the rule off): the date in its frontmatter's `last_verified: YYYY-MM-DD` (or "
+    code="MEM120",
+    name="not-verified",
+    severity="info",
+    scope="topic",
+    summary="A memory has not been checked for more than `verify_after_days` days (180 by "
+    "default; 0 turns the rule off): the date in its frontmatter's `last_verified: YYYY-MM-DD` (or "
     "`metadata.last_verified`, where the agent moves it), else its `modified` stamp (whoever "
     "wrote it had the project in front of them). A memory with neither is not reported: its "
     "file's modification time changes with every checkout or copy, and says nothing about when "
     "anyone looked.",
-    "A months-old memory loads into every session with nothing to say it is still true: the "
+    why="A months-old memory loads into every session with nothing to say it is still true: the "
     "files, names and decisions it cites may have changed. The agent ignores frontmatter fields "
     "it does not know, so `last_verified` is for people and memdir only; the agent keeps it "
     "when it rewrites the file (moved under `metadata:` on its first write).",
-    "`last_verified: 2025-01-10` a year later",
-    "Check what the memory says against the project, fix or delete it, then record the check: "
-    "the editor's *Mark verified today* sets `last_verified` (adding it at the end of the "
+    example="`last_verified: 2025-01-10` a year later",
+    remedy="Check what the memory says against the project, fix or delete it, then record the "
+    "check: the editor's *Mark verified today* sets `last_verified` (adding it at the end of the "
     "frontmatter when there is none) and leaves every other byte alone.",
-    "editor",
+    fixable="editor",
     topic=_not_verified,
 )
 
@@ -208,19 +208,19 @@ def _past_deadline(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 
 MEM121 = Rule(
-    "MEM121",
-    "past-deadline",
-    "info",
-    "topic",
-    "A `project` memory states a deadline that has passed: a date after *due*, *deadline*, "
+    code="MEM121",
+    name="past-deadline",
+    severity="info",
+    scope="topic",
+    summary="A `project` memory states a deadline that has passed: a date after *due*, *deadline*, "
     "*expires*, *shuts down*, *retires*, *ends*, or right after *by* or *until*; *截止*, "
     "*期限*, *到期*, *下线*; *締め切り*, *期限*, *までに* (dates as `2027-03-31`, `2027/03/31` "
     "or `2027年3月31日`).",
-    "Project memories record plans; once the date is behind, the agent still reads the plan as "
+    why="Project memories record plans; once the date is behind, the agent still reads the plan as "
     "ahead of it and acts on it (a freeze that ended, an API already shut down).",
-    "`Partners must move off /v1/ by 2026-11-30.` read on 2026-12-03",
-    "Say what happened (done, moved to a new date, dropped), or delete what no longer holds. "
-    "Dates after words that also date the past (*before*, *之前*, *まで*) are not reported.",
+    example="`Partners must move off /v1/ by 2026-11-30.` read on 2026-12-03",
+    remedy="Say what happened (done, moved to a new date, dropped), or delete what no longer "
+    "holds. Dates after words that also date the past (*before*, *之前*, *まで*) are not reported.",
     topic=_past_deadline,
 )
 

@@ -12,7 +12,6 @@ import itertools
 import math
 import posixpath
 import re
-import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
@@ -136,17 +135,17 @@ def _vague_description(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 
 MEM109 = Rule(
-    "MEM109",
-    "vague-description",
-    "warning",
-    "topic",
-    "The description is too short, too generic (only words like *notes*, *misc*, "
+    code="MEM109",
+    name="vague-description",
+    severity="warning",
+    scope="topic",
+    summary="The description is too short, too generic (only words like *notes*, *misc*, "
     "*preferences*, or the file name again), or too long or multi-line for a manifest "
     "line.",
-    "The selector chooses memories from their one-line descriptions alone; a vague one "
+    why="The selector chooses memories from their one-line descriptions alone; a vague one "
     "is never chosen, a long one crowds the manifest.",
-    "`description: notes`",
-    "Say what the memory covers and when it applies, in one line.",
+    example="`description: notes`",
+    remedy="Say what the memory covers and when it applies, in one line.",
     topic=_vague_description,
 )
 
@@ -171,21 +170,14 @@ def _tokens(words: Iterable[str], ascii_only: bool = False) -> frozenset[str]:
     return frozenset(tokens)
 
 
-def description_tokens(text: str) -> tuple[str, ...]:
-    """A description's distinct tokens, as :func:`near_duplicate_pairs` compares them.
-
-    Interned, in a tuple: the descriptions of a dir share a small vocabulary, so a memo of every
-    description's tokens costs a pointer per token (a frozenset of fresh strings per
-    description cost 1-2 KB each).
-    """
+def description_tokens(text: str) -> frozenset[str]:
+    """A description's distinct tokens, as :func:`near_duplicate_pairs` compares them."""
     words = description_words(text)
     # (The words of "a — b" are ASCII though the text is not: test the words.)
-    return tuple(map(sys.intern, _tokens(words, all(map(str.isascii, words)))))
+    return _tokens(words, all(map(str.isascii, words)))
 
 
-def near_duplicate_pairs(
-    descriptions: Mapping[str, str], memo: dict[str, tuple[str, ...]] | None = None
-) -> list[tuple[str, str, float]]:
+def near_duplicate_pairs(descriptions: Mapping[str, str]) -> list[tuple[str, str, float]]:
     """Pairs of files whose descriptions are near-identical, with their similarity.
 
     Near-identical: both have at least :data:`~memdir.constants.DESCRIPTION_MIN_WORDS` content
@@ -197,21 +189,13 @@ def near_duplicate_pairs(
     those first tokens are indexed and probed. Tokens in more than
     :data:`DUPLICATE_MAX_POSTINGS` descriptions are too common to tell anything apart and are
     not probed, which bounds the work on directories of near-templated descriptions.
-    ``memo``: description -> :func:`description_tokens`, kept for the descriptions seen.
     """
-    tokens: dict[str, tuple[str, ...]] = {}
-    seen: dict[str, tuple[str, ...]] = {}
+    tokens: dict[str, frozenset[str]] = {}
     for rel, text in descriptions.items():
-        prepared = memo.get(text) if memo is not None else None
-        if prepared is None:
-            prepared = description_tokens(text)
-        seen[text] = prepared
+        prepared = description_tokens(text)
         # "notes" twice is two vague descriptions (MEM109), not one memory saved twice.
         if len(prepared) >= C.DESCRIPTION_MIN_WORDS:
             tokens[rel] = prepared
-    if memo is not None:
-        memo.clear()
-        memo.update(seen)
     frequency = Counter(itertools.chain.from_iterable(tokens.values()))
     # One global order, rarest first (ties by text), as prefix filtering requires. Tokens are
     # replaced by their rank, which also orders each description's tokens.
@@ -245,13 +229,12 @@ def near_duplicate_pairs(
         if not candidates:
             continue
         matched: list[str] = []
-        mine_set = frozenset(mine)
         for other in candidates:
             theirs = sizes[other]
             # Jaccard >= t needs the sizes within a factor t of each other: a free filter.
             if min(size, theirs) < threshold * max(size, theirs):
                 continue
-            shared = len(mine_set.intersection(tokens[other]))
+            shared = len(mine & tokens[other])
             if shared >= threshold * (size + theirs - shared):
                 matched.append(other)
         for other in sorted(matched):

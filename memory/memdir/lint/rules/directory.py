@@ -1,5 +1,5 @@
 """Rules that read the directory as a whole (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123):
-the index and a summary of every topic file together, so an incremental run can redo them
+the index and a summary of every topic file together, so the engine can run them again
 without re-reading any file.
 
 MEM108 orders files with :func:`memdir.scan.window_order`, as the prefetch scan does.
@@ -8,25 +8,19 @@ MEM108 orders files with :func:`memdir.scan.window_order`, as the prefetch scan 
 from __future__ import annotations
 
 import heapq
-import itertools
 import posixpath
-import sys
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from memdir import constants as C
 from memdir.fixes import plan
-from memdir.fixes.model import Fix
-from memdir.index import Index
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import DirectoryView, Rule, head_span
 from memdir.lint.rules.descriptions import near_duplicate_pairs
-from memdir.lint.rules.index import entry_links
-from memdir.model import IndexEntry, Span, TopicFile
+from memdir.model import Span, TopicFile
 from memdir.paths import name_key, unportable_name
 from memdir.scan import excluded_entry, window_order
 
@@ -63,89 +57,6 @@ class TopicSummary:
         return self.root / self.rel_path
 
 
-class DirectoryMemo:
-    """What the directory rules can reuse from one run to the next (an incremental state).
-
-    Entries are checked against the very objects they were made from (a summary is replaced,
-    never changed, when its file changes), so a stale entry is never used, only not found.
-    Each run keeps, for the rules it ran, just what they used, so deleted files do not linger.
-    """
-
-    def __init__(self) -> None:
-        #: description text -> its tokens, for MEM111.
-        self.tokens: dict[str, tuple[str, ...]] = {}
-        #: code -> file (or index line) -> (what it was made from, the diagnostic).
-        self._diagnostics: dict[str, dict[str, tuple[object, Diagnostic]]] = {}
-        self._used: dict[str, dict[str, tuple[object, Diagnostic]]] = {}
-        self._links_of: Index | None = None
-        self._links: list[tuple[IndexEntry, str | None]] = []
-        self._linked_of: Index | None = None
-        self._linked: frozenset[str] = frozenset()
-        #: MEM005's fixes of the last run, by what the entry says (key, title, hook).
-        self.create_fixes: dict[tuple[str, str, str], Fix | None] = {}
-        self._pairs_of: dict[str, str] | None = None
-        self._pairs: list[tuple[str, str, float]] = []
-
-    def duplicate_pairs(self, descriptions: dict[str, str]) -> list[tuple[str, str, float]]:
-        """:func:`near_duplicate_pairs`, reused while no description changed (an edit of a body,
-        a touch, a new orphan without a description: the common incremental case)."""
-        if descriptions != self._pairs_of:
-            self._pairs = near_duplicate_pairs(descriptions, self.tokens)
-            self._pairs_of = descriptions
-        return self._pairs
-
-    def links(self, index: Index) -> list[tuple[IndexEntry, str | None]]:
-        """Each entry with its link key (None for a link that is no topic file), per index.
-
-        Entries an edit's re-parse took over (``parse_index(previous=)``) keep their pair:
-        only the lines it changed or moved are checked.
-        """
-        if self._links_of is not index:
-            # Looked up at C speed (map, list.index): an edit pays Python code for its lines only.
-            # (The ids are those of entries alive in the old list: no new entry can share one.)
-            known = dict(zip(map(id, map(itemgetter(0), self._links)), self._links, strict=True))
-            entries = index.entries
-            pairs = list(map(known.get, map(id, entries)))
-            try:
-                at = pairs.index(None)
-                while True:
-                    entry, key = entry_links((entries[at],))[0]
-                    # Interned, as the files' paths are: set arithmetic on them compares
-                    # identities, not text.
-                    pairs[at] = (entry, key if key is None else sys.intern(key))
-                    at = pairs.index(None, at + 1)
-            except ValueError:
-                pass
-            self._links = cast("list[tuple[IndexEntry, str | None]]", pairs)
-            self._links_of = index
-        return self._links
-
-    def linked(self, index: Index) -> frozenset[str]:
-        """The link keys of the index's entries."""
-        if self._linked_of is not index:
-            self._linked = frozenset(filter(None, map(itemgetter(1), self.links(index))))
-            self._linked_of = index
-        return self._linked
-
-    def get(self, code: str, rel: str, key: object) -> Diagnostic | None:
-        cached = self._diagnostics.get(code, {}).get(rel)
-        if cached is not None and cached[0] == key:
-            self._used.setdefault(code, {})[rel] = cached
-            return cached[1]
-        return None
-
-    def put(self, code: str, rel: str, key: object, diagnostic: Diagnostic) -> Diagnostic:
-        self._used.setdefault(code, {})[rel] = (key, diagnostic)
-        return diagnostic
-
-    def finish(self, codes: Iterable[str]) -> None:
-        """The run of the rules ``codes`` is over: keep what they used, forget the rest of
-        theirs (the other rules' entries stay for their next run)."""
-        for code in codes:
-            self._diagnostics[code] = self._used.pop(code, {})
-        self._used = {}
-
-
 # --- MEM005 --------------------------------------------------------------------------------------
 
 
@@ -172,56 +83,35 @@ def _exists(view: DirectoryView, ctx: LintContext, key: str) -> bool:
 
 
 def _dangling_links(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
-    # Set arithmetic first (C speed): an index without a dangling key costs no loop in Python.
+    # Set arithmetic first: an index without a dangling key costs no loop over its entries.
     missing = {key for key in view.linked - view.summaries.keys() if not _exists(view, ctx, key)}
     if not missing:
         return
-    # The entries of those keys, picked at C speed.
-    picked = map(missing.__contains__, map(itemgetter(1), view.links))
-    fixes, made = view.memo.create_fixes, {}
-    for entry, key in itertools.compress(view.links, picked):
-        if key is None:
-            continue
-        # The finding is made once while the entry's line stays; its fix (a whole topic file,
-        # and a confinement check on disk) once while the entry says the same, wherever it moves.
-        reuse = (entry, ctx)
-        found = view.memo.get("MEM005", str(entry.line), reuse)
-        if found is None:
-            said = (key, entry.title, entry.hook)
-            fix = fixes[said] if said in fixes else plan.create_missing(view.index, entry, key)
-            made[said] = fix
-            found = view.memo.put(
+    for entry, key in view.links:
+        if key in missing:
+            yield ctx.diag(
                 "MEM005",
-                str(entry.line),
-                reuse,
-                ctx.diag(
-                    "MEM005",
-                    ctx.index_path,
-                    C.INDEX_FILENAME,
-                    entry.target_span,
-                    f"dangling link: {key} does not exist; the agent sees this hook every "
-                    "session, but reading the memory fails. Write the file, fix the link or "
-                    "remove the entry",
-                    fix,
-                ),
+                ctx.index_path,
+                C.INDEX_FILENAME,
+                entry.target_span,
+                f"dangling link: {key} does not exist; the agent sees this hook every "
+                "session, but reading the memory fails. Write the file, fix the link or "
+                "remove the entry",
+                plan.create_missing(view.index, entry, key),
             )
-        elif found.fix is not None:
-            made[(key, entry.title, entry.hook)] = found.fix
-        yield found
-    view.memo.create_fixes = made
 
 
 MEM005 = Rule(
-    "MEM005",
-    "dangling-index-link",
-    "error",
-    "directory",
-    "An index entry links a topic file that does not exist.",
-    "The agent sees the hook every session, but reading the memory fails; it may act on "
+    code="MEM005",
+    name="dangling-index-link",
+    severity="error",
+    scope="directory",
+    summary="An index entry links a topic file that does not exist.",
+    why="The agent sees the hook every session, but reading the memory fails; it may act on "
     "the hook alone.",
-    "`- [Release calendar](release-calendar.md) — …` with no release-calendar.md",
-    "Write the file, fix the link, or remove the entry.",
-    "editor",
+    example="`- [Release calendar](release-calendar.md) — …` with no release-calendar.md",
+    remedy="Write the file, fix the link, or remove the entry.",
+    fixable="editor",
     reads=frozenset({"index", "files", "skipped", "disk"}),
     directory=_dangling_links,
 )
@@ -231,11 +121,7 @@ MEM005 = Rule(
 
 
 def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
-    index, memo = view.index, view.memo
-    # Where the fixes insert entries: every orphan's fix depends on it.
-    insert_at = (plan.entry_insertion(index, "").span, index.exists)
-    # The files no entry links, by set arithmetic (C speed): an index edit costs a loop over
-    # the orphans only.
+    index = view.index
     summaries = view.summaries
     for rel in sorted(summaries.keys() - view.linked):
         summary = summaries[rel]
@@ -254,43 +140,30 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
             )
             if not index.exists:
                 why += " (there is no MEMORY.md)"
-        reuse = (summary, why, insert_at, ctx)
-        diagnostic = memo.get("MEM107", summary.rel_path, reuse)
-        if diagnostic is None:
-            diagnostic = memo.put(
-                "MEM107",
-                summary.rel_path,
-                reuse,
-                ctx.diag(
-                    "MEM107",
-                    summary.path,
-                    summary.rel_path,
-                    summary.head_span,
-                    f"orphan: {why}; add an entry for it",
-                    plan.add_to_index(
-                        index,
-                        summary.rel_path,
-                        summary.title,
-                        summary.description or "",
-                        ctx.line_limit,
-                    ),
-                ),
-            )
-        yield diagnostic
+        yield ctx.diag(
+            "MEM107",
+            summary.path,
+            summary.rel_path,
+            summary.head_span,
+            f"orphan: {why}; add an entry for it",
+            plan.add_to_index(
+                index, summary.rel_path, summary.title, summary.description or "", ctx.line_limit
+            ),
+        )
 
 
 MEM107 = Rule(
-    "MEM107",
-    "orphan",
-    "warning",
-    "directory",
-    "A topic file that no index entry links.",
-    "On path A the agent sees only the index: a memory missing from it is invisible "
+    code="MEM107",
+    name="orphan",
+    severity="warning",
+    scope="directory",
+    summary="A topic file that no index entry links.",
+    why="On path A the agent sees only the index: a memory missing from it is invisible "
     'unless the agent happens to list the directory. With `recall_mode = "prefetch"` the '
     "index is not injected, so it is only a note.",
-    "`old-notes.md`, linked from nowhere",
-    "Add `- [Title](old-notes.md) — hook` (`--fix` adds it, with the description as hook).",
-    "safe",
+    example="`old-notes.md`, linked from nowhere",
+    remedy="Add `- [Title](old-notes.md) — hook` (`--fix` adds it, with the description as hook).",
+    fixable="safe",
     severity_by_mode={"prefetch": "info"},
     reads=frozenset({"index", "files", "listed", "usable", "title", "description", "head_span"}),
     directory=_orphans,
@@ -301,12 +174,12 @@ MEM107 = Rule(
 
 
 def _outside_prefetch_window(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
-    listed, memo = view.listed, view.memo
+    listed = view.listed
     if len(listed) <= C.SCAN_MAX_FILES:
         return
     # Membership is all that matters here (lint sorts its output): take the newest ones.
     window = {
-        id(s)
+        s.rel_path
         for s in heapq.nsmallest(
             C.SCAN_MAX_FILES, listed, key=lambda s: window_order(s.mtime, s.rel_path)
         )
@@ -322,31 +195,21 @@ def _outside_prefetch_window(view: DirectoryView, ctx: LintContext) -> Iterator[
         "memories, or update this one if it still matters"
     )
     for summary in listed:
-        if id(summary) in window:
-            continue
-        window_key = (summary, message, ctx)
-        diagnostic = memo.get("MEM108", summary.rel_path, window_key)
-        if diagnostic is None:
-            diagnostic = memo.put(
-                "MEM108",
-                summary.rel_path,
-                window_key,
-                ctx.diag("MEM108", summary.path, summary.rel_path, summary.head_span, message),
-            )
-        yield diagnostic
+        if summary.rel_path not in window:
+            yield ctx.diag("MEM108", summary.path, summary.rel_path, summary.head_span, message)
 
 
 MEM108 = Rule(
-    "MEM108",
-    "outside-prefetch-window",
-    "info",
-    "directory",
-    f"The file is not among the {C.SCAN_MAX_FILES} most recently modified topic files.",
-    f"The prefetch scan offers only the {C.SCAN_MAX_FILES} newest files to the selector: this "
+    code="MEM108",
+    name="outside-prefetch-window",
+    severity="info",
+    scope="directory",
+    summary=f"The file is not among the {C.SCAN_MAX_FILES} most recently modified topic files.",
+    why=f"The prefetch scan offers only the {C.SCAN_MAX_FILES} newest files to the selector: this "
     'one is never a candidate on path B (with `recall_mode = "index"`, MEMORY.md is what '
     "the agent uses, so it is only a note).",
-    f"any file older than the {C.SCAN_MAX_FILES} newest",
-    "Merge or delete stale memories; touching a file moves it into the window.",
+    example=f"any file older than the {C.SCAN_MAX_FILES} newest",
+    remedy="Merge or delete stale memories; touching a file moves it into the window.",
     severity_by_mode={"prefetch": "warning"},
     reads=frozenset({"files", "listed", "mtime", "head_span"}),
     directory=_outside_prefetch_window,
@@ -358,7 +221,7 @@ MEM108 = Rule(
 
 def _duplicate_memories(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     usable = view.usable
-    pairs = view.memo.duplicate_pairs({s.rel_path: s.description for s in usable if s.description})
+    pairs = near_duplicate_pairs({s.rel_path: s.description for s in usable if s.description})
     by_name: dict[str, list[TopicSummary]] = {}
     for summary in usable:
         if summary.name:
@@ -403,16 +266,16 @@ def _duplicate_memories(view: DirectoryView, ctx: LintContext) -> Iterator[Diagn
 
 
 MEM111 = Rule(
-    "MEM111",
-    "duplicate-memory",
-    "warning",
-    "directory",
-    "Two topic files with the same `name`, or with near-identical descriptions "
+    code="MEM111",
+    name="duplicate-memory",
+    severity="warning",
+    scope="directory",
+    summary="Two topic files with the same `name`, or with near-identical descriptions "
     f"(≥ {C.DUPLICATE_RATIO:.0%} similar).",
-    "`[[name]]` links become ambiguous, and the selector sees two near-identical "
+    why="`[[name]]` links become ambiguous, and the selector sees two near-identical "
     "manifest lines: it may surface the stale copy, and updates land in one of them.",
-    "`name: user-role` in both user-role.md and people/user-role.md",
-    "Merge the two files.",
+    example="`name: user-role` in both user-role.md and people/user-role.md",
+    remedy="Merge the two files.",
     reads=frozenset(
         {"files", "listed", "usable", "name", "description", "name_span", "description_span"}
     ),
@@ -438,18 +301,18 @@ def _skipped_paths(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic
 
 
 MEM114 = Rule(
-    "MEM114",
-    "skipped-path",
-    "warning",
-    "directory",
-    "A path memdir refuses to follow: a symlink leading outside the memory dir, a "
+    code="MEM114",
+    name="skipped-path",
+    severity="warning",
+    scope="directory",
+    summary="A path memdir refuses to follow: a symlink leading outside the memory dir, a "
     "broken symlink, a directory that cannot be listed.",
-    "Memory must stay inside the memory dir: a link out could expose or overwrite "
+    why="Memory must stay inside the memory dir: a link out could expose or overwrite "
     "unrelated files, and whatever it points to is not a memory here. Claude Code 2.1.328's "
     "relevance prefetch follows such links all the same, so the file it points to can be "
     "injected into a session.",
-    "`shared.md -> /home/ana/notes/shared.md`",
-    "Copy the file into the memory dir, or remove the link.",
+    example="`shared.md -> /home/ana/notes/shared.md`",
+    remedy="Copy the file into the memory dir, or remove the link.",
     reads=frozenset({"skipped"}),
     directory=_skipped_paths,
 )
@@ -508,24 +371,24 @@ def _unportable_names(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnos
 
 
 MEM123 = Rule(
-    "MEM123",
-    "unportable-name",
-    "warning",
-    "directory",
-    "A file or folder name that is not the same file on every system: two names that differ "
-    "only in case (`a.md`, `A.md`) or in Unicode normalisation (`é.md` composed and "
+    code="MEM123",
+    name="unportable-name",
+    severity="warning",
+    scope="directory",
+    summary="A file or folder name that is not the same file on every system: two names that "
+    "differ only in case (`a.md`, `A.md`) or in Unicode normalisation (`é.md` composed and "
     "decomposed), which macOS and Windows take for one; a Windows device name (`CON.md`, "
     "`nul.md`, `COM1.md`); a name ending with a dot or a space; a name holding an invisible "
     "character (zero-width space or joiners, word joiner, BOM, soft hyphen). Each group of "
     "colliding names is one finding, on its last name, naming the others.",
-    "Memory directories travel with repositories: on a case-insensitive or normalising file "
+    why="Memory directories travel with repositories: on a case-insensitive or normalising file "
     "system a checkout keeps one of two colliding memories and the other is lost or replaced, "
     "a device name cannot be checked out on Windows at all, and a name with an invisible "
     "character looks like another in MEMORY.md, to a person and to the agent. memdir's writer "
     "(the memory tool on every face, extraction, `memdir lint --fix`) refuses to make such "
     "names.",
-    "`deploy.md` beside `Deploy.md`",
-    "Merge the two memories, or rename one (and its MEMORY.md entry).",
+    example="`deploy.md` beside `Deploy.md`",
+    remedy="Merge the two memories, or rename one (and its MEMORY.md entry).",
     # MEMORY.md's own name is looked at on a rescan ("disk"), not on every edit of its text.
     reads=frozenset({"files", "disk"}),
     directory=_unportable_names,
@@ -554,22 +417,10 @@ def title_of(topic: TopicFile) -> str:
     return heading_title(topic.body.split("\n", 8)[:8], topic.name or stem)
 
 
-#: Span -> the one equal Span summaries keep: a dir's files open alike (``---``, then ``name:``
-#: and ``description:`` values of a few hundred lengths), so 60,000 spans are a few hundred.
-_SPANS: dict[Span, Span] = {}
-_SPANS_LIMIT = 1 << 14
-
-
-def _shared(span: Span) -> Span:
-    if len(_SPANS) >= _SPANS_LIMIT:
-        _SPANS.clear()  # hostile variety: start again rather than grow
-    return _SPANS.setdefault(span, span)
-
-
 def summarize(topic: TopicFile, root: Path) -> TopicSummary:
     fm = topic.frontmatter
     spans = fm.value_spans if fm is not None else {}
-    head = _shared(head_span(topic.text))
+    head = head_span(topic.text)
     kinds = {p.kind for p in topic.problems}
     name_span = spans.get("name")
     description_span = spans.get("description")
@@ -580,8 +431,8 @@ def summarize(topic: TopicFile, root: Path) -> TopicSummary:
         name=topic.name or None,
         description=topic.description or None,
         title=title_of(topic),
-        name_span=head if name_span is None else _shared(name_span),
-        description_span=head if description_span is None else _shared(description_span),
+        name_span=head if name_span is None else name_span,
+        description_span=head if description_span is None else description_span,
         head_span=head,
         listed=not ("unreadable" in kinds and topic.mtime == 0.0),
         usable=not kinds & {"unreadable", "binary"},

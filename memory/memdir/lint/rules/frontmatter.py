@@ -45,16 +45,16 @@ def _no_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 
 MEM101 = Rule(
-    "MEM101",
-    "no-frontmatter",
-    "error",
-    "topic",
-    "A topic file has no YAML frontmatter.",
-    "The prefetch manifest shows it without type or description, so the selector "
+    code="MEM101",
+    name="no-frontmatter",
+    severity="error",
+    scope="topic",
+    summary="A topic file has no YAML frontmatter.",
+    why="The prefetch manifest shows it without type or description, so the selector "
     "(which never sees bodies) has no reason to pick it.",
-    "`# Deploy notes` as the first line",
-    "Add `---` / `name:` / `description:` / `type:` / `---` (`--fix` adds a skeleton).",
-    "safe",
+    example="`# Deploy notes` as the first line",
+    remedy="Add `---` / `name:` / `description:` / `type:` / `---` (`--fix` adds a skeleton).",
+    fixable="safe",
     topic=_no_frontmatter,
 )
 
@@ -88,17 +88,17 @@ def _malformed_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic
 
 
 MEM102 = Rule(
-    "MEM102",
-    "malformed-frontmatter",
-    "error",
-    "topic",
-    "The frontmatter is not valid YAML, even as Claude Code retries it (values holding a YAML "
-    "indicator quoted, tabs as spaces), or not a mapping of fields; the range is the YAML "
+    code="MEM102",
+    name="malformed-frontmatter",
+    severity="error",
+    scope="topic",
+    summary="The frontmatter is not valid YAML, even as Claude Code retries it (values holding "
+    "a YAML indicator quoted, tabs as spaces), or not a mapping of fields; the range is the YAML "
     "parser's error position.",
-    "The agent reads no name, description or type from the file: it is an untyped, "
+    why="The agent reads no name, description or type from the file: it is an untyped, "
     "undescribed memory.",
-    '`description: "unclosed`',
-    "Fix the YAML (quote values that contain `: `, `#` or start with `[`).",
+    example='`description: "unclosed`',
+    remedy="Fix the YAML (quote values that contain `: `, `#` or start with `[`).",
     topic=_malformed_frontmatter,
 )
 
@@ -168,16 +168,16 @@ def _missing_fields(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 
 MEM103 = Rule(
-    "MEM103",
-    "missing-field",
-    "warning",
-    "topic",
-    "`name`, `description` or `type` is missing, empty, or not a plain string "
+    code="MEM103",
+    name="missing-field",
+    severity="warning",
+    scope="topic",
+    summary="`name`, `description` or `type` is missing, empty, or not a plain string "
     "(`type` may also be nested as `metadata.type`).",
-    "`description` and `type` are all the selector sees of a memory (the manifest "
+    why="`description` and `type` are all the selector sees of a memory (the manifest "
     "line); `name` is what `[[name]]` links and duplicate checks use.",
-    "`description:` with no value",
-    "Fill in the field.",
+    example="`description:` with no value",
+    remedy="Fill in the field.",
     topic=_missing_fields,
 )
 
@@ -249,16 +249,16 @@ def _unknown_type(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 
 MEM104 = Rule(
-    "MEM104",
-    "unknown-type",
-    "warning",
-    "topic",
-    f"`type` is not one of {', '.join(f'`{t}`' for t in C.MEMORY_TYPES)} (case matters); "
+    code="MEM104",
+    name="unknown-type",
+    severity="warning",
+    scope="topic",
+    summary=f"`type` is not one of {', '.join(f'`{t}`' for t in C.MEMORY_TYPES)} (case matters); "
     "the nearest one is suggested.",
-    "The agent treats any other value as no type, so the manifest line loses its `[type]` tag.",
-    "`type: Project`",
-    "Use the suggested type (`project`).",
-    "editor",
+    why="The agent treats any other value as no type, so the manifest line loses its `[type]` tag.",
+    example="`type: Project`",
+    remedy="Use the suggested type (`project`).",
+    fixable="editor",
     topic=_unknown_type,
 )
 
@@ -296,15 +296,16 @@ def _frontmatter_beyond_scan(view: TopicView, ctx: LintContext) -> list[Diagnost
 
 
 MEM105 = Rule(
-    "MEM105",
-    "frontmatter-beyond-scan",
-    "error",
-    "topic",
-    f"The frontmatter is not closed within the first {C.SCAN_MAX_LINES} lines (or never closed).",
-    f"The prefetch scan reads only the first {C.SCAN_MAX_LINES} lines of each file: it sees no "
+    code="MEM105",
+    name="frontmatter-beyond-scan",
+    severity="error",
+    scope="topic",
+    summary=f"The frontmatter is not closed within the first {C.SCAN_MAX_LINES} lines (or never "
+    f"closed).",
+    why=f"The prefetch scan reads only the first {C.SCAN_MAX_LINES} lines of each file: it sees no "
     "frontmatter at all, so no description and no type.",
-    f"a frontmatter block whose closing `---` is on line {C.SCAN_MAX_LINES + 4}",
-    "Shorten the frontmatter (move notes into the body) or close it.",
+    example=f"a frontmatter block whose closing `---` is on line {C.SCAN_MAX_LINES + 4}",
+    remedy="Shorten the frontmatter (move notes into the body) or close it.",
     topic=_frontmatter_beyond_scan,
 )
 
@@ -335,19 +336,19 @@ def _name_lost_by_agent(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 
 MEM115 = Rule(
-    "MEM115",
-    "name-lost-on-write",
-    "warning",
-    "topic",
-    "The `name` has no ASCII letter or digit (a name in Chinese, Japanese, Cyrillic...).",
-    "Claude Code rewrites a memory's frontmatter the first time it writes the file and turns "
+    code="MEM115",
+    name="name-lost-on-write",
+    severity="warning",
+    scope="topic",
+    summary="The `name` has no ASCII letter or digit (a name in Chinese, Japanese, Cyrillic...).",
+    why="Claude Code rewrites a memory's frontmatter the first time it writes the file and turns "
     "its `name` into a lowercase slug of the name's ASCII letters and digits: a name with none "
     "becomes an empty string, which breaks `[[name]]` links to it and leaves the memory "
     "without a name.",
-    "`name: 数据保留策略`",
-    "Use an ASCII kebab-case name such as `data-retention`; description and body can stay in "
-    "any language. The editor offers the file name's slug when it has one.",
-    "editor",
+    example="`name: 数据保留策略`",
+    remedy="Use an ASCII kebab-case name such as `data-retention`; description and body can "
+    "stay in any language. The editor offers the file name's slug when it has one.",
+    fixable="editor",
     topic=_name_lost_by_agent,
 )
 
@@ -381,15 +382,15 @@ def _type_conflict(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 
 MEM116 = Rule(
-    "MEM116",
-    "type-conflict",
-    "warning",
-    "topic",
-    "The frontmatter has a top-level `type` and a different `metadata.type`.",
-    "The agent reads `metadata.type` and ignores the top-level one (it drops it when it next "
+    code="MEM116",
+    name="type-conflict",
+    severity="warning",
+    scope="topic",
+    summary="The frontmatter has a top-level `type` and a different `metadata.type`.",
+    why="The agent reads `metadata.type` and ignores the top-level one (it drops it when it next "
     "writes the file), so editing the top-level `type` changes nothing the agent sees.",
-    "`type: user` above `metadata:` / `  type: reference`",
-    "Keep one `type`: the nested one is the layout the agent writes.",
+    example="`type: user` above `metadata:` / `  type: reference`",
+    remedy="Keep one `type`: the nested one is the layout the agent writes.",
     topic=_type_conflict,
 )
 

@@ -6,11 +6,9 @@ result (``index.load``).
 
 from __future__ import annotations
 
-import functools
 import itertools
 import posixpath
 import re
-from bisect import bisect_left
 from collections.abc import Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING
@@ -23,7 +21,6 @@ from memdir.model import IndexEntry, Span
 from memdir.textio import utf16_len, utf16_prefix_index
 
 if TYPE_CHECKING:
-    from memdir.index import Index
     from memdir.lint.engine import LintContext
 
 _LINE = attrgetter("line")
@@ -76,32 +73,35 @@ def link_problem(entry: IndexEntry) -> str | None:
 
 def entry_links(entries: tuple[IndexEntry, ...]) -> list[tuple[IndexEntry, str | None]]:
     """Each entry with its link key, None for a link that is no topic file of this dir."""
-    return [
-        (entry, None if link_problem(entry) is not None else link_key(entry.path))
-        for entry in entries
-    ]
+    return [(entry, _plain_key(entry.path) or _checked_key(entry)) for entry in entries]
+
+
+def _plain_key(path: str) -> str | None:
+    """The key of a link to a ``.md`` file of the dir's top folder, written plainly (nearly
+    every link): nothing for :func:`link_problem` to find. None for any other path."""
+    if (
+        path.endswith(".md")
+        and path != C.INDEX_FILENAME
+        and not path.startswith((".", "~"))
+        and ":" not in path
+        and "/" not in path
+    ):
+        return path
+    return None
+
+
+def _checked_key(entry: IndexEntry) -> str | None:
+    return None if link_problem(entry) is not None else link_key(entry.path)
 
 
 # --- MEM001 --------------------------------------------------------------------------------------
 
 
-def _line_length(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
+def _line_length(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
     """Entry and heading lines longer than the limit (UTF-16 units, like the cap)."""
-    index = view.index
-    return view.memo.by_line(
-        "MEM001", index, lambda start, stop: _long_lines(index, ctx, start, stop)
-    )
-
-
-def _long_lines(index: Index, ctx: LintContext, start: int, stop: int) -> Iterator[Diagnostic]:
-    limit = ctx.line_limit
-    entries = index.entries[bisect_left(index.entries, start, key=_LINE) :]
-    other = index.other[bisect_left(index.other, start, key=_LINE) :]
-    numbers = [e.line for e in itertools.takewhile(lambda e: e.line < stop, entries)]
-    numbers.extend(
-        o.line for o in itertools.takewhile(lambda o: o.line < stop, other) if o.kind == "heading"
-    )
-    for number in sorted(numbers):
+    index, limit = view.index, ctx.line_limit
+    headings = (o.line for o in index.other if o.kind == "heading")
+    for number in sorted(itertools.chain((e.line for e in index.entries), headings)):
         line = index.lines[number].rstrip()
         length = utf16_len(line)
         if length <= limit:
@@ -119,18 +119,18 @@ def _long_lines(index: Index, ctx: LintContext, start: int, stop: int) -> Iterat
 
 
 MEM001 = Rule(
-    "MEM001",
-    "index-line-too-long",
-    "warning",
-    "index",
-    f"An index line is longer than the limit ({C.INDEX_LINE_LIMIT} characters, "
+    code="MEM001",
+    name="index-line-too-long",
+    severity="warning",
+    scope="index",
+    summary=f"An index line is longer than the limit ({C.INDEX_LINE_LIMIT} characters, "
     "`index_line_limit`); the range is the part past the limit.",
-    f"The agent is told to keep each entry to one line of about {C.INDEX_LINE_LIMIT} "
+    why=f"The agent is told to keep each entry to one line of about {C.INDEX_LINE_LIMIT} "
     f"characters; long hooks use up the {C.INDEX_MAX_CHARS:,}-character load budget that every "
     "entry shares.",
-    "`- [Payments](payments.md) — Stripe Charges → PaymentIntents by 2027-03-31, "
+    example="`- [Payments](payments.md) — Stripe Charges → PaymentIntents by 2027-03-31, "
     "then a long story of the whole migration…`",
-    "Keep the hook to one short clause; move the detail into the topic file.",
+    remedy="Keep the hook to one short clause; move the detail into the topic file.",
     index=_line_length,
 )
 
@@ -165,17 +165,18 @@ def _past_load_cap(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 MEM002 = Rule(
-    "MEM002",
-    "index-past-load-cap",
-    "error",
-    "index",
-    f"MEMORY.md is over the load cap ({C.INDEX_MAX_LINES} lines or {C.INDEX_MAX_CHARS:,} "
+    code="MEM002",
+    name="index-past-load-cap",
+    severity="error",
+    scope="index",
+    summary=f"MEMORY.md is over the load cap ({C.INDEX_MAX_LINES} lines or {C.INDEX_MAX_CHARS:,} "
     "UTF-16 units after stripping frontmatter and comments); reported once, on the first line "
     "not loaded, with the number of entries lost.",
-    "Path A loads only the part before the cap: the agent never sees the entries past "
+    why="Path A loads only the part before the cap: the agent never sees the entries past "
     "it, and nothing tells the user.",
-    f"line {_FULL_AT} of a {_FULL_AT + 42}-line MEMORY.md",
-    f"Merge or drop stale entries; rewrite the index under {C.INDEX_REWRITE_TARGET_LINES} lines.",
+    example=f"line {_FULL_AT} of a {_FULL_AT + 42}-line MEMORY.md",
+    remedy=f"Merge or drop stale entries; rewrite the index under "
+    f"{C.INDEX_REWRITE_TARGET_LINES} lines.",
     index=_past_load_cap,
 )
 
@@ -215,17 +216,17 @@ def _near_load_cap(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 MEM003 = Rule(
-    "MEM003",
-    "index-near-load-cap",
-    "warning",
-    "index",
-    f"MEMORY.md is over {C.INDEX_REWRITE_TARGET_LINES} lines or "
+    code="MEM003",
+    name="index-near-load-cap",
+    severity="warning",
+    scope="index",
+    summary=f"MEMORY.md is over {C.INDEX_REWRITE_TARGET_LINES} lines or "
     f"{C.INDEX_NEAR_CAP_RATIO:.0%} of the {C.INDEX_MAX_CHARS:,} characters, still under the cap.",
-    "The next entries the agent adds will push the oldest past the cap and out of its "
+    why="The next entries the agent adds will push the oldest past the cap and out of its "
     "context; the agent itself is told to rewrite the index under "
     f"{C.INDEX_REWRITE_TARGET_LINES} lines.",
-    f"line {_NEAR_AT} of a {_NEAR_AT + 19}-line MEMORY.md",
-    "Merge related entries and drop stale ones before the cap is reached.",
+    example=f"line {_NEAR_AT} of a {_NEAR_AT + 19}-line MEMORY.md",
+    remedy="Merge related entries and drop stale ones before the cap is reached.",
     index=_near_load_cap,
 )
 
@@ -271,17 +272,17 @@ def _content_in_index(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]
 
 
 MEM004 = Rule(
-    "MEM004",
-    "content-in-index",
-    "warning",
-    "index",
-    "Lines of MEMORY.md that are not index entries: paragraphs, code blocks, detail "
+    code="MEM004",
+    name="content-in-index",
+    severity="warning",
+    scope="index",
+    summary="Lines of MEMORY.md that are not index entries: paragraphs, code blocks, detail "
     "bullets, links in another form. One diagnostic per block.",
-    "Content in the index is loaded into every session against the cap, yet it is not "
+    why="Content in the index is loaded into every session against the cap, yet it is not "
     "a memory: the agent cannot find it by name, update it, or recall it on path B.",
-    "`We decided to keep the old billing export until Q3 because finance…`",
-    "Move the text into a topic file and link it with one `- [Title](file.md) — hook` line.",
-    "editor",
+    example="`We decided to keep the old billing export until Q3 because finance…`",
+    remedy="Move the text into a topic file and link it with one `- [Title](file.md) — hook` line.",
+    fixable="editor",
     index=_content_in_index,
 )
 
@@ -289,89 +290,60 @@ MEM004 = Rule(
 # --- MEM006, MEM007 ------------------------------------------------------------------------------
 
 
-def _duplicate_entries(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
-    index, links, memo = view.index, view.links, view.memo
-    entries, lines, path = index.entries, index.lines, str(index.path)
-
-    def keyed(start: int, stop: int) -> list[tuple[int, str]]:
-        span = links[bisect_left(entries, start, key=_LINE) : bisect_left(entries, stop, key=_LINE)]
-        return [(entry.line, key) for entry, key in span if key is not None]
-
-    def check(numbers: list[int]) -> Iterator[Diagnostic]:
-        first, *later = (entries[bisect_left(entries, n, key=_LINE)] for n in numbers)
-        for entry in later:
-            key = links[bisect_left(entries, entry.line, key=_LINE)][1]
-            assert key is not None
-            # The fix removes the line, with the newline before it when it is the last one.
-            before = lines[entry.line - 1] if entry.line + 1 >= len(lines) else None
-            yield memo.made(
-                "MEM006",
-                entry.line,
-                (entry, first, key, path, before),
-                functools.partial(_duplicate, index, ctx, entry, first, key),
-            )
-
-    return memo.by_group("MEM006", index, keyed, check)
-
-
-def _duplicate(
-    index: Index, ctx: LintContext, entry: IndexEntry, first: IndexEntry, key: str
-) -> Diagnostic:
-    return ctx.diag(
-        "MEM006",
-        ctx.index_path,
-        C.INDEX_FILENAME,
-        Span(entry.line, 0, entry.line, len(entry.raw.rstrip("\r"))),
-        f"duplicate entry: {key} is already linked on line {first.line + 1}; each copy "
-        "spends load budget, and two hooks for one file read like two memories",
-        plan.remove_duplicate(index, entry, first, key),
-    )
+def _duplicate_entries(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
+    index = view.index
+    first: dict[str, IndexEntry] = {}
+    for entry, key in view.links:
+        if key is None:
+            continue
+        earlier = first.setdefault(key, entry)
+        if earlier is entry:
+            continue
+        yield ctx.diag(
+            "MEM006",
+            ctx.index_path,
+            C.INDEX_FILENAME,
+            Span(entry.line, 0, entry.line, len(entry.raw.rstrip("\r"))),
+            f"duplicate entry: {key} is already linked on line {earlier.line + 1}; each copy "
+            "spends load budget, and two hooks for one file read like two memories",
+            plan.remove_duplicate(index, entry, earlier, key),
+        )
 
 
 MEM006 = Rule(
-    "MEM006",
-    "duplicate-index-entry",
-    "warning",
-    "index",
-    "The same topic file is linked by more than one entry.",
-    "Each copy spends load budget, and two hooks for one file read like two memories.",
-    "`- [Terse answers](feedback-terse.md)` on lines 4 and 19",
-    "Keep one entry (`--fix` removes exact duplicates).",
-    "safe",
+    code="MEM006",
+    name="duplicate-index-entry",
+    severity="warning",
+    scope="index",
+    summary="The same topic file is linked by more than one entry.",
+    why="Each copy spends load budget, and two hooks for one file read like two memories.",
+    example="`- [Terse answers](feedback-terse.md)` on lines 4 and 19",
+    remedy="Keep one entry (`--fix` removes exact duplicates).",
+    fixable="safe",
     index=_duplicate_entries,
 )
 
 
-def _bad_links(view: IndexView, ctx: LintContext) -> list[Diagnostic]:
-    index, links = view.index, view.links
-
-    def check(start: int, stop: int) -> Iterator[Diagnostic]:
-        entries = index.entries
-        for entry, key in links[
-            bisect_left(entries, start, key=_LINE) : bisect_left(entries, stop, key=_LINE)
-        ]:
-            if key is None:
-                problem = link_problem(entry)
-                assert problem is not None
-                yield ctx.diag(
-                    "MEM007", ctx.index_path, C.INDEX_FILENAME, entry.target_span, problem
-                )
-
-    return view.memo.by_line("MEM007", index, check)
+def _bad_links(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
+    for entry, key in view.links:
+        if key is None:
+            problem = link_problem(entry)
+            assert problem is not None
+            yield ctx.diag("MEM007", ctx.index_path, C.INDEX_FILENAME, entry.target_span, problem)
 
 
 MEM007 = Rule(
-    "MEM007",
-    "bad-index-link",
-    "error",
-    "index",
-    "An index entry links something that is not a topic file of this directory: a URL, "
+    code="MEM007",
+    name="bad-index-link",
+    severity="error",
+    scope="index",
+    summary="An index entry links something that is not a topic file of this directory: a URL, "
     "an absolute path, a path leaving the directory with `..`, a non-`.md` file, or "
     "MEMORY.md itself.",
-    "The agent reads memories from the memory dir only; such an entry is never a "
+    why="The agent reads memories from the memory dir only; such an entry is never a "
     "memory, and absolute paths break when the directory moves.",
-    "`- [Notes](https://example.com/notes.md)` or `- [Old](../notes.md)`",
-    "Link a `.md` file inside the memory dir with a relative path.",
+    example="`- [Notes](https://example.com/notes.md)` or `- [Old](../notes.md)`",
+    remedy="Link a `.md` file inside the memory dir with a relative path.",
     index=_bad_links,
 )
 

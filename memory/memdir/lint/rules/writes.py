@@ -122,25 +122,25 @@ def _interrupted(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 MEM122 = Rule(
-    "MEM122",
-    "interrupted-write",
-    "warning",
-    "directory",
-    "A write through memdir was stopped part way (killed, crashed, power cut): its journal "
+    code="MEM122",
+    name="interrupted-write",
+    severity="warning",
+    scope="directory",
+    summary="A write through memdir was stopped part way (killed, crashed, power cut): its journal "
     "(in memdir's state folder, outside the memory dir) and possibly temp files "
     "(`.memdir-*.tmp`, `.memdir-*.trash`) are still there. Or the memory dir holds memdir's "
     "own files of an older version (`.memdir.lock`, `.memdir-intent.json`, "
     "`.memdir-extract.lock`).",
-    "Until the write is finished, MEMORY.md may not match the files: a new memory without its "
+    why="Until the write is finished, MEMORY.md may not match the files: a new memory without its "
     "entry, an entry for a deleted or renamed one, a line with an old description. The agent "
     "reads the index as it is. Lock and journal files in the memory dir travel with it (they "
     "show in `git status`), and whoever writes the dir can plant them, so memdir no longer "
     "keeps them there and never opens them.",
-    "`memdir tool` killed between writing `deploy.md` and adding its line to MEMORY.md; "
+    example="`memdir tool` killed between writing `deploy.md` and adding its line to MEMORY.md; "
     "`mem/.memdir.lock` committed with the memory dir",
-    "An interrupted write: nothing by hand; the next write through memdir finishes the write or "
-    "undoes it, removes the temp files and then the journal. memdir's files in the memory dir: "
-    "delete them (and `git rm --cached` them where the dir is in git).",
+    remedy="An interrupted write: nothing by hand; the next write through memdir finishes the "
+    "write or undoes it, removes the temp files and then the journal. memdir's files in the "
+    "memory dir: delete them (and `git rm --cached` them where the dir is in git).",
     reads=frozenset({"disk"}),
     directory=_interrupted,
 )
