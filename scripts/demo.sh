@@ -10,6 +10,6 @@ PYTHON=${PYTHON:-python3}
 dir=examples/memory
 run() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
 run .venv/bin/memdir lint "$dir"
-run .venv/bin/memdir index --dir "$dir"
-run .venv/bin/memdir manifest --dir "$dir"
-run .venv/bin/memdir recall --dir "$dir" "发布冻结期间可以合并代码吗"
+run .venv/bin/memdir index "$dir"
+run .venv/bin/memdir manifest "$dir"
+run .venv/bin/memdir recall "发布冻结期间可以合并代码吗" "$dir"

@@ -26,7 +26,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """memdir's per-user state (write locks, journals, hook sessions) goes to a folder of the
     run's own, never the developer's ~/.local/state: set here, before any test module reads the
     environment, so in-process writers and every CLI, MCP and language server subprocess of a
-    test share it (they serialise on the same locks) unless a test sets its own."""
+    test share it (they serialise on the same locks) unless a test sets its own. Each
+    pytest-xdist worker runs this too, so workers never meet at a lock or a journal."""
     state = tempfile.mkdtemp(prefix="memdir-test-state-")
     config.stash[_STATE_KEY] = state
     os.environ["XDG_STATE_HOME"] = state
@@ -40,9 +41,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Markers by layer and kind: `e2e` for the real server over stdio and the real editors,
-    `agent` for the real Claude Code CLI, `property` for Hypothesis tests, `slow` for all three
-    (`-m "not slow"` is the quick loop)."""
+    `agent` for the real Claude Code CLI, `property` for Hypothesis tests, `slow` for those three
+    and for the tests marked `processes` by hand (`-m "not slow"` is the quick loop)."""
     for item in items:
+        if item.get_closest_marker("processes"):
+            item.add_marker(pytest.mark.slow)
         path = Path(str(item.fspath)).resolve()
         if (_HERE / "lsp" / "e2e") in path.parents:
             item.add_marker(pytest.mark.e2e)

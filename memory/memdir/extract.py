@@ -1184,8 +1184,10 @@ def extract(transcript: Path, memory_dir: Path, **options: Any) -> ExtractionRes
     return asyncio.run(run_extraction(transcript, memory_dir, **options))
 
 
-def format_result(result: ExtractionResult) -> str:
-    """A short human report: what was (or would be) written, and why not when nothing was."""
+def format_result(result: ExtractionResult, name: Callable[[str], str] = str) -> str:
+    """A short human report: what was (or would be) written, and why not when nothing was.
+    ``name`` turns a path relative to the memory dir into the one to print (the command line
+    names files from the working directory)."""
     verb = {
         "created": "would create",
         "changed": "would change",
@@ -1199,7 +1201,9 @@ def format_result(result: ExtractionResult) -> str:
         lines.append(f"error: {result.reason}")
     for change in result.changes:
         word = verb[change.kind] if result.dry_run else change.kind
-        target = f"{change.path} -> {change.new_path}" if change.new_path else change.path
+        target = name(change.path)
+        if change.new_path:
+            target += f" -> {name(change.new_path)}"
         lines.append(f"{word} {target}")
         if result.dry_run and change.diff:
             lines.extend("    " + line for line in change.diff.rstrip("\n").split("\n"))

@@ -628,6 +628,15 @@ def rel_path(root: Path, path: Path | str) -> str:
     raise ValueError(f"{path} is not inside the memory dir {root}")
 
 
+def display_path(path: Path, relative_to: Path | None) -> str:
+    """How output for a person names a file: relative to ``relative_to`` (the working directory,
+    for the command line) when the file lies there as written, else absolute, as ruff does;
+    ``None``: always absolute."""
+    if relative_to is not None and path.is_relative_to(relative_to):
+        return str(path.relative_to(relative_to))
+    return str(path)
+
+
 # --- names that are one file on some systems and two on others ------------------------------------
 
 #: Characters that render as nothing beyond Unicode's format controls (category Cf: zero-width

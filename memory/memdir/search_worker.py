@@ -39,7 +39,21 @@ Match = tuple[int, int, str]
 
 
 class SlowPatternError(ValueError):
-    """A pattern that took longer than the time limit on one file; the message names the file."""
+    """A pattern that took longer than the time limit on one file; the message names the file,
+    ``path``, relative to the memory dir (:meth:`naming` names it otherwise)."""
+
+    def __init__(self, path: str, seconds: float) -> None:
+        super().__init__(path, seconds)
+        self.path, self.seconds = path, seconds
+
+    def __str__(self) -> str:
+        return self.naming(self.path)
+
+    def naming(self, name: str) -> str:
+        return (
+            f"the pattern took longer than {self.seconds:g} s on {name}; "
+            "simplify it or search literally"
+        )
 
 
 def run(
@@ -95,10 +109,7 @@ def run(
                 if pending < len(state.sent):
                     idle = time.monotonic() - max(state.last, state.sent[pending])
                     if idle >= seconds:
-                        raise SlowPatternError(
-                            f"the pattern took longer than {seconds:g} s on "
-                            f"{state.names[pending]}; simplify it or search literally"
-                        )
+                        raise SlowPatternError(state.names[pending], seconds)
                     wait = seconds - idle
                 state.changed.wait(wait)
             if state.failed is not None:

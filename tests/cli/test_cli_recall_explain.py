@@ -15,6 +15,12 @@ from memhelpers import EXAMPLES
 FREEZE_QUERY = "can I merge while the trunk is frozen for the app-store release?"
 
 
+@pytest.fixture(autouse=True)
+def _beside_the_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files are named from the working directory: here, ``memory/…``."""
+    monkeypatch.chdir(EXAMPLES.parent)
+
+
 def recall(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str, str]:
     base = ["recall", FREEZE_QUERY, "--dir", str(EXAMPLES), "--selector", "lexical"]
     assert main([*base, *args]) == 0
@@ -41,14 +47,14 @@ def test_explain_on_stderr_after_the_summary(capsys: pytest.CaptureFixture[str])
     best = selection.selected[0]
     assert best.rel_path == "project-release-freeze.md"
     assert why[0] == (
-        f"-- why: project-release-freeze.md: selected and surfaced: score {best.score:.2f} "
+        f"-- why: memory/project-release-freeze.md: selected and surfaced: score {best.score:.2f} "
         f"≥ threshold {selection.threshold:.2f}, rank 1"
     )
     other = next(i for i, line in enumerate(why) if "project-api-versioning.md" in line)
-    assert why[other].startswith("-- why: project-api-versioning.md: not selected")
+    assert why[other].startswith("-- why: memory/project-api-versioning.md: not selected")
     assert any(line.startswith("--   lacks: ") and "trunk" in line for line in why[other:])
     assert any(line.startswith("--   suggestion: add ") for line in why[other:])
-    assert why[-1].startswith("-- why: MEMORY.md: not a candidate: MEMORY.md is the index")
+    assert why[-1].startswith("-- why: memory/MEMORY.md: not a candidate: MEMORY.md is the index")
 
 
 def test_explain_in_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,5 +106,6 @@ def test_explain_a_seen_file_with_a_session(
     recall(capsys, "--session", session)
     _, err = recall(capsys, "--session", session, "--explain", "project-release-freeze.md")
     assert (
-        "-- why: project-release-freeze.md: not surfaced again: already surfaced in this session"
+        "-- why: memory/project-release-freeze.md: not surfaced again: "
+        "already surfaced in this session"
     ) in err.splitlines()

@@ -28,8 +28,9 @@ def recall(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str, str]:
 
 
 def test_the_models_choice_is_printed_like_any_selectors(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(EXAMPLES.parent)  # files are named from the working directory
     with FakeOpenAI(answer(FREEZE, "not-a-memory.md")) as fake:
         out, err = recall(
             capsys, "--selector", "openai-compatible", "--model", MODEL, "--base-url", fake.base_url
@@ -42,7 +43,8 @@ def test_the_models_choice_is_printed_like_any_selectors(
     assert lines[1].startswith("-- selector openai-compatible · ")
     assert "1 selected · 1 surfaced" in lines[1]
     assert any(
-        line.startswith(f"--   {FREEZE} (") and line.endswith(f"chosen by {MODEL} (rank 1 of 1)")
+        line.startswith(f"--   memory/{FREEZE} (")
+        and line.endswith(f"chosen by {MODEL} (rank 1 of 1)")
         for line in lines
     ), err
     assert "-- note: dropped 1 name(s) not in the manifest: 'not-a-memory.md'" in lines

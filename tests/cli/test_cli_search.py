@@ -21,11 +21,12 @@ FILES: dict[str, str | bytes] = {
 }
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "memdir", "search", *args],
         capture_output=True,
         text=True,
+        cwd=cwd,
         check=False,
     )
 
@@ -35,12 +36,13 @@ def memdir(make_dir: Callable[[dict[str, str | bytes]], Path]) -> Path:
     return make_dir(FILES)
 
 
+@pytest.mark.processes
 def test_a_catastrophic_pattern_is_one_line_and_exit_2(memdir: Path) -> None:
-    proc = run("(-+)+x", "--dir", str(memdir))
+    proc = run("(-+)+x", str(memdir), cwd=memdir.parent)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == (
-        "memdir search: error: the pattern took longer than 2 s on rules.md; "
+        "memdir search: error: the pattern took longer than 2 s on memory/rules.md; "
         "simplify it or search literally\n"
     )
 
@@ -63,13 +65,15 @@ def test_patterns_that_cannot_compile_say_why(
 
 
 def test_matches_are_path_line_column_text(
-    memdir: Path, capsys: pytest.CaptureFixture[str]
+    memdir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert main(["search", "stag+ing", "--dir", str(memdir)]) == 0
+    monkeypatch.chdir(memdir.parent)  # paths are named from the working directory
+    assert main(["search", "stag+ing", str(memdir)]) == 0
     assert capsys.readouterr().out == (
-        "MEMORY.md:2:25: - [Deploy](deploy.md) — staging first\n"
-        "deploy.md:6:11: Deploy to staging.\n"
+        f"{memdir.name}/MEMORY.md:2:25: - [Deploy](deploy.md) — staging first\n"
+        f"{memdir.name}/deploy.md:6:11: Deploy to staging.\n"
     )
+    monkeypatch.chdir(memdir)
     assert main(["search", "DEPLOY TO", "-i", "--glob", "deploy.md", "--dir", str(memdir)]) == 0
     assert capsys.readouterr().out == "deploy.md:6:1: Deploy to staging.\n"
     assert main(["search", "^-{5,}$", "--dir", str(memdir), "--json"]) == 0

@@ -462,6 +462,7 @@ def _hold_lock(memory_dir: str, held: Any, release: Any) -> None:
         release.wait()
 
 
+@pytest.mark.processes
 async def test_one_extraction_at_a_time_across_processes(dirs: tuple[Path, Path, Path]) -> None:
     memory_dir, _project, transcript = dirs
     context = multiprocessing.get_context("spawn")
@@ -933,6 +934,7 @@ asyncio.run(run_extraction(
 """
 
 
+@pytest.mark.processes
 async def test_a_killed_dry_run_leaves_a_private_copy_the_next_run_removes(
     dirs: tuple[Path, Path, Path], scratch: Path
 ) -> None:

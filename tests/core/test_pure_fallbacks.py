@@ -439,6 +439,7 @@ def test_any_block_reads_the_same_whichever_loader_the_library_prefers(lines: li
 
 
 # --- the whole CLI without compiled modules --------------------------------------------------
+@pytest.mark.processes
 @pytest.mark.parametrize("corpus", [*range(len(CORPUS_IDS)), None], ids=[*CORPUS_IDS, "broken"])
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_lint_without_compiled_modules_prints_the_same(
@@ -452,6 +453,7 @@ def test_lint_without_compiled_modules_prints_the_same(
 
 
 @needs_pure_stemmer
+@pytest.mark.processes
 @pytest.mark.parametrize(
     "query",
     [
@@ -579,6 +581,7 @@ def _server_session(blocked: bool, root: Path, config_dir: Path) -> list[Any]:
 
 
 @needs_pure_stemmer
+@pytest.mark.processes
 def test_the_server_without_compiled_modules_answers_the_same(tmp_path: Path) -> None:
     root = tmp_path / "memory"
     shutil.copytree(ROOT / "examples" / "memory", root)

@@ -47,11 +47,13 @@ def test_a_catastrophic_pattern_ends_with_an_error_naming_the_file() -> None:
     )
 
 
+@pytest.mark.processes
 def test_the_default_limit_is_named_in_the_error() -> None:
     with pytest.raises(SlowPatternError, match=rf"longer than {PATTERN_SECONDS:g} s on deploy\.md"):
         search_files(FILES, FILES.get, compile_pattern(CATASTROPHIC))
 
 
+@pytest.mark.processes
 def test_a_slow_search_leaves_other_threads_running() -> None:
     """The waiting thread holds no GIL: another thread finishes its work while the search runs."""
     other_done = threading.Event()
@@ -172,6 +174,7 @@ def test_a_file_that_cannot_be_read_fails_the_search_either_way(pattern: str) ->
         search_files(["a.md", "b.md", "c.md"], read, compile_pattern(pattern))
 
 
+@pytest.mark.processes
 @pytest.mark.skipif(not hasattr(signal, "alarm"), reason="POSIX alarm")
 def test_a_child_whose_parent_died_ends_by_itself() -> None:
     """A parent killed mid-search cannot kill its child: the child's own alarm ends it."""
@@ -205,6 +208,7 @@ def test_a_child_that_fails_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
         search_files(FILES, FILES.get, compile_pattern("a+"))
 
 
+@pytest.mark.processes
 def test_the_extraction_agents_grep_is_bounded_too(tmp_path: Path) -> None:
     """A model's pattern runs where a user's does: the extraction agent's project ``grep``."""
     (tmp_path / "src").mkdir()

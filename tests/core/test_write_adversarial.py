@@ -414,6 +414,7 @@ def _process_main(memory: str, worker: int, barrier: object) -> None:
     hammer(memory, worker, None)
 
 
+@pytest.mark.processes
 def test_concurrent_processes_lose_no_update(tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     memory.mkdir()

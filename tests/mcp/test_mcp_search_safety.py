@@ -32,6 +32,7 @@ def text_of(result: CallToolResult) -> str:
     return block.text
 
 
+@pytest.mark.processes
 async def test_a_slow_search_is_an_error_and_other_calls_are_answered_meanwhile(
     make_dir: Callable[[dict[str, str | bytes]], Path],
 ) -> None:

@@ -405,6 +405,7 @@ def test_labels_name_the_project_and_stay_unique(tmp_path: Path) -> None:
     assert [(d.label, d.root) for d in dirs] == [("proj", a), ("proj-2", b), ("notes", c)]
 
 
+@pytest.mark.processes
 async def test_several_dirs_over_stdio(two_dirs: list[Path]) -> None:
     first, second = two_dirs
     args = ["-m", "memdir", "mcp", "--dir", str(first), "--dir", str(second), "--read-only"]
@@ -491,6 +492,7 @@ def test_http_on_a_port_in_use_is_one_line(
     assert line.startswith("memdir mcp: error: Address already in use"), line
 
 
+@pytest.mark.processes
 async def test_over_streamable_http_on_loopback(memdir: Path) -> None:
     command = [sys.executable, "-m", "memdir", "mcp", "--dir", str(memdir)]
     with subprocess.Popen(

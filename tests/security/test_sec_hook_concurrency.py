@@ -20,6 +20,7 @@ RUNS = 8
 NAMES = ("deploy.md", "deploy-rollback.md", "deploy-secrets.md")
 
 
+@pytest.mark.processes
 def test_concurrent_runs_of_one_session_inject_each_memory_once(tmp_path: Path) -> None:
     scratch = Scratch(tmp_path)
     scratch.write(

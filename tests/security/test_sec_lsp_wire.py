@@ -23,6 +23,9 @@ from memdir_lsp.wire import MAX_BODY, MAX_HEADER_LINE, MAX_HEADERS
 #: Only against a hang: a swallowed message never gets its answer.
 ANSWER_TIMEOUT = 20
 
+#: Each test starts the real server: out of the quick loop, in every full run.
+pytestmark = pytest.mark.processes
+
 
 @pytest.fixture
 async def wire(tmp_path: Path) -> AsyncIterator[Wire]:

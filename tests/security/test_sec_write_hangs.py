@@ -54,6 +54,7 @@ def test_the_cli_memory_tool_writes(memory: Path) -> None:
     assert (memory / "note.md").exists()
 
 
+@pytest.mark.processes
 async def test_the_language_server_writes(memory: Path) -> None:
     outcome = await lsp_tool(memory, CREATE)
     assert not outcome.is_error, outcome
@@ -96,6 +97,7 @@ print(result.status, result.reason)
 """
 
 
+@pytest.mark.processes
 def test_an_extraction_dry_run_copies_around_a_fifo(memory: Path, tmp_path: Path) -> None:
     """The dry run copies the dir; a FIFO named like a memory is no memory and is not opened."""
     os.mkfifo(memory / "pipe.md")

@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Sequence
 
 from memdir import __version__
-from memdir.cli.common import CliError, OneLineParser
+from memdir.cli.common import CliError, CommandParser, OneLineParser
 from memdir.extras import MissingExtraError
 
 #: Subcommand modules, in the order ``--help`` lists them, with the commands each registers.
@@ -53,7 +53,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="on an internal error, print its traceback (also MEMDIR_DEBUG=1)",
     )
     subparsers = parser.add_subparsers(
-        dest="command", metavar="COMMAND", parser_class=OneLineParser
+        dest="command", metavar="COMMAND", parser_class=CommandParser
     )
     subparsers.required = True
     for name, commands in _MODULES.items():

@@ -9,7 +9,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from memdir.cli.common import CliError, add_dir_argument, add_json_argument, resolve_dir
+from memdir.cli.common import CliError, add_dir_argument, add_json_argument, resolve_dir, shown
 
 #: ``memdir extract`` exit code when another extraction holds the dir (EX_TEMPFAIL: try later).
 EXIT_BUSY = 75
@@ -26,7 +26,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             f"configured), {EXIT_BUSY} when another extraction is running."
         ),
     )
-    extract.add_argument("transcript", type=Path, help="the session transcript (.jsonl)")
+    extract.add_argument(
+        "transcript", metavar="TRANSCRIPT", type=Path, help="the session transcript (.jsonl)"
+    )
     add_dir_argument(extract)
     extract.add_argument(
         "--project",
@@ -46,7 +48,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     transcript: Path = args.transcript.expanduser()
     if not transcript.is_file():
         raise CliError(f"no such transcript: {transcript}")
-    directory = resolve_dir(args.dir)
+    directory = resolve_dir(args)
     project: Path | None = args.project
     if project is not None:
         project = project.expanduser()
@@ -76,7 +78,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps(result))
     else:
-        print(format_result(result))
+        print(format_result(result, lambda path: shown(directory / path)))
     if result.status == "busy":
         return EXIT_BUSY
     return 1 if result.status == "error" else 0

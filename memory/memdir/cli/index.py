@@ -14,6 +14,7 @@ from memdir.cli.common import (
     print_json,
     resolve_dir,
     resolve_target,
+    shown,
 )
 
 
@@ -32,7 +33,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from memdir.projections import cli_json, index_summary
     from memdir.textio import not_read
 
-    directory = resolve_dir(args.dir)
+    directory = resolve_dir(args)
     index = load_index(directory, resolve_target(args.target, directory))
     refused = not_read(index.problems)
     if refused is not None:
@@ -47,7 +48,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 0
     if not index.exists:
         print(
-            f"memdir index: note: {index.path} does not exist; path A injects nothing",
+            f"memdir index: note: {shown(index.path)} does not exist; path A injects nothing",
             file=sys.stderr,
         )
         return 0
@@ -64,5 +65,5 @@ def cmd_index(args: argparse.Namespace) -> int:
         cut = index.cut_entries
         print(f"-- truncated: {load.reason}; {len(cut)} entries never loaded:", file=sys.stderr)
         for entry in cut:
-            print(f"--   line {entry.line + 1}: {entry.raw}", file=sys.stderr)
+            print(f"--   {shown(index.path)}:{entry.line + 1}: {entry.raw}", file=sys.stderr)
     return 0

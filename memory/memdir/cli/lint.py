@@ -16,7 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memdir.cli.common import CliError
+from memdir.cli.common import (
+    CliError,
+    add_dir_argument,
+    existing_dir,
+    given_dirs,
+    project_memory_dir,
+)
 
 if TYPE_CHECKING:
     from memdir.lint.diagnostic import Diagnostic
@@ -35,13 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "`memdir rule CODE` explains one."
         ),
     )
-    lint.add_argument(
-        "dirs",
-        nargs="*",
-        type=Path,
-        metavar="DIR",
-        help="memory directory (default: the agent's memory dir of the current project)",
-    )
+    add_dir_argument(lint, several=True)
     lint.add_argument("--format", choices=_FORMATS, default="text", help="output format")
     lint.add_argument(
         "--select", metavar="CODES", help="only these codes or prefixes, comma-separated (MEM1)"
@@ -87,28 +87,12 @@ def _codes(value: str | None, option: str) -> list[str]:
     return codes
 
 
-def _targets(dirs: list[Path]) -> list[tuple[Path, Path | None]]:
-    """(memory dir, project root) for each directory to lint."""
-    if not dirs:
-        from memdir.paths import locate_memory_dir  # only without a DIR: keep start-up light
-
-        location = locate_memory_dir(Path.cwd())
-        if location.memory_dir is None:
-            raise CliError(location.notes[-1] if location.notes else "no memory dir found")
-        if not location.memory_dir.is_dir():
-            raise CliError(
-                f"this project has no memory dir yet ({location.memory_dir}); pass a DIR"
-            )
-        return [(location.memory_dir, location.project_root)]
-    targets: list[tuple[Path, Path | None]] = []
-    for value in dirs:
-        directory = value.expanduser()
-        if not directory.exists():
-            raise CliError(f"no such directory: {value}")
-        if not directory.is_dir():
-            raise CliError(f"not a directory: {value}")
-        targets.append((Path(os.path.abspath(directory)), None))
-    return targets
+def _targets(args: argparse.Namespace) -> list[tuple[Path, Path | None]]:
+    """(memory dir, project root) for each directory to lint: a DIR's project is not known."""
+    given = given_dirs(args)
+    if not given:
+        return [project_memory_dir()]
+    return [(existing_dir(value), None) for value in given]
 
 
 _CITATION_CODES = ("MEM117", "MEM118")
@@ -140,9 +124,10 @@ def _run(args: argparse.Namespace) -> int:
     from memdir.config import load_settings
     from memdir.lint.diagnostic import FAILING
     from memdir.lint.engine import with_cli_codes
-    from memdir.lint.formats import Section, display_path, render
+    from memdir.lint.formats import Section, render
     from memdir.lint.rules import expand_codes
     from memdir.lint.state import DirState
+    from memdir.paths import display_path
 
     select = _codes(args.select, "--select")
     ignore = _codes(args.ignore, "--ignore")
@@ -152,7 +137,7 @@ def _run(args: argparse.Namespace) -> int:
     explicit_project = _project_root(args.project)
     sections: list[Section] = []
     unchecked = False
-    for directory, project_root in _targets(args.dirs):
+    for directory, project_root in _targets(args):
         settings = with_cli_codes(load_settings(directory, project_root), select, ignore)
         if settings.load_error is not None:
             raise CliError(f"cannot read settings: {settings.load_error}")

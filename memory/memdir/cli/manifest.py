@@ -11,6 +11,7 @@ from memdir.cli.common import (
     add_json_argument,
     print_json,
     resolve_dir,
+    shown,
 )
 
 
@@ -26,7 +27,7 @@ def cmd_manifest(args: argparse.Namespace) -> int:
     from memdir.projections import cli_json, manifest_view
     from memdir.scan import scan
 
-    directory = resolve_dir(args.dir)
+    directory = resolve_dir(args)
     result = scan(directory)
     if args.json:
         print_json(cli_json(manifest_view(result)))
@@ -41,7 +42,9 @@ def cmd_manifest(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         for header in result.cut_off:
-            print(f"--   {header.rel_path}", file=sys.stderr)
+            print(f"--   {shown(directory / header.rel_path)}", file=sys.stderr)
     for skipped in result.skipped:
-        print(f"-- skipped {skipped.rel_path}: {skipped.reason}", file=sys.stderr)
+        print(
+            f"-- skipped {shown(directory / skipped.rel_path)}: {skipped.reason}", file=sys.stderr
+        )
     return 0

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memdir.cli.common import CliError, resolve_dir
+from memdir.cli.common import CliError, add_dir_argument, resolve_dirs
 from memdir.extras import require
 
 if TYPE_CHECKING:
@@ -28,19 +27,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Run an MCP server over the memory dir: the API memory tool, recall (what path B "
             "would inject), search, lint and the index, and each memory file as a resource. "
-            "stdio by default."
+            "stdio by default. With several DIRs each tool takes a `directory` argument; the "
+            "first DIR is the default."
         ),
     )
-    parser.add_argument(
-        "--dir",
-        metavar="D",
-        type=Path,
-        action="append",
-        help=(
-            "a memory directory to serve; repeat for several (tools take a `directory` "
-            "argument, the first is the default). Default: the current project's memory dir"
-        ),
-    )
+    add_dir_argument(parser, several=True)
     parser.add_argument(
         "--read-only",
         action="store_true",
@@ -81,7 +72,7 @@ def parse_http(value: str) -> tuple[str, int]:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     http = parse_http(args.http) if args.http else None
-    directories = [resolve_dir(d) for d in args.dir] if args.dir else [resolve_dir(None)]
+    directories = resolve_dirs(args)
     require("mcp", "the MCP server")  # before the SDK's imports: a missing extra is one line
     from memdir.mcp_server import build_server
 

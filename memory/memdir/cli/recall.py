@@ -25,6 +25,7 @@ from memdir.cli.common import (
     resolve_dir,
     resolve_inside,
     resolve_target,
+    shown,
 )
 from memdir.config import (
     DEFAULT_OPENAI_BASE_URL,
@@ -138,7 +139,7 @@ def _load_session(path: Path | None) -> Session:
         raise CliError(f"bad session file {path}: {text}") from None
 
 
-def _summary(result: RecallResult) -> list[str]:
+def _summary(result: RecallResult, directory: Path) -> list[str]:
     if not result.triggered:
         return [f"-- not triggered: {result.reason}"]
     selector = result.selector or "none"
@@ -153,11 +154,12 @@ def _summary(result: RecallResult) -> list[str]:
         cut = ", truncated" if memory.truncated else ""
         why = result.why.get(memory.rel_path, "")
         lines.append(
-            f"--   {memory.rel_path} ({memory.bytes:,} bytes{cut}){': ' + why if why else ''}"
+            f"--   {shown(directory / memory.rel_path)} ({memory.bytes:,} bytes{cut})"
+            f"{': ' + why if why else ''}"
         )
     for dropped in result.dropped:
         if dropped.stage != "before-select":
-            lines.append(f"--   left out {dropped.rel_path}: {dropped.reason}")
+            lines.append(f"--   left out {shown(directory / dropped.rel_path)}: {dropped.reason}")
     lines.extend(f"-- note: {note}" for note in result.notes)
     lines.append(
         f"-- budget {result.budget_used:,}/{result.budget_limit:,} "
@@ -172,7 +174,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     from memdir.recall import recall
     from memdir.select import credential_source, selector_from_settings
 
-    directory = resolve_dir(args.dir)
+    directory = resolve_dir(args)
     if not args.query.strip():
         # Still a valid run (the trigger says no), but most likely a quoting mistake.
         print("memdir recall: note: empty QUERY", file=sys.stderr)
@@ -230,14 +232,16 @@ def cmd_recall(args: argparse.Namespace) -> int:
         # Byte for byte what is injected: no newline added (the text may end with one).
         sys.stdout.write(result.attachment)
         sys.stdout.flush()
-    for line in _summary(result):
+    for line in _summary(result, directory):
         print(line, file=sys.stderr)
     for explanation in explanations:
-        for line in explanation.lines:
-            print(
-                f"-- why: {line}" if not line.startswith(" ") else f"--   {line.strip()}",
-                file=sys.stderr,
-            )
+        # The first line names the file as the memory dir does (the editor's preview shows it
+        # so); here it is named as every command names a file.
+        print(
+            f"-- why: {shown(directory / explanation.path)}: {explanation.reason}", file=sys.stderr
+        )
+        for line in explanation.lines[1:]:
+            print(f"--   {line.strip()}", file=sys.stderr)
     return 0
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memdir.cli.common import CliError, add_dir_argument, add_json_argument, print_json, resolve_dir
+from memdir.cli.common import (
+    CliError,
+    add_dir_argument,
+    add_json_argument,
+    print_json,
+    resolve_dir,
+    shown,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -14,10 +21,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="print the lines of the memory files matching a regular expression",
         description="Print `path:line:column: text` for each line of MEMORY.md and the topic "
         "files matching PATTERN (Python syntax), as the editor's search and the MCP tool find "
-        "them. Exit code 0 with matches, 1 without. A pattern that takes longer than 2 s on "
-        "one file is an error (exit 2).",
+        "them. Paths are relative to the working directory when the file lies there, else "
+        "absolute. Exit code 0 with matches, 1 without. A pattern that takes longer than 2 s "
+        "on one file is an error (exit 2).",
     )
-    search.add_argument("pattern", help="regular expression (Python syntax)")
+    search.add_argument("pattern", metavar="PATTERN", help="regular expression (Python syntax)")
     search.add_argument(
         "--glob",
         metavar="G",
@@ -49,11 +57,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         glob_matcher(args.glob)
     except InvalidPatternError as exc:
         raise CliError(f"--glob: {exc}") from None
-    directory = resolve_dir(args.dir)
+    directory = resolve_dir(args)
     try:
         found = search_dir(directory, regex, args.glob)
     except SlowPatternError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(exc.naming(shown(directory / exc.path))) from None
     if args.json:
         matches = cli_json(found.matches)
         for match in matches:
@@ -62,7 +70,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print_json({"matches": matches, "truncated": found.truncated})
     else:
         for m in found.matches:
-            print(f"{m.path}:{m.line + 1}:{m.character + 1}: {m.text}")
+            print(f"{shown(directory / m.path)}:{m.line + 1}:{m.character + 1}: {m.text}")
         if found.truncated:
             print(f"memdir search: stopped after {len(found.matches)} matches", file=sys.stderr)
     return 0 if found.matches else 1

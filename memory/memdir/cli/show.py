@@ -19,7 +19,9 @@ from memdir.cli.common import (
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show = subparsers.add_parser("show", help="print exactly what path B injects for one file")
-    show.add_argument("file", help="topic file, relative to the memory dir or absolute")
+    show.add_argument(
+        "file", metavar="FILE", help="topic file, relative to the memory dir or absolute"
+    )
     add_dir_argument(show)
     add_target_argument(show)
     add_json_argument(show)
@@ -30,7 +32,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from memdir.projections import cli_json, memory_text
     from memdir.surface import surface_file
 
-    directory = resolve_dir(args.dir)
+    directory = resolve_dir(args)
     path = resolve_inside(directory, args.file)
     if path.name == C.INDEX_FILENAME:
         raise CliError(

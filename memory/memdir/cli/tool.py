@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_tool(args: argparse.Namespace) -> int:
-    directory = resolve_dir(args.dir)
+    directory = resolve_dir(args)
     raw = sys.stdin.read() if args.command_json == "-" else args.command_json
     try:
         data = json.loads(raw)

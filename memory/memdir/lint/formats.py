@@ -20,6 +20,7 @@ from memdir import __version__
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules import RULES
 from memdir.lint.state import LintResult
+from memdir.paths import display_path
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -37,13 +38,6 @@ class Section:
 def _relative(path: Path, base: Path) -> Path | None:
     """``path`` relative to the directory ``base`` when it lies there (as written), else None."""
     return path.relative_to(base) if path.is_relative_to(base) else None
-
-
-def display_path(path: Path, relative_to: Path | None) -> str:
-    """How text output names a file: relative to ``relative_to`` when the file is inside it,
-    else absolute (as ruff does); ``None``: always absolute."""
-    relative = _relative(path, relative_to) if relative_to is not None else None
-    return str(relative if relative is not None else path)
 
 
 def fixable(diagnostic: Diagnostic) -> bool:
