@@ -10,7 +10,8 @@
 Every fix is planned by :mod:`memdir.fixes.plan`; this module only asks for them and converts.
 New files are CreateFile operations when the client lists ``create`` among its resource
 operations; otherwise the action's edit holds the text changes and its ``memdir.createFile``
-command creates the new file through :class:`memdir.write.MemoryWriter`, which never overwrites.
+command creates the new file through :class:`memdir.writing.writer.MemoryWriter`, which never
+overwrites.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from memdir.agent.paths import relative_inside
 from memdir.fixes.apply import combine
 from memdir.fixes.model import Fix
 from memdir.fixes.plan import MOVE_CODES, move_fixes, quick_fixes, safe_fixes
 from memdir.lint.diagnostic import Diagnostic
-from memdir.paths import relative_inside
 from pygls.exceptions import JsonRpcInvalidParams
 
 from memdir_lsp.convert import workspace_edit
@@ -228,7 +229,7 @@ def _create_new(directory: MemoryDirectory, path: Path, text: str) -> bool:
 
     The index is left alone: the action's own edit already changed it.
     """
-    from memdir.write import MemoryWriter, WriteError  # imported when first used
+    from memdir.writing.writer import MemoryWriter, WriteError  # imported when first used
 
     rel = relative_inside(directory.root, path, follow_links=False)
     if rel is None:

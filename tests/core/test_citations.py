@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from memdir.cli import main
+from memdir.faces.cli import main
 from memdir.fixes.citations import Form, renamed_text
 from memdir.fixes.plan import quick_fixes, safe_fixes
 from memdir.lint.diagnostic import Diagnostic
@@ -320,7 +320,7 @@ def test_no_project_no_findings_and_nothing_loaded(tmp_path: Path) -> None:
     directory = memory(tmp_path, {"a.md": "See `src/gone.py` and `gone_function()`."})
     assert findings(directory, None) == []
     script = (
-        "import sys\nfrom memdir.cli import main\n"
+        "import sys\nfrom memdir.faces.cli import main\n"
         f"main(['lint', {str(directory)!r}, '--exit-zero'])\n"
         "assert 'memdir.project' not in sys.modules\n"
     )

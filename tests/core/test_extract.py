@@ -1,4 +1,5 @@
-"""memdir.extract and memdir.transcript: the extraction agent through the real anthropic SDK.
+"""memdir.extract.loop and memdir.extract.transcript: the extraction agent through the real
+anthropic SDK.
 
 The API is a scripted fake behind ``httpx2.MockTransport``: each request gets the next scripted
 response (a function of the request body), and every request body is kept so the tests can check
@@ -18,9 +19,10 @@ import anthropic
 import fake_anthropic
 import httpx2
 import pytest
-from memdir import extract as extract_module
+from memdir.agent.topic import load_topic
 from memdir.config import Settings
-from memdir.extract import (
+from memdir.extract import loop as extract_module
+from memdir.extract.loop import (
     DO_NOT_SAVE,
     DRY_RUN_PREFIX,
     EXTRACT_LOCK_NAME,
@@ -33,15 +35,14 @@ from memdir.extract import (
     run_extraction,
     sweep_dry_run_leftovers,
 )
-from memdir.lint import lint_directory
-from memdir.topic import load_topic
-from memdir.transcript import (
+from memdir.extract.transcript import (
     parse_transcript,
     read_transcript,
     recent_memory_writes,
     shell_write_target,
 )
-from memdir.write import FileChange, dir_state
+from memdir.lint import lint_directory
+from memdir.writing.writer import FileChange, dir_state
 from memhelpers import sdk_answered_by, topic
 
 Body = dict[str, Any]
@@ -811,7 +812,7 @@ def test_the_cli_never_prints_an_echoed_key(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from memdir.cli import main
+    from memdir.faces.cli import main
 
     memory_dir, _project, transcript = dirs
     monkeypatch.setenv("ANTHROPIC_API_KEY", ECHOED_KEY)
@@ -919,7 +920,7 @@ KILLED_RUN = """
 import asyncio, os, signal, sys
 import anthropic, httpx2
 from memdir.config import Settings
-from memdir.extract import run_extraction
+from memdir.extract.loop import run_extraction
 
 def die(_request):
     os.kill(os.getpid(), signal.SIGKILL)  # mid-run, with the copy made

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from memdir.agent.topic import parse_topic_text
 from memdir.config import Settings
 from memdir.lint import DirState, lint_directory
 from memdir.lint.diagnostic import Diagnostic
-from memdir.topic import parse_topic_text
 from memhelpers import ROOT, count_disk_reads, count_rule_runs
 
 MakeDir = Callable[..., Path]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memdir.extract import ProjectTools
-from memdir.search import (
+from memdir.extract.loop import ProjectTools
+from memdir.search.grep import (
     InvalidPatternError,
     compile_glob,
     compile_pattern,

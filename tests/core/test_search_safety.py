@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memdir import search_worker
-from memdir.extract import ProjectTools
-from memdir.search import (
+from memdir.extract.loop import ProjectTools
+from memdir.search import worker as search_worker
+from memdir.search.grep import (
     PATTERN_SECONDS,
     InvalidPatternError,
     SlowPatternError,
@@ -183,7 +183,7 @@ def test_a_child_whose_parent_died_ends_by_itself() -> None:
     body = RULE.encode()
     job = json.dumps(header).encode() + b"\n%d\n" % len(body) + body
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); from memdir.search_worker import main; main()"
+        "import sys; sys.path.insert(0, sys.argv[1]); from memdir.search.worker import main; main()"
     )
     child = subprocess.run(
         [sys.executable, "-I", "-S", "-c", code, str(Path(search_worker.__file__).parent.parent)],

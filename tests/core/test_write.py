@@ -1,4 +1,4 @@
-"""memdir.write: the operations, index maintenance, ``modified`` stamps and the lock."""
+"""memdir.writing.writer: the operations, index maintenance, ``modified`` stamps and the lock."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
+from memdir.agent.index import fit_entry
+from memdir.agent.scan import scan
 from memdir.config import Settings
-from memdir.index import fit_entry
-from memdir.scan import scan
-from memdir.write import (
+from memdir.writing.writer import (
     LOCK_NAME,
     InvalidLineError,
     LockTimeoutError,
@@ -456,7 +456,7 @@ def test_a_held_lock_times_out_with_a_clear_error(root: Path) -> None:
 
 
 def test_a_missing_memory_dir_is_an_error(tmp_path: Path) -> None:
-    from memdir.write import WriteError
+    from memdir.writing.writer import WriteError
 
     with pytest.raises(WriteError, match="does not exist"):
         MemoryWriter(tmp_path / "absent", settings=Settings()).create("a.md", "x")
@@ -471,7 +471,7 @@ def test_an_unreadable_index_is_left_alone_with_a_warning(root: Path) -> None:
 
 
 def test_text_that_cannot_be_encoded_is_refused(root: Path) -> None:
-    from memdir.write import WriteError
+    from memdir.writing.writer import WriteError
 
     with pytest.raises(WriteError, match="not valid Unicode"):
         writer(root).create("a.md", "lone \ud800 surrogate")

@@ -1,7 +1,7 @@
 """A folder swapped for a symlink between the path check and the write (issue 18).
 
-:func:`memdir.write.resolve_path` checks a path when an operation starts; a folder of the memory
-dir replaced by a symlink leading out after that check must stop the write, not lead it out.
+:func:`memdir.writing.writer.resolve_path` checks a path when an operation starts; a folder of the
+memory dir replaced by a symlink leading out after that check must stop the write, not lead it out.
 The swap is made deterministic at the first write step (``write._step``, the kill points' seam:
 the intent is recorded, nothing else is written yet) or, for a read, right after the check.
 Both walks are tested: by file descriptor (``FD_WALK``, POSIX) and by the checked path (the
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from memdir import write
 from memdir.config import Settings
-from memdir.write import JOURNAL_NAME, MemoryWriter, UnsafePathError, WriteError, dir_state
+from memdir.writing import writer as write
+from memdir.writing.writer import JOURNAL_NAME, MemoryWriter, UnsafePathError, WriteError, dir_state
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
 

@@ -10,9 +10,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from memdir import write
-from memdir.paths import dir_state_path
-from memdir.write import JOURNAL_NAME, LEGACY_FILENAMES, TEMP_NAME
+from memdir.agent.paths import dir_state_path
+from memdir.writing import writer as write
+from memdir.writing.writer import JOURNAL_NAME, LEGACY_FILENAMES, TEMP_NAME
 from memhelpers import RawLspClient
 
 #: Every writer in the fault tests stamps ``modified`` with this, so two runs write the same bytes.

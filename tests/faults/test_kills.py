@@ -2,8 +2,8 @@
 partial file, and the next writer leaves no temp file and an index that agrees with the files.
 
 Each write runs in a forked child that kills itself (SIGKILL, nothing runs after it) at its
-N-th kill point (:data:`memdir.write.KILL_AT_ENV`, set here through the module), on a fresh dir
-each time. The default run tries two points of each write, drawn at random (the seed is in
+N-th kill point (:data:`memdir.writing.writer.KILL_AT_ENV`, set here through the module), on a fresh
+dir each time. The default run tries two points of each write, drawn at random (the seed is in
 the test's output); ``MEMDIR_FAULTS=long`` tries every point of every write.
 """
 
@@ -31,12 +31,12 @@ from faulthelpers import (
     topic,
     visible,
 )
-from memdir import write
 from memdir.config import Settings
-from memdir.extract import run_extraction
+from memdir.extract.loop import run_extraction
 from memdir.lint import apply_fixes, lint_directory
-from memdir.memory_tool import MemdirMemoryTool
-from memdir.write import MemoryWriter
+from memdir.writing import writer as write
+from memdir.writing.memory_tool import MemdirMemoryTool
+from memdir.writing.writer import MemoryWriter
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 

@@ -19,8 +19,8 @@ import anyio
 import httpx2
 import pytest
 import uvicorn
-from memdir.mcp_server import build_server
-from memdir.mcp_transport import SessionLRU
+from memdir.faces.mcp_server import build_server
+from memdir.faces.mcp_transport import SessionLRU
 
 CAP = 3
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

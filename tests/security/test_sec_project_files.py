@@ -401,7 +401,7 @@ def test_extraction_dry_run_copies_no_special_file(
 ) -> None:
     """``memdir extract --dry-run`` copies the memory dir into a sandbox first: a FIFO or
     device there is left out, not opened."""
-    from memdir.extract import _copy_for_dry_run
+    from memdir.extract.loop import _copy_for_dry_run
 
     root = make_dir(MEMORY)
     plant(root / "stuck.md", kind)

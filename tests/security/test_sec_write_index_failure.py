@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memdir import write
 from memdir.config import Settings
-from memdir.write import MemoryWriter, WriteError
+from memdir.writing import writer as write
+from memdir.writing.writer import MemoryWriter, WriteError
 from sec_write_helpers import cli_tool, file_size_limit, lsp_tool, mcp_tool, topic
 
 FILES = {

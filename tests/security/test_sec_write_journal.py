@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from memdir.config import Settings
 from memdir.lint import lint_directory
-from memdir.write import MemoryWriter
+from memdir.writing.writer import MemoryWriter
 from sec_write_helpers import Outcome, cli_tool, lsp_tool, mcp_tool, run_cli, snapshot, topic
 
 SECRET = b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"

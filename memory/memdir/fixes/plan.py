@@ -24,6 +24,8 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
+from memdir.agent.index import Index, encode_target, fit_entry, normalize_target
+from memdir.agent.topic import field_key
 from memdir.fixes.model import CreateFile, Fix, TextEdit
 from memdir.fixes.text import (
     first_heading,
@@ -40,10 +42,8 @@ from memdir.fixes.text import (
     unique_file_name,
     yaml_scalar,
 )
-from memdir.index import Index, encode_target, fit_entry, normalize_target
 from memdir.model import IndexEntry, Span, TopicFile
 from memdir.textio import utf16_len
-from memdir.topic import field_key
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -197,8 +197,8 @@ def creatable(root: Path, rel: str) -> bool:
     """Whether a file may be planned at ``rel`` in the memory dir ``root``: a plain relative path
     without hidden names (reserved for memdir) that resolves to itself inside the dir, so no
     symlink on the way leads anywhere else (out of the dir above all)."""
-    # Imported here: memdir.paths costs every lint start, and few findings plan a file.
-    from memdir.paths import relative_inside
+    # Imported here: memdir.agent.paths costs every lint start, and few findings plan a file.
+    from memdir.agent.paths import relative_inside
 
     if not rel or posixpath.isabs(rel) or any(p.startswith(".") for p in rel.split("/")):
         return False
@@ -265,7 +265,7 @@ def plan_new_memory(
     title, which the agent keeps: :func:`memory_name`), the title as a heading and
     ``body`` (else the why/how skeleton for feedback and project memories). ``indexed`` is the
     recall mode's ``index``: then MEMORY.md gets the entry (and is created when missing), as
-    :class:`memdir.write.MemoryWriter` does for every created topic file.
+    :class:`memdir.writing.writer.MemoryWriter` does for every created topic file.
     """
     title = " ".join(title.split())
     description = " ".join(description.split())
@@ -437,7 +437,7 @@ def move_fixes(
 
 def _edits_inside(edit: TextEdit) -> bool:
     """The file ``edit`` changes resolves inside its memory dir."""
-    from memdir.paths import relative_inside  # see creatable
+    from memdir.agent.paths import relative_inside  # see creatable
 
     root = edit.path.parents[len(PurePosixPath(edit.rel_path).parts) - 1]
     return relative_inside(root, edit.rel_path, follow_links=True) is not None

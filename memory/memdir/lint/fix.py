@@ -3,9 +3,9 @@
 Fixes are data (text edits and file creations against the text lint read). Which fixes go
 together is :func:`memdir.fixes.apply.compatible`'s call (a fix overlapping one already taken
 waits for the next run); every file is then read and written once, under the memory dir's lock,
-through :class:`memdir.write.MemoryWriter` (confined, atomic, creations never overwrite). What a
-file had is kept: its byte-order mark, its line endings (inserted text follows them), every byte
-outside the edited ranges. A file that is not valid UTF-8 is never rewritten: decoding it would
+through :class:`memdir.writing.writer.MemoryWriter` (confined, atomic, creations never overwrite).
+What a file had is kept: its byte-order mark, its line endings (inserted text follows them), every
+byte outside the edited ranges. A file that is not valid UTF-8 is never rewritten: decoding it would
 replace bytes the user may still want.
 """
 
@@ -91,7 +91,7 @@ def apply_fixes(diagnostics: Iterable[Diagnostic], *, safe_only: bool = True) ->
             owners.setdefault(edit.path, []).append(diagnostic)
 
     from memdir.config import Settings  # the writer and its lock: only when fixing
-    from memdir.write import MemoryWriter, NotUTF8Error, WriteError
+    from memdir.writing.writer import MemoryWriter, NotUTF8Error, WriteError
 
     writers: dict[Path, MemoryWriter] = {}
     failed: dict[int, str] = {}

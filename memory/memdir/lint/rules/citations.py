@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from memdir import constants as C
+from memdir.agent.index import Fences
 from memdir.fixes import citations as citation_fixes
 from memdir.fixes.citations import LOCATION, Form
-from memdir.index import Fences
 from memdir.lint.diagnostic import Diagnostic, Fix
 from memdir.lint.rules.base import IndexView, Rule, TopicView, offset_span
 from memdir.model import Span
@@ -316,7 +316,7 @@ def extract_citations(text: str, start: int = 0) -> list[Citation]:
 def cited_words(directory: Path) -> set[str]:
     """Every identifier the memories of ``directory`` cite (and the qualifiers of dotted
     ones): what a one-off run looks up in one pass (:meth:`memdir.project.Project.find_words`)."""
-    from memdir.scan import iter_topic_entries
+    from memdir.agent.scan import iter_topic_entries
     from memdir.textio import MAX_PARSE_BYTES, read_text
 
     words: set[str] = set()

@@ -1,0 +1,1 @@
+"""Background extraction: a finished conversation turned into memories."""

@@ -1,0 +1,1 @@
+"""Every change to a memory directory: the one writer, and the memory tool over it."""
