@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from memdir.extract.loop import extraction_lock
+from memdir.extract.sandbox import extraction_lock
 from memdir.faces.cli import main
 from memhelpers import sdk_answered_by
 

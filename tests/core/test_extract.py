@@ -22,19 +22,16 @@ import pytest
 from memdir.agent.topic import load_topic
 from memdir.config import Settings
 from memdir.extract import loop as extract_module
-from memdir.extract.loop import (
-    DO_NOT_SAVE,
+from memdir.extract.loop import run_extraction
+from memdir.extract.prompt import DO_NOT_SAVE, MEMORY_TYPE_GUIDE
+from memdir.extract.results import ExtractionProgress, dumps, format_result, merge_changes
+from memdir.extract.sandbox import (
     DRY_RUN_PREFIX,
     EXTRACT_LOCK_NAME,
-    MEMORY_TYPE_GUIDE,
-    ExtractionProgress,
-    ProjectTools,
     extraction_lock,
-    format_result,
-    merge_changes,
-    run_extraction,
     sweep_dry_run_leftovers,
 )
+from memdir.extract.tools import ProjectTools
 from memdir.extract.transcript import (
     parse_transcript,
     read_transcript,
@@ -42,7 +39,8 @@ from memdir.extract.transcript import (
     shell_write_target,
 )
 from memdir.lint import lint_directory
-from memdir.writing.writer import FileChange, dir_state
+from memdir.writing.journal import dir_state
+from memdir.writing.results import FileChange
 from memhelpers import sdk_answered_by, topic
 
 Body = dict[str, Any]
@@ -864,7 +862,7 @@ async def test_tool_call_inputs_are_reported_redacted_and_run_raw(
     assert result.tool_calls[0].input["old_str"] == "token [redacted]"
     assert result.tool_calls[1].input["command"] == "create"
     assert "[redacted]" in result.tool_calls[1].input["file_text"]
-    assert PROVIDER_TOKEN not in extract_module.dumps(result) + format_result(result)
+    assert PROVIDER_TOKEN not in dumps(result) + format_result(result)
     # What was written came from the raw input: the token is gone from the file it was in.
     assert "publish.md" in result.changed and not (memory_dir / "npm.md").exists()
     saved = (memory_dir / "publish.md").read_text(encoding="utf-8")

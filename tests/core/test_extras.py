@@ -15,7 +15,8 @@ import pytest
 from memdir import extras
 from memdir.extract.loop import run_extraction
 from memdir.extras import MissingExtraError, install_command, require
-from memdir.recall.select import AnthropicSelector, LexicalSelector, choose_selector
+from memdir.recall.choice import choose_selector
+from memdir.recall.select import AnthropicSelector, LexicalSelector
 from memhelpers import memory_header as header
 
 

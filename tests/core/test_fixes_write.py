@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from memdir.agent.paths import relative_inside
+from memdir.containment import relative_inside
 from memdir.fixes.model import CreateFile, Fix, TextEdit
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.fix import apply_fixes
 from memdir.model import Span
-from memdir.writing.writer import write_atomic
+from memdir.writing.files import write_atomic
 
 MakeDir = Callable[..., Path]
 
@@ -101,7 +101,7 @@ def test_cli_file_arguments_stay_inside(make_dir: MakeDir, name: str) -> None:
 
 
 def test_rel_path_names_either_spelling(tmp_path: Path) -> None:
-    from memdir.agent.paths import rel_path
+    from memdir.containment import rel_path
 
     root = tmp_path / "mem"
     root.mkdir()

@@ -16,7 +16,7 @@ from memdir.config import Settings
 from memdir.faces.freshness import citation_at, citation_text, verification_text
 from memdir.lint.state import DirState
 from memdir.model import TopicFile
-from memdir.project import Project
+from memdir.project.lookup import Project
 from memhelpers import count_disk_reads, git, git_project
 
 TODAY = dt.date(2027, 3, 15)

@@ -17,17 +17,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memdir.extract.loop import ProjectTools
+from memdir.extract.tools import ProjectTools
 from memdir.search import worker as search_worker
 from memdir.search.grep import (
     PATTERN_SECONDS,
     InvalidPatternError,
     SlowPatternError,
     compile_pattern,
-    grep_lines,
     search_files,
     search_texts,
 )
+from memdir.search.lines import grep_lines
 
 RULE = "-" * 32
 FILES = {

@@ -15,7 +15,7 @@ import pytest
 from memdir.faces.cli import main
 from memdir.lint import lint_directory
 from memdir.lint.state import DirState
-from memdir.project import Project
+from memdir.project.lookup import Project
 from memdir.secrets import REDACTED, find_secrets, redact
 from memdir.writing.memory_tool import MemdirMemoryTool
 from memhelpers import git_project, write_files

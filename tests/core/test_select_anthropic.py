@@ -20,6 +20,7 @@ import pytest
 from memdir import constants as C
 from memdir.agent.manifest import format_manifest
 from memdir.model import MemoryHeader
+from memdir.recall.choice import choose_selector
 from memdir.recall.select import (
     SELECT_MEMORIES_CONVERSATION_PROMPT,
     SELECT_MEMORIES_SYSTEM_PROMPT,
@@ -27,7 +28,6 @@ from memdir.recall.select import (
     LexicalSelector,
     Selection,
     build_request,
-    choose_selector,
     credential_source,
     parse_answer,
 )

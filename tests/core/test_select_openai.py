@@ -24,13 +24,12 @@ from memdir.config import (
     settings_from_mapping,
 )
 from memdir.faces.hook import user_prompt_submit
+from memdir.recall.choice import choose_selector, selector_from_settings
 from memdir.recall.select import (
     SELECT_MEMORIES_SYSTEM_PROMPT,
     AnthropicSelector,
     LexicalSelector,
     Selection,
-    choose_selector,
-    selector_from_settings,
     user_message,
 )
 from memdir.recall.select_openai import (

@@ -25,13 +25,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from memdir.config import Settings
-from memdir.writing.writer import (
+from memdir.writing.results import (
     IndexNotUpdatedError,
-    MemoryWriter,
     PathExistsError,
     UnsafePathError,
     WriteError,
 )
+from memdir.writing.writer import MemoryWriter
 
 # --- the sandbox ---------------------------------------------------------------------------------
 

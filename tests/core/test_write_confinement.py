@@ -2,7 +2,7 @@
 
 Issue 18 measured ``memdir.createFile`` creating files through a symlinked subfolder and the
 dangling-entry quick fix proposing a ``CreateFile`` through one. Every write resolves its path
-with :func:`memdir.writing.writer.resolve_path` (the one confinement check on the resolved path),
+with :func:`memdir.writing.confine.resolve_path` (the one confinement check on the resolved path),
 and the fix planner proposes no file that check would refuse.
 """
 
@@ -19,12 +19,12 @@ from memdir.fixes.plan import (
     creatable,
     create_missing,
     move_to_topic,
-    quick_fixes,
     rename_edits,
-    safe_fixes,
 )
 from memdir.lint import lint_directory
-from memdir.writing.writer import MemoryWriter, UnsafePathError
+from memdir.lint.fix import quick_fixes, safe_fixes
+from memdir.writing.results import UnsafePathError
+from memdir.writing.writer import MemoryWriter
 
 MakeDir = Callable[..., Path]
 

@@ -11,8 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memdir.agent.paths import dir_state_path
-from memdir.writing import writer as write
-from memdir.writing.writer import JOURNAL_NAME, LEGACY_FILENAMES, TEMP_NAME
+from memdir.writing import files as write_files
+from memdir.writing.files import TEMP_NAME
+from memdir.writing.journal import JOURNAL_NAME, LEGACY_FILENAMES
 from memhelpers import RawLspClient
 
 #: Every writer in the fault tests stamps ``modified`` with this, so two runs write the same bytes.
@@ -110,12 +111,12 @@ async def start_lsp(config_dir: Path) -> RawLspClient:
 
 def kill_points(run: Callable[[], object]) -> int:
     """How many kill points ``run`` passes (counted in this process: the same writer code)."""
-    write._kill_at, write._steps = 1 << 30, 0
+    write_files._kill_at, write_files._steps = 1 << 30, 0
     try:
         run()
-        return write._steps
+        return write_files._steps
     finally:
-        write._kill_at, write._steps = 0, 0
+        write_files._kill_at, write_files._steps = 0, 0
 
 
 def drawn_points(count: int, most: int) -> list[int]:

@@ -41,7 +41,7 @@ from fidelity.fixtures import Fixture, PathB, Scenario
 from memdir import constants as C
 from memdir.agent.index import load_index, render_entry
 from memdir.agent.paths import locate_memory_dir
-from memdir.extract.loop import build_system_prompt
+from memdir.extract.prompt import build_system_prompt
 
 #: How "memory is off" and "nothing injected" read in a difference.
 NO_MEMORY = "(no memory section: auto memory off)"

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from memdir.lint import lint_directory
 from memdir.writing.memory_tool import MemdirMemoryTool
-from memdir.writing.writer import MemoryWriter, UnsafePathError
+from memdir.writing.results import UnsafePathError
+from memdir.writing.writer import MemoryWriter
 from memhelpers import topic, write_files
 
 NFC = unicodedata.normalize("NFC", "\u00e9t\u00e9.md")

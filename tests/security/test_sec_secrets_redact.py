@@ -20,7 +20,8 @@ import pytest
 from fake_anthropic import FakeAnthropic, api_error
 from fake_openai import FakeOpenAI
 from memdir.config import Settings
-from memdir.extract.loop import format_result, run_extraction
+from memdir.extract.loop import run_extraction
+from memdir.extract.results import format_result
 from memdir.recall.select import AnthropicSelector, LexicalSelector
 from memdir.recall.select_openai import API_KEY_ENV, OpenAICompatibleSelector
 from memdir.secrets import REDACTED, redact

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from memdir.config import Settings
-from memdir.extract.loop import extraction_lock
+from memdir.extract.sandbox import extraction_lock
 from memdir.writing.memory_tool import MemdirMemoryTool
 from memdir.writing.writer import MemoryWriter
 from sec_write_helpers import cli_tool, snapshot, topic

@@ -63,7 +63,8 @@ async def test_the_language_server_writes(memory: Path) -> None:
 
 def test_a_fifo_in_the_state_folder_blocks_nothing(tmp_path: Path) -> None:
     """Even where memdir keeps its journal now, a FIFO (or a link) is no journal: dropped."""
-    from memdir.writing.writer import JOURNAL_NAME, LOCK_NAME, dir_state
+    from memdir.writing.journal import JOURNAL_NAME, dir_state
+    from memdir.writing.writer import LOCK_NAME
 
     root = tmp_path / "memory"
     root.mkdir()

@@ -71,7 +71,7 @@ def dir_state_path(memory_dir: Path, env: Mapping[str, str], home: Path) -> Path
     so a repository cannot plant them and they never show in ``git status``; keyed by the real
     path, so every spelling of the dir and every face of one user (CLI, MCP, language server,
     hook) meet at the same lock. Pure: creating and checking it is the writer's
-    (:func:`memdir.writing.writer.dir_state`)."""
+    (:func:`memdir.writing.journal.dir_state`)."""
     real = os.path.realpath(memory_dir)
     key = hashlib.sha256(os.fsencode(real)).hexdigest()
     return state_dir(env, home) / DIR_STATES_DIRNAME / key
@@ -582,50 +582,6 @@ def is_agent_memory_dir(
     if real.name == C.MEMORY_DIRNAME and real.parent.parent == projects:
         return True
     return real.parent == Path(os.path.realpath(root / "agent-memory"))
-
-
-def is_within(path: Path, root: Path) -> bool:
-    """True when ``path`` (already resolved) is ``root`` or lies below it."""
-    try:
-        path.relative_to(root)
-    except ValueError:
-        return False
-    return True
-
-
-def relative_inside(root: Path, path: Path | str, *, follow_links: bool = True) -> str | None:
-    """``path`` as a ``/``-separated path inside the memory dir ``root`` ("" for ``root``
-    itself), or None when it is outside: the one answer to "is this inside the memory dir".
-
-    A relative ``path`` is relative to ``root``. With ``follow_links`` (the default, for anything
-    that reads or writes) symlinks are resolved, so a link leading out of the dir is outside.
-    Without it the path is taken as written, under either spelling of ``root`` (as given or
-    resolved): that names an editor's or a scan's path without touching the disk for it.
-    """
-    candidate = Path(path)
-    if not candidate.is_absolute():
-        candidate = root / candidate
-    absolute = Path(os.path.abspath(candidate))
-    real_root = Path(os.path.realpath(root))
-    if follow_links:
-        bases = [(Path(os.path.realpath(absolute)), real_root)]
-    else:
-        bases = [(absolute, Path(os.path.abspath(root))), (absolute, real_root)]
-    for location, base in bases:
-        if is_within(location, base):
-            rel = location.relative_to(base).as_posix()
-            return "" if rel == "." else rel
-    return None
-
-
-def rel_path(root: Path, path: Path | str) -> str:
-    """``path`` named relative to the memory dir ``root``: as written when it lies there, else
-    with symlinks followed (an editor's or a scan's other spelling); ValueError outside it."""
-    for follow_links in (False, True):
-        rel = relative_inside(root, path, follow_links=follow_links)
-        if rel is not None:
-            return rel
-    raise ValueError(f"{path} is not inside the memory dir {root}")
 
 
 def display_path(path: Path, relative_to: Path | None) -> str:

@@ -84,7 +84,7 @@ def iter_topic_entries(
                 is_link = entry.is_symlink()
                 if is_link:
                     # Imported here: links are rare, and memdir.agent.paths costs every lint start.
-                    from memdir.agent.paths import relative_inside
+                    from memdir.containment import relative_inside
 
                     target = Path(os.path.realpath(entry.path))
                     if relative_inside(root, target) is None:

@@ -1,8 +1,8 @@
 """What the editor says about a memory's freshness: when it was verified, and what the project
 says of the paths and identifiers it cites.
 
-Pure functions over a :class:`~memdir.model.TopicFile`, a :class:`~memdir.project.Project`, the
-day and the settings; the language server's hover shows their text. They judge exactly as the
+Pure functions over a :class:`~memdir.model.TopicFile`, a :class:`~memdir.project.lookup.Project`,
+the day and the settings; the language server's hover shows their text. They judge exactly as the
 rules do (MEM117, MEM118, MEM120): the same extraction, lookups and dates, imported, not copied.
 """
 
@@ -13,12 +13,13 @@ import os
 from typing import TYPE_CHECKING
 
 from memdir.fixes.dates import VERIFIED_FIELD
-from memdir.lint.rules.citations import Citation, extract_citations, missing_path
+from memdir.lint.rules.citations import missing_path
 from memdir.lint.rules.dates import verified_on, written_on
+from memdir.project.citations import Citation, extract_citations
 
 if TYPE_CHECKING:
     from memdir.model import TopicFile
-    from memdir.project import Project
+    from memdir.project.lookup import Project
 
 
 def _ago(day: dt.date, today: dt.date) -> str:

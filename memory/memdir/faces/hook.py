@@ -30,11 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from memdir.agent.paths import locate_memory_dir, relative_inside, state_dir
+from memdir.agent.paths import locate_memory_dir, state_dir
 from memdir.config import Settings, load_settings
+from memdir.containment import relative_inside
 from memdir.extract.transcript import memory_writes, read_transcript
+from memdir.recall.choice import selector_from_settings
 from memdir.recall.prefetch import RecallResult, recall
-from memdir.recall.select import selector_from_settings
 from memdir.recall.surface import Session
 
 EVENT: Final = "UserPromptSubmit"

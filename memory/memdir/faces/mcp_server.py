@@ -35,7 +35,7 @@ from starlette.applications import Starlette
 from memdir import __version__
 from memdir import constants as C
 from memdir.config import load_settings
-from memdir.faces.cli import describe_os_error, shorten
+from memdir.faces.cli.common import describe_os_error, shorten
 from memdir.faces.mcp_transport import (
     HTTP_SESSION_IDLE_SECONDS,
     MAX_HTTP_SESSIONS,
@@ -355,7 +355,8 @@ class MemdirMCP:
         return found
 
     def read_file(self, rel: str, root: Path | None = None) -> str:
-        from memdir.writing.writer import MemoryWriter, WriteError
+        from memdir.writing.results import WriteError
+        from memdir.writing.writer import MemoryWriter
 
         try:
             return MemoryWriter(root or self.root).read(rel)

@@ -22,7 +22,7 @@ from memdir.model import Span
 from memdir.secrets import redact
 
 if TYPE_CHECKING:
-    from memdir.project import Project
+    from memdir.project.lookup import Project
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from memdir.model import IndexEntry, TopicFile
 from memdir.textio import read_text_stat
 
 if TYPE_CHECKING:
-    from memdir.project import Changed, Project
+    from memdir.project.lookup import Changed, Project
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,9 +304,7 @@ class DirState:
 
         A path that no longer exists (and has no text) is dropped. Nothing else is read.
         """
-        from memdir.agent.paths import (
-            relative_inside,  # the one confinement check; lint starts lighter
-        )
+        from memdir.containment import relative_inside
 
         rel = sys.intern(self.rel(path))
         if text is not None and self._overlays.get(rel) == text and self._has_result(rel):

@@ -143,7 +143,7 @@ def _surfaced_keys(result: RecallResult) -> set[str]:
 
 def _relative(root: Path, path: str) -> str | None:
     """``path`` relative to the memory dir, ``/``-separated; None when it lies outside."""
-    from memdir.agent.paths import rel_path
+    from memdir.containment import rel_path
 
     try:
         return rel_path(root, path)

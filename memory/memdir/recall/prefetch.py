@@ -23,13 +23,8 @@ from memdir.agent.scan import ScanResult, scan
 from memdir.agent.trigger import TriggerRule, should_prefetch
 from memdir.config import Settings, load_settings
 from memdir.model import MemoryHeader
-from memdir.recall.select import (
-    AnthropicSelector,
-    Selection,
-    Selector,
-    normalize_tools,
-    selector_from_settings,
-)
+from memdir.recall.choice import selector_from_settings
+from memdir.recall.select import AnthropicSelector, Selection, Selector, normalize_tools
 from memdir.recall.surface import Session, SurfacedMemory, render_attachment, surface_file
 from memdir.target import Target
 
@@ -166,7 +161,7 @@ async def prefetch(
 ) -> RecallResult:
     """Run path B once for a user message and record what surfaced in ``session``.
 
-    ``selector`` defaults to :func:`~memdir.recall.select.selector_from_settings` (``auto``:
+    ``selector`` defaults to :func:`~memdir.recall.choice.selector_from_settings` (``auto``:
     anthropic with a key, else a configured local model, else lexical); ``settings`` to
     :func:`load_settings` of ``memory_dir``; ``trigger_rule`` to the settings' rule; ``target``
     to the settings' target. A query over :data:`~memdir.constants.QUERY_MAX_CHARS` is cut

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Final, Literal
 
 from memdir import constants as C
-from memdir.agent.paths import relative_inside
 from memdir.agent.sanitize import neutralize_tags, strip_invisible
+from memdir.containment import relative_inside
 from memdir.target import DEFAULT_TARGET, Target
 from memdir.textio import read_text, utf8_len, utf16_len
 
@@ -339,7 +339,7 @@ class Session:
         return cls(dict(surfaced), set(read), used, limit, compactions, pairs)
 
     def save(self, path: Path) -> None:
-        from memdir.writing.writer import write_atomic
+        from memdir.writing.files import write_atomic
 
         write_atomic(path, json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n")
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 import itertools
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from memdir.search import worker as search_worker
+from memdir.search.lines import grep_lines
 from memdir.search.worker import SlowPatternError
 
 __all__ = [
@@ -35,7 +36,6 @@ __all__ = [
     "compile_glob",
     "compile_pattern",
     "glob_matcher",
-    "grep_lines",
     "search_dir",
     "search_files",
     "search_texts",
@@ -267,25 +267,6 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False) -> re.Pattern[st
         raise InvalidPatternError("a repetition count is too large") from None
     except RecursionError:
         raise InvalidPatternError("the pattern nests too deeply") from None
-
-
-def grep_lines(
-    text: str, regex: re.Pattern[str], *, max_line_chars: int | None = None
-) -> Iterator[tuple[int, int, str]]:
-    """``(line, column, line text)`` of every line with a match.
-
-    Runs ``regex`` in this process with no time limit: for trusted patterns (user patterns go
-    through :func:`search_texts`). Lines are 0-based and split at ``\n`` only, as editors count
-    them (a ``\r`` before it is dropped from the text).
-    """
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()  # the end of the last line, not a line of its own
-    for number, raw in enumerate(lines):
-        line = raw[:-1] if raw.endswith("\r") else raw
-        found = regex.search(line if max_line_chars is None else line[:max_line_chars])
-        if found is not None:
-            yield number, found.start(), line
 
 
 @dataclass(frozen=True)

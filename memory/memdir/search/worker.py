@@ -2,7 +2,7 @@
 
 Python's ``re`` backtracks (``(-+)+x`` on a line of 32 dashes runs for minutes) and holds the GIL
 while it does, so a thread cannot bound it and nothing else in the process runs meanwhile. The
-child is the same interpreter running the same :func:`memdir.search.grep.grep_lines`, so a search
+child is the same interpreter running the same :func:`memdir.search.lines.grep_lines`, so a search
 means the same thing whichever way it runs; the parent only waits on a pipe, and kills the child
 when one file takes longer than the time limit.
 
@@ -225,7 +225,7 @@ def main() -> None:
     import re
     import signal
 
-    from memdir.search.grep import grep_lines
+    from memdir.search.lines import grep_lines
 
     alarm = getattr(signal, "alarm", None)
     stdin = sys.stdin.buffer

@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from memdir.agent.paths import relative_inside
 from memdir.config import Settings
+from memdir.containment import relative_inside
 from memdir.secrets import SecretMatch, find_secrets
+from memdir.writing.confine import resolve_path
 from memdir.writing.memory_commands import (
     MEMORIES_ROOT,
     TOOL_NAME,
@@ -46,11 +47,10 @@ from memdir.writing.memory_commands import (
     ViewCommand,
     parse_command,
 )
-from memdir.writing.writer import (
+from memdir.writing.results import (
     FileChange,
     IndexNotUpdatedError,
     InvalidLineError,
-    MemoryWriter,
     MultipleMatchError,
     NoMatchError,
     NotAFileError,
@@ -60,8 +60,8 @@ from memdir.writing.writer import (
     UnsafePathError,
     WriteError,
     WriteResult,
-    resolve_path,
 )
+from memdir.writing.writer import MemoryWriter
 
 __all__ = [
     "MEMORIES_ROOT",
@@ -89,7 +89,7 @@ _LINE_WIDTH: Final = 6
 _MAX_LINES: Final = 999_999
 #: How deep a directory ``view`` lists.
 _VIEW_DEPTH: Final = 2
-#: Reasons (see :class:`memdir.writing.writer.UnsafePathError`) the API words as an escape attempt
+#: Reasons (see :class:`memdir.writing.results.UnsafePathError`) the API words as an escape attempt
 #: (a symlink leading out is one to the API's tool too: it resolves the path first).
 _ESCAPE_REASONS: Final = frozenset(
     {"traversal", "absolute", "encoded", "lookalike", "home", "symlink"}

@@ -44,7 +44,7 @@ from memdir_lsp.memory_protocol.converter import structure_params, to_wire
 from memdir_lsp.server import FileEvent, MemoryServer
 
 if TYPE_CHECKING:
-    from memdir.extract.loop import ExtractionProgress, ExtractionResult
+    from memdir.extract.results import ExtractionProgress, ExtractionResult
     from memdir.extract.transcript import Transcript
     from memdir.recall.explain import Explanation
     from memdir.recall.prefetch import RecallResult
@@ -599,7 +599,8 @@ class ExtractionJob:
 
     async def extract(self) -> ExtractionResult:
         await load_write_path()  # not on the event loop (the agent loop loads the SDK so too)
-        from memdir.extract.loop import ExtractionResult, run_extraction
+        from memdir.extract.loop import run_extraction
+        from memdir.extract.results import ExtractionResult
         from memdir.extract.transcript import read_transcript
 
         try:
@@ -638,7 +639,7 @@ class ExtractionJob:
             ls.protocol.notify(P.MEMORY_EXTRACT_RESULT, to_wire(cancelled))
             raise
         except Exception as exc:
-            from memdir.extract.loop import ExtractionResult
+            from memdir.extract.results import ExtractionResult
             from memdir.recall.select import credential_values
             from memdir.secrets import redact
 

@@ -18,7 +18,13 @@ from collections.abc import Sequence
 
 from memdir import __version__
 from memdir.extras import MissingExtraError
-from memdir.faces.cli.common import CliError, CommandParser, OneLineParser
+from memdir.faces.cli.common import (
+    CliError,
+    CommandParser,
+    OneLineParser,
+    describe_os_error,
+    shorten,
+)
 
 #: Subcommand modules, in the order ``--help`` lists them, with the commands each registers.
 _MODULES = {
@@ -96,19 +102,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"memdir: internal error: {reason}; please report it", file=sys.stderr)
         return EXIT_INTERNAL
     return code
-
-
-def shorten(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else f"{text[: limit // 2]}…{text[-limit // 2 :]}"
-
-
-def describe_os_error(exc: OSError) -> str:
-    """``File name too long: aaaa…aa.md``: the reason, and the file's name kept short."""
-    reason = exc.strerror or type(exc).__name__
-    if exc.filename is None:
-        return reason
-    name = os.path.basename(os.fsdecode(exc.filename)) or os.fsdecode(exc.filename)
-    return f"{reason}: {shorten(name)}"
 
 
 if __name__ == "__main__":

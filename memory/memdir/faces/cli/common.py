@@ -158,7 +158,7 @@ def resolve_inside(directory: Path, name: str) -> Path:
     """A file named relative to the memory dir (or absolute), refusing anything outside it."""
     if "\x00" in name:
         raise CliError("file name contains a NUL byte")
-    from memdir.agent.paths import relative_inside
+    from memdir.containment import relative_inside
 
     candidate = Path(name).expanduser()
     if not candidate.is_absolute():
@@ -177,3 +177,16 @@ def print_json(data: object) -> None:
 
     json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else f"{text[: limit // 2]}…{text[-limit // 2 :]}"
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``File name too long: aaaa…aa.md``: the reason, and the file's name kept short."""
+    reason = exc.strerror or type(exc).__name__
+    if exc.filename is None:
+        return reason
+    name = os.path.basename(os.fsdecode(exc.filename)) or os.fsdecode(exc.filename)
+    return f"{reason}: {shorten(name)}"

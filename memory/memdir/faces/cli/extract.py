@@ -60,7 +60,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
         project = project.expanduser()
         if not project.is_dir():
             raise CliError(f"no such project directory: {project}")
-    from memdir.extract.loop import dumps, extract, format_result
+    from memdir.extract.loop import extract
+    from memdir.extract.results import dumps, format_result
     from memdir.extras import require
     from memdir.recall.select import NO_CREDENTIALS
 

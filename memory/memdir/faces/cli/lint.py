@@ -147,8 +147,8 @@ def _run(args: argparse.Namespace) -> int:
         project = None
         if any(settings.code_enabled(code) for code in _CITATION_CODES):
             if cited_root is not None:
-                from memdir.lint.rules.citations import cited_words
-                from memdir.project import Project  # only with a project: keep lint light
+                from memdir.project.citations import cited_words
+                from memdir.project.lookup import Project  # only with a project: keep lint light
 
                 # The cited names are looked up in one pass, while git lists the project.
                 words = cited_words(directory) if settings.code_enabled("MEM118") else ()

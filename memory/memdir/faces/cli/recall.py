@@ -171,8 +171,9 @@ def _summary(result: RecallResult, directory: Path) -> list[str]:
 def cmd_recall(args: argparse.Namespace) -> int:
     from memdir.config import base_url_error, load_settings
     from memdir.faces.projections import cli_json, recall_view
+    from memdir.recall.choice import selector_from_settings
     from memdir.recall.prefetch import recall
-    from memdir.recall.select import credential_source, selector_from_settings
+    from memdir.recall.select import credential_source
 
     directory = resolve_dir(args)
     if not args.query.strip():

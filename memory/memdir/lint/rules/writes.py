@@ -30,9 +30,9 @@ from memdir.textio import kind_name, open_regular
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
 
-#: The writer's :data:`~memdir.writing.writer.JOURNAL_NAME`,
-#: :data:`~memdir.writing.writer.LEGACY_FILENAMES` and
-#: :data:`~memdir.writing.writer.TEMP_NAME` (a test keeps them equal; lint loads the writer only
+#: The writer's :data:`~memdir.writing.journal.JOURNAL_NAME`,
+#: :data:`~memdir.writing.journal.LEGACY_FILENAMES` and
+#: :data:`~memdir.writing.files.TEMP_NAME` (a test keeps them equal; lint loads the writer only
 #: when a journal is there).
 _JOURNAL = "intent.json"
 _LEGACY = (".memdir.lock", ".memdir-intent.json", ".memdir-extract.lock")
@@ -58,7 +58,7 @@ def _journal(ctx: LintContext) -> Path | None:
 
 
 def _interrupted_write(ctx: LintContext, journal: Path) -> Diagnostic:
-    from memdir.writing.writer import WriteIntent, intent_problem  # only when a journal is there
+    from memdir.writing.journal import WriteIntent, intent_problem  # only when a journal is there
 
     try:
         fd, _info = open_regular(journal, follow_links=False)
