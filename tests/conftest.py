@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,12 @@ def pytest_configure(config: pytest.Config) -> None:
     state = tempfile.mkdtemp(prefix="memdir-test-state-")
     config.stash[_STATE_KEY] = state
     os.environ["XDG_STATE_HOME"] = state
+    # The suite starts hundreds of Python processes (CLI, hook, servers): each would compile
+    # memdir from source again where the environment turns bytecode caching off
+    # (PYTHONDONTWRITEBYTECODE), and pytest would rewrite every test module on every run. The
+    # suite caches bytecode as Python does by default (__pycache__, ignored by git).
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

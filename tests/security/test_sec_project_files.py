@@ -343,6 +343,7 @@ def quick_git(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(project_module, "_PROBE_TIMEOUT", 1.0)
 
 
+@pytest.mark.processes  # waits out git's time limit (a second) each
 @pytest.mark.parametrize("where", [".gitignore", ".git/info/exclude", "include"])
 def test_git_waiting_on_a_fifo_is_given_up(
     where: str,
