@@ -12,8 +12,8 @@ directory and from a fixed seed:
 
 It then times, in one run:
 
-* cold, in process: :meth:`Project.load <memdir.project.Project.load>`, the one-pass lookup of
-  the cited words and a lint of the memory dir (modules already imported);
+* cold, in process: :meth:`Project.load <memdir.project.lookup.Project.load>`, the one-pass lookup
+  of the cited words and a lint of the memory dir (modules already imported);
 * cold, the CLI: ``memdir lint MEMDIR --project ROOT`` in a fresh process;
 * re-check after one project file changes (``--changes`` of them, p50 and p95): the file is
   rewritten (a cited identifier added or removed, or an unrelated line), then
@@ -446,7 +446,7 @@ def baseline(
     """What a script checking each citation runs: ``git grep -q -w -F`` per identifier, and
     ``git ls-files --error-unmatch`` (then ``test -e``) per path. With ``sample``, that many of
     each are timed and the total extrapolated. (seconds, commands run)."""
-    from memdir.lint.rules.citations import extract_citations
+    from memdir.project.citations import extract_citations
 
     paths: set[str] = set()
     for file in memories.glob("*.md"):
@@ -481,9 +481,9 @@ def run(
     args: argparse.Namespace, root: Path, memories: Path, project: Project, planted: Planted
 ) -> int:
     from memdir.config import load_settings
-    from memdir.lint.rules.citations import cited_words
     from memdir.lint.state import DirState
-    from memdir.project import Project as Loaded
+    from memdir.project.citations import cited_words
+    from memdir.project.lookup import Project as Loaded
 
     settings = load_settings(memories, None)
 

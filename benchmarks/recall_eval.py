@@ -2,7 +2,7 @@
 
 Runs three selectors over ``recall/queries.jsonl`` against the memories in ``recall/memory/``:
 
-* ``lexical``: :func:`memdir.lexical.select_lexical`, memdir's offline default;
+* ``lexical``: :func:`memdir.recall.lexical.select_lexical`, memdir's offline default;
 * ``bm25-whitespace``: plain BM25 over whitespace-split lowercase tokens of the manifest fields,
   top 5 with any score above 0, the naive offline baseline;
 * ``bm25-whitespace+skip``: the same, but a query whose trimmed text has no whitespace selects
@@ -116,10 +116,10 @@ LANGS = ("en", "zh", "mixed", "ja")
 KINDS = ("direct", "paraphrase", "cross-language", "tools", "unrelated")
 
 try:
-    from memdir import lexical
+    from memdir.recall import lexical
 except ImportError:  # run from a checkout without the package installed
     sys.path.insert(0, str(HERE.parent / "memory"))
-    from memdir import lexical
+    from memdir.recall import lexical
 
 
 @dataclass(frozen=True)
@@ -424,7 +424,7 @@ from types import SimpleNamespace
 data = json.load(sys.stdin)
 candidates = [SimpleNamespace(**c) for c in data["candidates"]]
 start = time.perf_counter()
-from memdir import lexical
+from memdir.recall import lexical
 imported = time.perf_counter()
 lexical.select_lexical(data["query"], candidates, data["tools"])
 done = time.perf_counter()

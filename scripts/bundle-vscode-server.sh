@@ -118,9 +118,9 @@ trap 'rm -rf "$scratch"' EXIT
 XDG_STATE_HOME=$scratch/state "$PYTHON" -B -I -S - "$LIBS" "$scratch/memory" <<'EOF'
 import os, sys
 sys.path.insert(0, sys.argv[1])
-import memdir_lsp.server, memdir.cli, yaml
-from memdir import lexical
-from memdir.memory_tool import MemdirMemoryTool
+import memdir_lsp.server, memdir.faces.cli, yaml
+from memdir.recall import lexical
+from memdir.writing.memory_tool import MemdirMemoryTool
 assert not yaml.__with_libyaml__, "yaml imported its compiled binding"
 assert lexical.tokenize("running tests") == ["run", "test"], lexical.tokenize("running tests")
 os.mkdir(sys.argv[2])

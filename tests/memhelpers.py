@@ -17,8 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from memdir.agent.paths import slugify
 from memdir.model import MemoryHeader
-from memdir.paths import slugify
 
 if TYPE_CHECKING:
     import httpx2
@@ -149,8 +149,8 @@ def memory_header(
 def selector_env_vars() -> tuple[str, ...]:
     """Every variable that makes `auto` choose a model selector or points one somewhere."""
     from memdir.config import OPENAI_BASE_URL_ENV
-    from memdir.select import CREDENTIAL_ENV_VARS
-    from memdir.select_openai import API_KEY_ENV
+    from memdir.recall.select import CREDENTIAL_ENV_VARS
+    from memdir.recall.select_openai import API_KEY_ENV
 
     return (*CREDENTIAL_ENV_VARS, API_KEY_ENV, OPENAI_BASE_URL_ENV)
 

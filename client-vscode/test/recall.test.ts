@@ -72,7 +72,7 @@ describe('renderResult', () => {
   });
 });
 
-/** As memdir.explain sends it (tests/lsp/e2e/test_recall_explain.py checks the server's side). */
+/** As memdir.recall.explain sends it (tests/lsp/e2e/test_recall_explain.py checks the server's side). */
 const notSelected: Explanation = {
   path: 'deploy-checklist.md',
   verdict: 'not-selected',

@@ -1,5 +1,5 @@
 """``python -m memdir``: the same as the ``memdir`` command."""
 
-from memdir.cli import main
+from memdir.faces.cli import main
 
 raise SystemExit(main())

@@ -25,7 +25,7 @@ SeveritySetting = Severity | Literal["off"]
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info", "hint", "off")
 RecallMode = Literal["index", "prefetch"]
 #: Which recall selector runs: ``auto`` is the Anthropic model with a key, else a configured
-#: local model, else the lexical one (:func:`memdir.select.choose_selector`).
+#: local model, else the lexical one (:func:`memdir.recall.choice.choose_selector`).
 SelectorName = Literal["auto", "anthropic", "openai-compatible", "lexical"]
 SELECTOR_NAMES: tuple[SelectorName, ...] = ("auto", "anthropic", "openai-compatible", "lexical")
 #: Ollama's OpenAI-compatible endpoint: the most common local model server.
@@ -294,7 +294,7 @@ def _read_toml(path: Path, root: Path) -> tuple[dict[str, Any] | None, str | Non
     file only (a FIFO or device is never opened for good), at most :data:`MAX_CONFIG_BYTES`,
     and not through a symlink that leads out of ``root`` (the memory dir, or the project).
     Nesting too deep for the parser is an error like any other, never a crash."""
-    from memdir.paths import relative_inside
+    from memdir.containment import relative_inside
     from memdir.textio import read_bytes
 
     try:

@@ -209,8 +209,8 @@ def read_bytes(
 def outside(path: Path, root: Path) -> Problem | None:
     """The problem of reading ``path`` for the memory dir ``root`` when it resolves outside it
     (a symlinked file or folder leading out), else None: memdir never reads through such a link.
-    The check is :func:`memdir.paths.relative_inside`, the one confinement check."""
-    from memdir.paths import relative_inside  # costs the import only to readers given a root
+    The check is :func:`memdir.containment.relative_inside`, the one confinement check."""
+    from memdir.containment import relative_inside  # costs the import only to readers given a root
 
     if relative_inside(root, path) is not None:
         return None

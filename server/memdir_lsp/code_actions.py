@@ -4,13 +4,14 @@
   cursor, or an over-long entry (:func:`memdir.fixes.plan.move_fixes`). Offered as
   ``refactor.extract`` everywhere and as a quick fix on the diagnostics that call for it.
 * **Quick fixes** for the lint diagnostics a request names: every fix the planner has for each
-  (:func:`memdir.fixes.plan.quick_fixes`), the one lint attached preferred.
+  (:func:`memdir.lint.fix.quick_fixes`), the one lint attached preferred.
 * **Fix all** (``source.fixAll.memdir``): every safe fix of the file at once.
 
 Every fix is planned by :mod:`memdir.fixes.plan`; this module only asks for them and converts.
 New files are CreateFile operations when the client lists ``create`` among its resource
 operations; otherwise the action's edit holds the text changes and its ``memdir.createFile``
-command creates the new file through :class:`memdir.write.MemoryWriter`, which never overwrites.
+command creates the new file through :class:`memdir.writing.writer.MemoryWriter`, which never
+overwrites.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from memdir.containment import relative_inside
 from memdir.fixes.apply import combine
 from memdir.fixes.model import Fix
-from memdir.fixes.plan import MOVE_CODES, move_fixes, quick_fixes, safe_fixes
+from memdir.fixes.plan import MOVE_CODES, move_fixes
 from memdir.lint.diagnostic import Diagnostic
-from memdir.paths import relative_inside
+from memdir.lint.fix import quick_fixes, safe_fixes
 from pygls.exceptions import JsonRpcInvalidParams
 
 from memdir_lsp.convert import workspace_edit
@@ -228,7 +230,8 @@ def _create_new(directory: MemoryDirectory, path: Path, text: str) -> bool:
 
     The index is left alone: the action's own edit already changed it.
     """
-    from memdir.write import MemoryWriter, WriteError  # imported when first used
+    from memdir.writing.results import WriteError  # imported when first used
+    from memdir.writing.writer import MemoryWriter
 
     rel = relative_inside(directory.root, path, follow_links=False)
     if rel is None:

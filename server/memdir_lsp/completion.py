@@ -15,11 +15,11 @@ from pathlib import Path
 
 from lsprotocol import types
 from memdir import constants as C
+from memdir.agent.index import encode_target
+from memdir.agent.topic import parse_frontmatter
 from memdir.fixes.dates import VERIFIED_FIELD
 from memdir.fixes.plan import entries_linking
-from memdir.index import encode_target
 from memdir.model import Span, TopicFile
-from memdir.topic import parse_frontmatter
 
 from memdir_lsp.directory import MemoryDirectory
 from memdir_lsp.server import MemoryServer

@@ -15,13 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memdir import constants as C
+from memdir.agent.index import Index, load_index, parse_index
+from memdir.agent.scan import ScanResult, iter_topic_paths, scan
+from memdir.agent.topic import load_topic, parse_topic_text
 from memdir.config import Settings
-from memdir.index import Index, load_index, parse_index
+from memdir.containment import rel_path, relative_inside
 from memdir.model import TopicFile
-from memdir.paths import rel_path, relative_inside
-from memdir.scan import ScanResult, iter_topic_paths, scan
 from memdir.textio import not_read, outside, read_text
-from memdir.topic import load_topic, parse_topic_text
 
 from memdir_lsp.session import Session
 
@@ -81,7 +81,7 @@ class MemoryDirectory:
         """``path`` relative to the project root when it is a project file the citation rules
         read: inside the root, outside this memory dir, in no directory a walk skips (``.git``,
         ``node_modules`` ...). None otherwise."""
-        from memdir.project import WALK_SKIP
+        from memdir.project.listing import WALK_SKIP
 
         root = self.project_root
         if root is None or self.contains(path):

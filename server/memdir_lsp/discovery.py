@@ -25,8 +25,8 @@ from pathlib import Path
 
 from lsprotocol import types
 from memdir import constants as C
+from memdir.agent.paths import locate_memory_dir
 from memdir.config import settings_from_mapping
-from memdir.paths import locate_memory_dir
 
 from memdir_lsp.directory import GIT_STATE
 from memdir_lsp.lifecycle import folder_paths

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from memdir import constants as C
+from memdir.agent.index import Index
+from memdir.agent.manifest import iso_mtime
 from memdir.fixes.plan import entries_linking, rename_edits
-from memdir.index import Index
-from memdir.manifest import iso_mtime
 from memdir.model import IndexEntry, Span, TopicFile, WikiLink
 from memdir.textio import not_read
 
@@ -34,10 +34,10 @@ from memdir_lsp.protocol import CMD_SHOW_INDEX_BUDGET
 from memdir_lsp.server import MemoryServer
 
 if TYPE_CHECKING:
-    from memdir.visibility import Visibility
+    from memdir.faces.visibility import Visibility
 
-# memdir.freshness and memdir.visibility load the rules and the projections: imported where
-# used, after initialize is answered.
+# memdir.faces.freshness and memdir.faces.visibility load the rules and the projections: imported
+# where used, after initialize is answered.
 
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^()\s]+)\)")
 #: Lines of a topic's body shown in a hover.
@@ -129,7 +129,7 @@ def _cursor(
 
 def visibility_of(directory: MemoryDirectory, rel_path: str) -> Visibility:
     """Will the agent see ``rel_path``, as the editor shows the directory now."""
-    from memdir.visibility import prefetch_ranks, visibility
+    from memdir.faces.visibility import prefetch_ranks, visibility
 
     result = directory.scan()
     text = directory.text(directory.root / rel_path)
@@ -252,7 +252,7 @@ async def hover(ls: MemoryServer, params: types.HoverParams) -> types.Hover | No
     if subject == path:
         topic = directory.topic(path)
         if topic is not None and not_read(topic.problems) is None:
-            from memdir.freshness import verification_text
+            from memdir.faces.freshness import verification_text
 
             verify_after = directory.settings.verify_after_days
             text += "\n\n" + verification_text(topic, today, verify_after)
@@ -271,7 +271,7 @@ def freshness_hover(
 ) -> tuple[str, Span] | None:
     """On a frontmatter line: when the memory was verified; on a cited path or identifier in
     its body: what the project says of it (nothing when no project is known yet)."""
-    from memdir.freshness import citation_at, citation_text, verification_text
+    from memdir.faces.freshness import citation_at, citation_text, verification_text
 
     if directory.is_index(path):
         return None

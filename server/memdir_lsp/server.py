@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, Final, Literal, ParamSpec, TypeVar
 
 from lsprotocol import types
 from memdir import __version__
+from memdir.agent.paths import is_agent_memory_dir
 from memdir.extras import MissingExtraError
 from memdir.model import Span
-from memdir.paths import is_agent_memory_dir
-from memdir.surface import SessionStore
+from memdir.recall.surface import SessionStore
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcServerError
 from pygls.lsp.server import LanguageServer
@@ -73,7 +73,7 @@ class DocumentEvent:
 
 #: Origins of the directories the server may write in: the agent's memory dir of a workspace
 #: folder and the user's ``directories`` setting (and any dir under the agent's config root:
-#: :func:`memdir.paths.is_agent_memory_dir`). A folder that merely holds a MEMORY.md, as a
+#: :func:`memdir.agent.paths.is_agent_memory_dir`). A folder that merely holds a MEMORY.md, as a
 #: workspace folder or above an opened file, is served read-only: any repository can hold one.
 WRITABLE_ORIGINS = frozenset({"agent", "setting"})
 

@@ -40,7 +40,7 @@ from memdir.lint.diagnostic import Diagnostic
 
 if TYPE_CHECKING:
     from memdir.lint.state import DirState
-    from memdir.project import Changed, Project
+    from memdir.project.lookup import Changed, Project
 
     from memdir_lsp.directory import MemoryDirectory
     from memdir_lsp.server import DocumentEvent, FileEvent, FileEventKind, MemoryServer
@@ -248,8 +248,8 @@ class Session:
             return None
         current = self.project
         if reload or current is None or os.path.realpath(current.root) != os.path.realpath(root):
-            from memdir.lint.rules.citations import cited_words
-            from memdir.project import Project  # only with a project: keep start-up light
+            from memdir.project.citations import cited_words
+            from memdir.project.lookup import Project  # only with a project: keep start-up light
 
             # The names the memories cite, looked up in one pass while git lists the project
             # (as the CLI does), not one by one as the rules ask; names typed later as they come.
@@ -322,7 +322,8 @@ def apply_project_events(project: Project, events: Sequence[ProjectEvent]) -> Ch
     that citation findings may depend on. The disk decides, not the event kind: a path that
     exists is (re)read, a created directory is listed file by file, a path that is gone is
     removed (with every file under it, for a directory)."""
-    from memdir.project import WALK_SKIP, Changed
+    from memdir.project.listing import WALK_SKIP
+    from memdir.project.lookup import Changed
 
     recheck = Changed()
     for event in dict.fromkeys(events):

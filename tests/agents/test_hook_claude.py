@@ -15,9 +15,9 @@ from pathlib import Path
 
 from fake_anthropic import Body, message, text
 from fidelity.agent import main_request, run_agent
-from memdir.paths import locate_memory_dir
-from memdir.recall import recall
-from memdir.surface import Session
+from memdir.agent.paths import locate_memory_dir
+from memdir.recall.prefetch import recall
+from memdir.recall.surface import Session
 from memhelpers import DEPLOY_MEMORY, DEPLOY_QUERY
 
 #: How the agent introduces a UserPromptSubmit hook's additionalContext to the model.

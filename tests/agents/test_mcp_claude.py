@@ -15,8 +15,8 @@ from pathlib import Path
 
 from fake_anthropic import Body, message, text
 from fidelity.agent import agent_env, run_agent
-from memdir.recall import recall
-from memdir.surface import Session
+from memdir.recall.prefetch import recall
+from memdir.recall.surface import Session
 from memhelpers import DEPLOY_MEMORY, DEPLOY_QUERY
 
 TOOL = "mcp__memdir__memory_recall"

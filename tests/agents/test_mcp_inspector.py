@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memdir.recall import recall
-from memdir.surface import Session
+from memdir.recall.prefetch import recall
+from memdir.recall.surface import Session
 from memhelpers import DEPLOY_MEMORY, DEPLOY_QUERY
 
 INSTALL = Path(__file__).resolve().parents[2] / "scripts" / "install-mcp-inspector.sh"

@@ -13,8 +13,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from memdir.cli import main
-from memdir.index import render_entry
+from memdir.agent.index import render_entry
+from memdir.faces.cli import main
 from memhelpers import topic
 
 MakeDir = Callable[[dict[str, str | bytes]], Path]
@@ -113,7 +113,7 @@ def test_mcp_serves_every_dir_in_order(
 ) -> None:
     # A stand-in server: the SDK is not imported here (imported under capsys, its stdio client
     # would keep the captured stderr as its default errlog for every later test).
-    import memdir.cli.mcp
+    import memdir.faces.cli.mcp
 
     served: list[list[Path]] = []
 
@@ -125,9 +125,9 @@ def test_mcp_serves_every_dir_in_order(
         served.append(directories)
         return Server()
 
-    monkeypatch.setattr(memdir.cli.mcp, "require", lambda extra, what: None)
+    monkeypatch.setattr(memdir.faces.cli.mcp, "require", lambda extra, what: None)
     monkeypatch.setitem(
-        sys.modules, "memdir.mcp_server", SimpleNamespace(build_server=build_server)
+        sys.modules, "memdir.faces.mcp_server", SimpleNamespace(build_server=build_server)
     )
     first, second = make_dir(FILES), tmp_path / "second"
     second.mkdir()

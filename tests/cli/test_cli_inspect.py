@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from memdir.cli import main
-from memdir.index import render_entry
+from memdir.agent.index import render_entry
+from memdir.faces.cli import main
 from memhelpers import EXAMPLES, run_memdir, topic
 
 
@@ -113,7 +113,7 @@ def _commands(parser: argparse.ArgumentParser) -> list[str]:
 
 
 def test_a_run_parses_only_its_own_subcommand() -> None:
-    from memdir.cli import _MODULES, build_parser
+    from memdir.faces.cli import _MODULES, build_parser
 
     listed = [command for commands in _MODULES.values() for command in commands]
     assert _commands(build_parser()) == listed  # the table names what the modules register

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import memdir.cli.show
+import memdir.faces.cli.show
 import pytest
-from memdir.cli import EXIT_INTERNAL, main
+from memdir.faces.cli import EXIT_INTERNAL, main
 
 
 def index_only(tmp_path: Path) -> Path:
@@ -34,7 +34,7 @@ def test_a_bug_is_one_line_and_exit_70(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("MEMDIR_DEBUG", raising=False)
-    monkeypatch.setattr(memdir.cli.show, "cmd_show", boom)
+    monkeypatch.setattr(memdir.faces.cli.show, "cmd_show", boom)
     root = index_only(tmp_path)
     assert main(["show", "--dir", str(root), "x.md"]) == EXIT_INTERNAL == 70
     err = capsys.readouterr().err
@@ -48,7 +48,7 @@ def test_the_traceback_only_when_asked(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(memdir.cli.show, "cmd_show", boom)
+    monkeypatch.setattr(memdir.faces.cli.show, "cmd_show", boom)
     root = index_only(tmp_path)
     argv = ["show", "--dir", str(root), "x.md"]
     if how == "-v":

@@ -13,8 +13,8 @@ import anthropic
 import httpx2
 import pytest
 from memdir import constants as C
-from memdir.cli import main
-from memdir.surface import Session
+from memdir.faces.cli import main
+from memdir.recall.surface import Session
 from memhelpers import EXAMPLES, selector_env_vars
 
 #: Defined here rather than imported from conftest: another conftest.py in a subdirectory would
@@ -353,8 +353,8 @@ def test_key_never_in_output_or_logs(
 def test_registering_recall_loads_no_selector() -> None:
     # Every `memdir` run registers the recall parser: the selectors load only when it runs.
     code = (
-        "import sys; from memdir.cli import build_parser; build_parser(); "
-        "print('memdir.select' in sys.modules)"
+        "import sys; from memdir.faces.cli import build_parser; build_parser(); "
+        "print('memdir.recall.select' in sys.modules)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "False"
@@ -397,9 +397,9 @@ class AllNamesClient(anthropic.AsyncAnthropic):
 def test_anthropic_recall_prints_the_agent_attachment(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from memdir.scan import scan
-    from memdir.select import build_request
-    from memdir.surface import render_attachment, surface_file
+    from memdir.agent.scan import scan
+    from memdir.recall.select import build_request
+    from memdir.recall.surface import render_attachment, surface_file
     from memdir.target import CLAUDE_CODE_2_1_328
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", SENTINEL)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from memdir import constants as C
-from memdir.cli import main
-from memdir.lexical import select_lexical
-from memdir.scan import scan
+from memdir.agent.scan import scan
+from memdir.faces.cli import main
+from memdir.recall.lexical import select_lexical
 from memhelpers import EXAMPLES
 
 FREEZE_QUERY = "can I merge while the trunk is frozen for the app-store release?"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fake_openai import CHAT_PATH, FakeOpenAI, answer
 from memdir import constants as C
-from memdir.cli import main
+from memdir.faces.cli import main
 from memhelpers import EXAMPLES, selector_env_vars
 
 MODEL = "llama3.2"

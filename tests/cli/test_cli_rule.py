@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from memdir.cli import main
+from memdir.faces.cli import main
 from memdir.lint.docs import rule_page
 from memdir.lint.rules import RULES
 

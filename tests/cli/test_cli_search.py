@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from memdir.cli import main
+from memdir.faces.cli import main
 
 RULE = "-" * 32
 FILES: dict[str, str | bytes] = {

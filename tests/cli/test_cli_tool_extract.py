@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx2
 import pytest
-from memdir.cli import main
-from memdir.extract import extraction_lock
+from memdir.extract.sandbox import extraction_lock
+from memdir.faces.cli import main
 from memhelpers import sdk_answered_by
 
 

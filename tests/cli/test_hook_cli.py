@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from memdir import hook
-from memdir.cli import main
-from memdir.paths import locate_memory_dir
+from memdir.agent.paths import locate_memory_dir
+from memdir.faces import hook
+from memdir.faces.cli import main
 from memhelpers import topic
 
 

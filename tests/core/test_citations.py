@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from memdir.cli import main
+from memdir.faces.cli import main
 from memdir.fixes.citations import Form, renamed_text
-from memdir.fixes.plan import quick_fixes, safe_fixes
 from memdir.lint.diagnostic import Diagnostic
-from memdir.lint.fix import apply_fixes
-from memdir.lint.rules.citations import extract_citations, identifier_target, path_target
+from memdir.lint.fix import apply_fixes, quick_fixes, safe_fixes
 from memdir.lint.state import DirState
-from memdir.project import Project, list_project, parse_name_status, resolve_renames
+from memdir.project.citations import extract_citations, identifier_target, path_target
+from memdir.project.listing import list_project, parse_name_status, resolve_renames
+from memdir.project.lookup import Project
 from memhelpers import EXAMPLES, ROOT, git, git_project, write_files
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -320,9 +320,9 @@ def test_no_project_no_findings_and_nothing_loaded(tmp_path: Path) -> None:
     directory = memory(tmp_path, {"a.md": "See `src/gone.py` and `gone_function()`."})
     assert findings(directory, None) == []
     script = (
-        "import sys\nfrom memdir.cli import main\n"
+        "import sys\nfrom memdir.faces.cli import main\n"
         f"main(['lint', {str(directory)!r}, '--exit-zero'])\n"
-        "assert 'memdir.project' not in sys.modules\n"
+        "assert 'memdir.project.lookup' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)
 

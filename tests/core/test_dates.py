@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from memdir.agent.topic import parse_topic_text
 from memdir.config import Settings, settings_from_mapping
 from memdir.dates import find_deadlines, find_relative_dates, parse_day, render, resolve
 from memdir.fixes.apply import apply_text_edits
@@ -16,7 +17,6 @@ from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.engine import LintContext
 from memdir.lint.fix import apply_fixes
 from memdir.lint.rules import check_topic
-from memdir.topic import parse_topic_text
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A Thursday; the anchor of every resolution below.

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 from memdir import constants as C
-from memdir.explain import Explanation, explain_recall, seen_before
-from memdir.lexical import LexicalSelection, select_lexical
+from memdir.agent.scan import scan
+from memdir.faces.projections import cli_json, recall_view
 from memdir.model import MemoryHeader
-from memdir.projections import cli_json, recall_view
-from memdir.recall import RecallResult, recall
-from memdir.scan import scan
-from memdir.select import LexicalSelector, Selection
-from memdir.surface import Session
+from memdir.recall.explain import Explanation, explain_recall, seen_before
+from memdir.recall.lexical import LexicalSelection, select_lexical
+from memdir.recall.prefetch import RecallResult, recall
+from memdir.recall.select import LexicalSelector, Selection
+from memdir.recall.surface import Session
 
 
 def topic(name: str, description: str | None, type_: str = "project") -> str:

@@ -1,4 +1,5 @@
-"""memdir.extract and memdir.transcript: the extraction agent through the real anthropic SDK.
+"""memdir.extract.loop and memdir.extract.transcript: the extraction agent through the real
+anthropic SDK.
 
 The API is a scripted fake behind ``httpx2.MockTransport``: each request gets the next scripted
 response (a function of the request body), and every request body is kept so the tests can check
@@ -18,30 +19,28 @@ import anthropic
 import fake_anthropic
 import httpx2
 import pytest
-from memdir import extract as extract_module
+from memdir.agent.topic import load_topic
 from memdir.config import Settings
-from memdir.extract import (
-    DO_NOT_SAVE,
+from memdir.extract import loop as extract_module
+from memdir.extract.loop import run_extraction
+from memdir.extract.prompt import DO_NOT_SAVE, MEMORY_TYPE_GUIDE
+from memdir.extract.results import ExtractionProgress, dumps, format_result, merge_changes
+from memdir.extract.sandbox import (
     DRY_RUN_PREFIX,
     EXTRACT_LOCK_NAME,
-    MEMORY_TYPE_GUIDE,
-    ExtractionProgress,
-    ProjectTools,
     extraction_lock,
-    format_result,
-    merge_changes,
-    run_extraction,
     sweep_dry_run_leftovers,
 )
-from memdir.lint import lint_directory
-from memdir.topic import load_topic
-from memdir.transcript import (
+from memdir.extract.tools import ProjectTools
+from memdir.extract.transcript import (
     parse_transcript,
     read_transcript,
     recent_memory_writes,
     shell_write_target,
 )
-from memdir.write import FileChange, dir_state
+from memdir.lint import lint_directory
+from memdir.writing.journal import dir_state
+from memdir.writing.results import FileChange
 from memhelpers import sdk_answered_by, topic
 
 Body = dict[str, Any]
@@ -811,7 +810,7 @@ def test_the_cli_never_prints_an_echoed_key(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from memdir.cli import main
+    from memdir.faces.cli import main
 
     memory_dir, _project, transcript = dirs
     monkeypatch.setenv("ANTHROPIC_API_KEY", ECHOED_KEY)
@@ -863,7 +862,7 @@ async def test_tool_call_inputs_are_reported_redacted_and_run_raw(
     assert result.tool_calls[0].input["old_str"] == "token [redacted]"
     assert result.tool_calls[1].input["command"] == "create"
     assert "[redacted]" in result.tool_calls[1].input["file_text"]
-    assert PROVIDER_TOKEN not in extract_module.dumps(result) + format_result(result)
+    assert PROVIDER_TOKEN not in dumps(result) + format_result(result)
     # What was written came from the raw input: the token is gone from the file it was in.
     assert "publish.md" in result.changed and not (memory_dir / "npm.md").exists()
     saved = (memory_dir / "publish.md").read_text(encoding="utf-8")
@@ -919,7 +918,7 @@ KILLED_RUN = """
 import asyncio, os, signal, sys
 import anthropic, httpx2
 from memdir.config import Settings
-from memdir.extract import run_extraction
+from memdir.extract.loop import run_extraction
 
 def die(_request):
     os.kill(os.getpid(), signal.SIGKILL)  # mid-run, with the copy made

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 from memdir import extras
-from memdir.extract import run_extraction
+from memdir.extract.loop import run_extraction
 from memdir.extras import MissingExtraError, install_command, require
-from memdir.select import AnthropicSelector, LexicalSelector, choose_selector
+from memdir.recall.choice import choose_selector
+from memdir.recall.select import AnthropicSelector, LexicalSelector
 from memhelpers import memory_header as header
 
 
@@ -128,7 +129,7 @@ def test_extraction_without_the_sdk_is_an_error_result(no_anthropic: None, tmp_p
 def test_extract_without_the_sdk_says_one_line_and_exits_2(
     no_anthropic: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from memdir.cli import main
+    from memdir.faces.cli import main
 
     memory_dir = tmp_path / "memory"
     memory_dir.mkdir()
@@ -145,9 +146,9 @@ def test_the_memory_tool_needs_no_sdk(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from memdir.cli import main
+    from memdir.faces.cli import main
 
-    monkeypatch.delitem(sys.modules, "memdir.memory_tool", raising=False)
+    monkeypatch.delitem(sys.modules, "memdir.writing.memory_tool", raising=False)
     memory_dir = tmp_path / "memory"
     memory_dir.mkdir()
     create = {"command": "create", "path": "/memories/a.md", "file_text": "hello\n"}

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from memdir.agent.index import load_index, parse_index
+from memdir.agent.topic import parse_topic_text
 from memdir.fixes.apply import apply_text_edits
 from memdir.fixes.plan import entries_linking, plan_new_memory
-from memdir.index import load_index, parse_index
 from memdir.textio import utf16_len
-from memdir.topic import parse_topic_text
 
 ROOT = Path("/mem")
 INDEX = "# Memory index\n\n- [Terse answers](feedback-terse.md) — no recap at the end\n"

@@ -9,6 +9,8 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from memdir.agent.index import fit_entry, parse_index
+from memdir.agent.topic import parse_topic_text
 from memdir.fixes.apply import apply_text_edits, combine, compatible
 from memdir.fixes.model import Fix, TextEdit
 from memdir.fixes.plan import (
@@ -36,10 +38,8 @@ from memdir.fixes.text import (
     unique_file_name,
     yaml_scalar,
 )
-from memdir.index import fit_entry, parse_index
 from memdir.model import Span
 from memdir.textio import utf16_len
-from memdir.topic import parse_topic_text
 
 ROOT = Path("/mem")
 

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from memdir.containment import relative_inside
 from memdir.fixes.model import CreateFile, Fix, TextEdit
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.fix import apply_fixes
 from memdir.model import Span
-from memdir.paths import relative_inside
-from memdir.write import write_atomic
+from memdir.writing.files import write_atomic
 
 MakeDir = Callable[..., Path]
 
@@ -93,7 +93,7 @@ def test_relative_inside(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["../escape.md", "/etc/passwd"])
 def test_cli_file_arguments_stay_inside(make_dir: MakeDir, name: str) -> None:
-    from memdir.cli.common import CliError, resolve_inside
+    from memdir.faces.cli.common import CliError, resolve_inside
 
     root = make_dir({"MEMORY.md": "# Index\n"})
     with pytest.raises(CliError, match="outside the memory dir"):
@@ -101,7 +101,7 @@ def test_cli_file_arguments_stay_inside(make_dir: MakeDir, name: str) -> None:
 
 
 def test_rel_path_names_either_spelling(tmp_path: Path) -> None:
-    from memdir.paths import rel_path
+    from memdir.containment import rel_path
 
     root = tmp_path / "mem"
     root.mkdir()

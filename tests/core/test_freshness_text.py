@@ -1,5 +1,5 @@
-"""What hover says of a memory's freshness (memdir.freshness), and the incremental re-checks the
-language server relies on (DirState.recheck_citations, DirState.set_today), on a real git
+"""What hover says of a memory's freshness (memdir.faces.freshness), and the incremental re-checks
+the language server relies on (DirState.recheck_citations, DirState.set_today), on a real git
 repository made here."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from memdir.agent.topic import parse_topic_text
 from memdir.config import Settings
-from memdir.freshness import citation_at, citation_text, verification_text
+from memdir.faces.freshness import citation_at, citation_text, verification_text
 from memdir.lint.state import DirState
 from memdir.model import TopicFile
-from memdir.project import Project
-from memdir.topic import parse_topic_text
+from memdir.project.lookup import Project
 from memhelpers import count_disk_reads, git, git_project
 
 TODAY = dt.date(2027, 3, 15)

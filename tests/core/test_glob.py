@@ -11,7 +11,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memdir.search import MAX_GLOB_CHARS, InvalidPatternError, compile_glob, glob_matcher
+from memdir.search.grep import MAX_GLOB_CHARS, InvalidPatternError, compile_glob, glob_matcher
 
 # The default run is reproducible; HYPOTHESIS_PROFILE=thorough (tests/conftest.py) sets the count.
 REPRODUCIBLE = settings(

@@ -8,8 +8,9 @@ import os
 from pathlib import Path
 
 import pytest
-from memdir import hook
-from memdir.hook import (
+from memdir.agent.paths import locate_memory_dir, state_dir
+from memdir.faces import hook
+from memdir.faces.hook import (
     HookError,
     HookInput,
     parse_hook_input,
@@ -17,8 +18,7 @@ from memdir.hook import (
     session_path,
     user_prompt_submit,
 )
-from memdir.paths import locate_memory_dir, state_dir
-from memdir.surface import Session
+from memdir.recall.surface import Session
 from memhelpers import topic
 
 NOW = 1_700_100_000.0

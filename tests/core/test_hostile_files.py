@@ -18,17 +18,12 @@ from pathlib import Path
 import pytest
 import yaml
 from memdir import constants as C
-from memdir.index import load_index
+from memdir.agent.index import load_index
+from memdir.agent.scan import Skipped, iter_topic_entries
+from memdir.agent.topic import agent_fields, load_agent_yaml, load_topic, parse_topic_text
+from memdir.agent.yaml_loaders import YAML_MAX_CHARS
 from memdir.lint.state import DirState, lint_directory
-from memdir.scan import Skipped, iter_topic_entries
 from memdir.textio import not_read, read_head, read_text
-from memdir.topic import (
-    YAML_MAX_CHARS,
-    agent_fields,
-    load_agent_yaml,
-    load_topic,
-    parse_topic_text,
-)
 from memhelpers import SECRET, linked_out, topic
 
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
@@ -123,11 +118,11 @@ def test_fifo_index_and_topic_are_refused_not_opened(tmp_path: Path) -> None:
     proc = _run(
         f"""
         from pathlib import Path
-        from memdir.index import load_index
+        from memdir.agent.index import load_index
         from memdir.lint.state import lint_directory
-        from memdir.scan import scan
+        from memdir.agent.scan import scan
         from memdir.textio import not_read, read_head, read_text
-        from memdir.topic import load_topic
+        from memdir.agent.topic import load_topic
         root = Path({str(root)!r})
         print("index:", not_read(load_index(root).problems).message)
         print("topic:", not_read(load_topic(root / "pipe.md", root).problems).message)

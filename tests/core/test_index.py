@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from memdir import constants as C
-from memdir.index import (
+from memdir.agent.index import (
     format_size,
     load_cap,
     load_index,
@@ -314,7 +314,7 @@ def test_load_index_missing_file(tmp_path: Path) -> None:
 
 
 def test_fences_close_only_on_the_same_character_at_least_as_long() -> None:
-    from memdir.index import Fences
+    from memdir.agent.index import Fences
 
     lines = [
         "text",

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from memdir import lexical, lexical_vocab
-from memdir.lexical import (
+from memdir.recall import lexical, lexical_vocab
+from memdir.recall.lexical import (
     LexicalSelection,
     cache_info,
     clear_caches,
@@ -603,7 +603,7 @@ def test_synonym_groups_never_merge_by_accident() -> None:
 
 
 def test_module_import_does_not_load_the_stemmer() -> None:
-    code = "import sys, memdir.lexical; print('Stemmer' in sys.modules)"
+    code = "import sys, memdir.recall.lexical; print('Stemmer' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from memdir.cli import main
+from memdir.faces.cli import main
 from memdir.lint import DirState, TextEdit, apply_fixes, apply_text_edits
 from memdir.lint.fix import FixError
 from memdir.model import Span

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from memdir.cli import main
+from memdir.faces.cli import main
 from memhelpers import EXAMPLES, FIXTURES
 
 MakeDir = Callable[..., Path]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memdir.lint import DirState
-from memdir.lint.secrets import find_secrets
+from memdir.secrets import find_secrets
 from memdir.textio import MAX_PARSE_BYTES
 
 MakeDir = Callable[..., Path]

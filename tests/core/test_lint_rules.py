@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from memdir.agent.topic import parse_topic_text
 from memdir.config import RecallMode, Settings
 from memdir.lint import Diagnostic, DirState, LintContext
 from memdir.lint.rules import RULES, citations, content, descriptions, directory, frontmatter
@@ -16,7 +17,6 @@ from memdir.lint.rules import writes as write_rules
 from memdir.lint.rules.base import Rule
 from memdir.lint.rules.descriptions import description_problem, near_duplicate_pairs
 from memdir.lint.rules.frontmatter import suggest_type
-from memdir.topic import parse_topic_text
 from memhelpers import EXAMPLES, generate_memdir
 
 MakeDir = Callable[..., Path]

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from memdir.agent.topic import parse_topic_text
 from memdir.config import Settings
 from memdir.lint import DirState, lint_directory
 from memdir.lint.diagnostic import Diagnostic
-from memdir.topic import parse_topic_text
 from memhelpers import ROOT, count_disk_reads, count_rule_runs
 
 MakeDir = Callable[..., Path]
@@ -325,7 +325,7 @@ def _citing_dir(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _fresh_findings(memory: Path, project_root: Path) -> list[tuple[str, str, str]]:
-    from memdir.project import Project
+    from memdir.project.lookup import Project
 
     state = DirState(memory, Settings(), Project.load(project_root, memory))
     state.refresh()
@@ -335,7 +335,7 @@ def _fresh_findings(memory: Path, project_root: Path) -> list[tuple[str, str, st
 def test_a_project_change_rechecks_only_the_memories_that_asked_about_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memdir.project import Project
+    from memdir.project.lookup import Project
 
     reads = count_disk_reads(monkeypatch.setattr)
     project_root, memory = _citing_dir(tmp_path)
@@ -376,7 +376,7 @@ def test_a_project_change_rechecks_only_the_memories_that_asked_about_it(
 
 
 def test_what_a_file_asks_follows_its_editor_text(tmp_path: Path) -> None:
-    from memdir.project import Project
+    from memdir.project.lookup import Project
 
     project_root, memory = _citing_dir(tmp_path)
     project = Project.load(project_root, memory)
@@ -392,7 +392,7 @@ def test_what_a_file_asks_follows_its_editor_text(tmp_path: Path) -> None:
 
 
 def test_a_new_project_rechecks_what_a_partial_one_was_never_asked(tmp_path: Path) -> None:
-    from memdir.project import Project
+    from memdir.project.lookup import Project
 
     project_root, memory = _citing_dir(tmp_path)
     partial = Project.load(project_root, memory)

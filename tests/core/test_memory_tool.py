@@ -1,4 +1,4 @@
-"""memdir.memory_tool: the API memory tool over a memdir, with the API's exact strings.
+"""memdir.writing.memory_tool: the API memory tool over a memdir, with the API's exact strings.
 
 The reference for "exact" is the anthropic SDK's own local-filesystem memory tool, which
 test_memory_tool_sdk.py runs side by side with memdir's; the tests here need no SDK (a core
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from memdir.config import Settings
-from memdir.memory_tool import (
+from memdir.writing.memory_tool import (
     CreateCommand,
     InsertCommand,
     InvalidCommandError,

@@ -2,9 +2,9 @@
 
 The API's memory tool (``memory_20250818``) runs on the client; the SDK's
 ``BetaLocalFilesystemMemoryTool`` is the reference implementation of its result and error
-strings. memdir's dispatcher (:mod:`memdir.memory_tool`) does not use the SDK, so this test keeps
-it exact: one script of commands (every success and every error the SDK words) runs through both
-tools on twin directories, and each result, and at the end each tree, must be the same.
+strings. memdir's dispatcher (:mod:`memdir.writing.memory_tool`) does not use the SDK, so this test
+keeps it exact: one script of commands (every success and every error the SDK words) runs through
+both tools on twin directories, and each result, and at the end each tree, must be the same.
 
 Where memdir deliberately differs, :data:`DIFFERENCES` says how and why, each case on fresh
 twins: memdir's result is asserted, and so is the SDK's, so that the day the SDK changes, the
@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from memdir.config import Settings
-from memdir.memory_tool import MemdirMemoryTool, ToolResult
+from memdir.writing.memory_tool import MemdirMemoryTool, ToolResult
 
 sdk_memory = pytest.importorskip("anthropic.tools.memory")
 sdk_tools = pytest.importorskip("anthropic.lib.tools")

@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 
 import pytest
-from memdir.paths import (
+from memdir.agent.paths import (
     canonical_git_root,
     config_root,
     locate_memory_dir,
@@ -557,7 +557,7 @@ def test_no_tilde_of_the_developer_leaks(tmp_path: Path, monkeypatch: pytest.Mon
 def test_where_takes_the_target_from_the_command_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from memdir.cli import main
+    from memdir.faces.cli import main
 
     project, env, _ = _long_project(tmp_path)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", env["CLAUDE_CONFIG_DIR"])

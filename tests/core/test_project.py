@@ -9,8 +9,10 @@ from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 import pytest
-from memdir import project as project_module
-from memdir.project import Project, words_in
+from memdir.project import listing, lookup
+from memdir.project import words as project_words
+from memdir.project.lookup import Project
+from memdir.project.words import words_in
 from memhelpers import git, git_project, write_files
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -67,7 +69,7 @@ def use_git(request: pytest.FixtureRequest) -> bool:
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Both ways of looking words up: the system's grep, and reading files here."""
     if request.param == "read here":
-        monkeypatch.setattr(project_module, "_grep", lambda root, words, files: None)
+        monkeypatch.setattr(project_words, "_grep", lambda root, words, files: None)
     return str(request.param)
 
 
@@ -107,14 +109,15 @@ def test_the_first_word_asked_brings_the_memory_dirs_words(
         memory, {"a.md": "Use `retry_payment()` and `charge_card()`; not `refund_all()`.\n"}
     )
     passes: list[set[str]] = []
-    search = project_module.search_files
+    search = project_words.search_files
 
     def counted(root: Path, words: Collection[str], files: Iterable[str]) -> dict[str, set[str]]:
         if words:
             passes.append(set(words))
         return search(root, words, files)
 
-    monkeypatch.setattr(project_module, "search_files", counted)
+    monkeypatch.setattr(listing, "search_files", counted)
+    monkeypatch.setattr(lookup, "search_files", counted)
     project = Project.load(root, memory)
     assert project.has_word("retry_payment") and project.has_word("charge_card")
     assert not project.has_word("refund_all")
@@ -148,7 +151,8 @@ def test_unsaved_text_counts_for_words_asked_later(tmp_path: Path) -> None:
 def test_a_big_file_is_searched_whole_both_ways(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(project_module, "MAX_FILE_BYTES", 64)
+    monkeypatch.setattr(project_words, "MAX_FILE_BYTES", 64)
+    monkeypatch.setattr(lookup, "MAX_FILE_BYTES", 64)
     root = make_project(tmp_path, True, {"big.py": "x = 1\n" * 20 + "late_name = 2\n"})
     project = Project.load(root, None, ["late_name", "later_name"])
     assert project.has_word("late_name")  # grep reads the whole file
@@ -306,5 +310,5 @@ def test_the_history_read_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyP
     write_files(root, {"src/app/cards.py": "def charge_card(order):\n    return None\n"})
     git(root, "commit", "-q", "-am", "later")
     assert Project.load(root).renamed_to("src/app/payments.py") == "src/app/moved.py"
-    monkeypatch.setattr(project_module, "MAX_HISTORY_COMMITS", 1)
+    monkeypatch.setattr(listing, "MAX_HISTORY_COMMITS", 1)
     assert Project.load(root).renamed_to("src/app/payments.py") is None

@@ -3,7 +3,7 @@
 The VS Code extension bundles the server with pure-Python packages only (a .vsix cannot carry a
 compiled module for every platform). Of the core install's dependencies two have compiled
 parts: PyStemmer (C only; the pure ``snowballstemmer`` runs the same Snowball algorithm) and
-PyYAML's optional libyaml binding (memdir always uses PyYAML's own loader, see memdir.topic).
+PyYAML's optional libyaml binding (memdir always uses PyYAML's own loader, see memdir.agent.topic).
 These tests compare the two stemmers word by word and selection by selection, show that the
 libyaml loader would have changed lint's messages, and run the CLI in a subprocess that refuses
 every compiled module of an installed package, as the bundle does.
@@ -34,8 +34,10 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from memdir import lexical, lexical_vocab
-from memdir.lexical import (
+from memdir.agent.topic import agent_fields, parse_topic_text
+from memdir.agent.yaml_loaders import safe_loader
+from memdir.recall import lexical, lexical_vocab
+from memdir.recall.lexical import (
     STEMMER_BACKENDS,
     explain_query,
     load_stemmer,
@@ -43,7 +45,6 @@ from memdir.lexical import (
     stemmer_backend,
     use_stemmer,
 )
-from memdir.topic import agent_fields, parse_topic_text, safe_loader
 from memhelpers import ROOT, generate_memdir, load_recall_eval
 
 #: The pure-Python stemmer is in the test extra (a plain install stems with PyStemmer).
@@ -128,7 +129,7 @@ def _run(code: str, *args: str, blocked: bool) -> subprocess.CompletedProcess[st
 
 
 def _cli(*args: str, blocked: bool) -> subprocess.CompletedProcess[str]:
-    code = "import sys\nfrom memdir.cli import main\nraise SystemExit(main(sys.argv[1:]))\n"
+    code = "import sys\nfrom memdir.faces.cli import main\nraise SystemExit(main(sys.argv[1:]))\n"
     return _run(code, *args, blocked=blocked)
 
 
@@ -142,7 +143,7 @@ try:
     import Stemmer
 except ImportError:
     print("no Stemmer")
-import memdir.lexical as lexical
+import memdir.recall.lexical as lexical
 print(lexical.stemmer_backend())
 """
     out = _run(code, blocked=True)
@@ -155,7 +156,7 @@ def test_without_any_stemmer_the_error_says_what_to_install() -> None:
 import sys
 sys.modules["Stemmer"] = None
 sys.modules["snowballstemmer"] = None
-from memdir.lexical import tokenize
+from memdir.recall.lexical import tokenize
 try:
     tokenize("deploys")
 except ImportError as exc:

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 from memdir import constants as C
+from memdir.agent.manifest import format_manifest
+from memdir.agent.scan import scan
 from memdir.config import Settings
-from memdir.manifest import format_manifest
+from memdir.faces.projections import SurfacedView, cli_json, recall_view
 from memdir.model import MemoryHeader
-from memdir.projections import SurfacedView, cli_json, recall_view
-from memdir.recall import RecallResult, prefetch, recall, start_prefetch
-from memdir.scan import scan
-from memdir.select import LexicalSelector, Selection
-from memdir.surface import Session, render_attachment, surface_file, wrap_attachment
+from memdir.recall.prefetch import RecallResult, prefetch, recall, start_prefetch
+from memdir.recall.select import LexicalSelector, Selection
+from memdir.recall.surface import Session, render_attachment, surface_file, wrap_attachment
 from memdir.target import CLAUDE_CODE_2_1_328, SEED, Target
 from memhelpers import EXAMPLES
 
@@ -524,7 +524,7 @@ async def test_concurrent_prefetches_never_double_surface(make_dir: MakeDir) -> 
 
 def test_importing_recall_does_not_import_anthropic() -> None:
     code = (
-        "import sys, memdir.recall, memdir.select, memdir.cli; "
+        "import sys, memdir.recall.prefetch, memdir.recall.select, memdir.faces.cli; "
         "print(sorted(m for m in ('anthropic', 'httpx2', 'httpx') if m in sys.modules))"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC")}
@@ -557,7 +557,7 @@ async def test_a_failing_selector_selects_nothing(make_dir: MakeDir) -> None:
 async def test_model_selector_conversation_carries_earlier_turns(make_dir: MakeDir) -> None:
     import anthropic
     import httpx2
-    from memdir.select import AnthropicSelector
+    from memdir.recall.select import AnthropicSelector
 
     root = make_dir(FILES)
     bodies: list[dict[str, object]] = []

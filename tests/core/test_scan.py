@@ -5,9 +5,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from memdir.manifest import format_manifest, iso_mtime, manifest_line
+from memdir.agent.manifest import format_manifest, iso_mtime, manifest_line
+from memdir.agent.scan import scan
 from memdir.model import MemoryHeader
-from memdir.scan import scan
 from memhelpers import topic
 
 MakeDir = Callable[..., Path]
@@ -98,7 +98,7 @@ def test_scan_unreadable_dir(make_dir: MakeDir, monkeypatch: pytest.MonkeyPatch)
             raise PermissionError(13, "Permission denied")
         return real_scandir(path)
 
-    monkeypatch.setattr("memdir.scan.os.scandir", deny)
+    monkeypatch.setattr("memdir.agent.scan.os.scandir", deny)
     result = scan(root)
     assert [h.rel_path for h in result.candidates] == ["a.md"]
     assert [(s.rel_path, s.reason) for s in result.skipped] == [
@@ -108,7 +108,7 @@ def test_scan_unreadable_dir(make_dir: MakeDir, monkeypatch: pytest.MonkeyPatch)
 
 def test_scan_file_deleted_mid_scan(make_dir: MakeDir, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_dir({"a.md": topic("a", "a"), "b.md": topic("b", "b")})
-    import memdir.scan as scan_module
+    import memdir.agent.scan as scan_module
 
     real = scan_module.load_header
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memdir.extract import ProjectTools
-from memdir.search import (
+from memdir.extract.tools import ProjectTools
+from memdir.search.grep import (
     InvalidPatternError,
     compile_glob,
     compile_pattern,
     glob_matcher,
-    grep_lines,
     search_files,
 )
+from memdir.search.lines import grep_lines
 
 
 @pytest.mark.parametrize(

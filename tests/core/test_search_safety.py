@@ -17,17 +17,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memdir import search_worker
-from memdir.extract import ProjectTools
-from memdir.search import (
+from memdir.extract.tools import ProjectTools
+from memdir.search import worker as search_worker
+from memdir.search.grep import (
     PATTERN_SECONDS,
     InvalidPatternError,
     SlowPatternError,
     compile_pattern,
-    grep_lines,
     search_files,
     search_texts,
 )
+from memdir.search.lines import grep_lines
 
 RULE = "-" * 32
 FILES = {
@@ -183,10 +183,17 @@ def test_a_child_whose_parent_died_ends_by_itself() -> None:
     body = RULE.encode()
     job = json.dumps(header).encode() + b"\n%d\n" % len(body) + body
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); from memdir.search_worker import main; main()"
+        "import sys; sys.path.insert(0, sys.argv[1]); from memdir.search.worker import main; main()"
     )
     child = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", code, str(Path(search_worker.__file__).parent.parent)],
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            code,
+            str(Path(search_worker.__file__).resolve().parents[2]),
+        ],
         input=job,
         capture_output=True,
         timeout=120,  # against a hang of the test itself; the alarm fires after 3 s

@@ -1,4 +1,4 @@
-"""memdir.lint.secrets: the one detector (MEM110, the memory tool's refusal) and the one redaction.
+"""memdir.secrets: the one detector (MEM110, the memory tool's refusal) and the one redaction.
 
 Covers the token forms added for issue 18 (Slack webhooks, npm, Hugging Face, Twilio, SendGrid),
 keys split by invisible characters, and messages and fix titles that quote memory text.
@@ -12,12 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from memdir.cli import main
+from memdir.faces.cli import main
 from memdir.lint import lint_directory
-from memdir.lint.secrets import REDACTED, find_secrets, redact
 from memdir.lint.state import DirState
-from memdir.memory_tool import MemdirMemoryTool
-from memdir.project import Project
+from memdir.project.lookup import Project
+from memdir.secrets import REDACTED, find_secrets, redact
+from memdir.writing.memory_tool import MemdirMemoryTool
 from memhelpers import git_project, write_files
 
 MakeDir = Callable[[dict[str, str | bytes]], Path]

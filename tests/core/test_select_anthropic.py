@@ -18,16 +18,16 @@ import anthropic
 import httpx2
 import pytest
 from memdir import constants as C
-from memdir.manifest import format_manifest
+from memdir.agent.manifest import format_manifest
 from memdir.model import MemoryHeader
-from memdir.select import (
+from memdir.recall.choice import choose_selector
+from memdir.recall.select import (
     SELECT_MEMORIES_CONVERSATION_PROMPT,
     SELECT_MEMORIES_SYSTEM_PROMPT,
     AnthropicSelector,
     LexicalSelector,
     Selection,
     build_request,
-    choose_selector,
     credential_source,
     parse_answer,
 )
@@ -325,7 +325,9 @@ def test_answer_read_as_the_agent_reads_it() -> None:
     many, _ = parse_answer(
         json.dumps({"selected_memories": PATHS}), "end_turn", PATHS, target=CLAUDE_CODE_2_1_328
     )
-    assert many == tuple(PATHS)  # the cap applies after seen files are dropped (memdir.recall)
+    assert many == tuple(
+        PATHS
+    )  # the cap applies after seen files are dropped (memdir.recall.prefetch)
     assert parse_answer(fenced, "end_turn", PATHS, target=SEED)[0] == (
         "reference/grafana.md",
         "user-role.md",

@@ -15,25 +15,24 @@ from typing import Any
 
 import pytest
 from fake_openai import CHAT_PATH, FakeOpenAI, answer, completion
+from memdir.agent.manifest import format_manifest
+from memdir.agent.paths import locate_memory_dir
 from memdir.config import (
     DEFAULT_OPENAI_BASE_URL,
     DEFAULT_OPENAI_TIMEOUT,
     SELECTOR_NAMES,
     settings_from_mapping,
 )
-from memdir.hook import user_prompt_submit
-from memdir.manifest import format_manifest
-from memdir.paths import locate_memory_dir
-from memdir.select import (
+from memdir.faces.hook import user_prompt_submit
+from memdir.recall.choice import choose_selector, selector_from_settings
+from memdir.recall.select import (
     SELECT_MEMORIES_SYSTEM_PROMPT,
     AnthropicSelector,
     LexicalSelector,
     Selection,
-    choose_selector,
-    selector_from_settings,
     user_message,
 )
-from memdir.select_openai import (
+from memdir.recall.select_openai import (
     API_KEY_ENV,
     NO_MODEL,
     SCHEMA_NAME,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from memdir import constants as C
-from memdir.surface import (
+from memdir.recall.surface import (
     Session,
     SurfacedMemory,
     age_text,

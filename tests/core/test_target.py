@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from memdir.cli import main
 from memdir.config import Settings, load_settings, settings_from_mapping
+from memdir.faces.cli import main
 from memdir.target import DEFAULT_TARGET, SEED, TARGETS, get_target
 from memhelpers import ROOT
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from memdir.agent.topic import load_header, load_topic, parse_topic_text
 from memdir.model import MemoryHeader
 from memdir.textio import read_head
-from memdir.topic import load_header, load_topic, parse_topic_text
 
 ROOT = Path("/m")
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from memdir.trigger import should_prefetch
+from memdir.agent.trigger import should_prefetch
 
 
 @pytest.mark.parametrize(

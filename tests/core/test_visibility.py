@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memdir.index import load_index
-from memdir.scan import scan
-from memdir.visibility import Visibility, list_memories, prefetch_ranks, visibility
+from memdir.agent.index import load_index
+from memdir.agent.scan import scan
+from memdir.faces.visibility import Visibility, list_memories, prefetch_ranks, visibility
 from memhelpers import topic
 
 MakeDir = Callable[[dict[str, str | bytes]], Path]

@@ -1,4 +1,4 @@
-"""memdir.write: the operations, index maintenance, ``modified`` stamps and the lock."""
+"""memdir.writing.writer: the operations, index maintenance, ``modified`` stamps and the lock."""
 
 from __future__ import annotations
 
@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
+from memdir.agent.index import fit_entry
+from memdir.agent.scan import scan
 from memdir.config import Settings
-from memdir.index import fit_entry
-from memdir.scan import scan
-from memdir.write import (
-    LOCK_NAME,
+from memdir.writing.journal import dir_state
+from memdir.writing.results import (
     InvalidLineError,
     LockTimeoutError,
-    MemoryWriter,
     MultipleMatchError,
     NoMatchError,
     NotAFileError,
@@ -24,10 +23,9 @@ from memdir.write import (
     PathExistsError,
     PathNotFoundError,
     UnsafePathError,
-    dir_state,
-    stamp_modified,
-    topic_title,
 )
+from memdir.writing.stamps import stamp_modified
+from memdir.writing.writer import LOCK_NAME, MemoryWriter, topic_title
 
 
 def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:
@@ -456,7 +454,7 @@ def test_a_held_lock_times_out_with_a_clear_error(root: Path) -> None:
 
 
 def test_a_missing_memory_dir_is_an_error(tmp_path: Path) -> None:
-    from memdir.write import WriteError
+    from memdir.writing.results import WriteError
 
     with pytest.raises(WriteError, match="does not exist"):
         MemoryWriter(tmp_path / "absent", settings=Settings()).create("a.md", "x")
@@ -471,7 +469,7 @@ def test_an_unreadable_index_is_left_alone_with_a_warning(root: Path) -> None:
 
 
 def test_text_that_cannot_be_encoded_is_refused(root: Path) -> None:
-    from memdir.write import WriteError
+    from memdir.writing.results import WriteError
 
     with pytest.raises(WriteError, match="not valid Unicode"):
         writer(root).create("a.md", "lone \ud800 surrogate")

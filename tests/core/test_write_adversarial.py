@@ -1,4 +1,4 @@
-"""memdir.write under attack: hostile paths, injected crashes and concurrent writers.
+"""memdir.writing.writer under attack: hostile paths, injected crashes and concurrent writers.
 
 The sandbox is a temporary tree ``base/{memory, outside, memory-evil}`` where ``memory`` holds
 symlinks leading out (to a folder, to a file, dangling, looping). Every generated path is tried
@@ -25,13 +25,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from memdir.config import Settings
-from memdir.write import (
+from memdir.writing.results import (
     IndexNotUpdatedError,
-    MemoryWriter,
     PathExistsError,
     UnsafePathError,
     WriteError,
 )
+from memdir.writing.writer import MemoryWriter
 
 # --- the sandbox ---------------------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 
 Issue 18 measured ``memdir.createFile`` creating files through a symlinked subfolder and the
 dangling-entry quick fix proposing a ``CreateFile`` through one. Every write resolves its path
-with :func:`memdir.write.resolve_path` (the one confinement check on the resolved path), and the
-fix planner proposes no file that check would refuse.
+with :func:`memdir.writing.confine.resolve_path` (the one confinement check on the resolved path),
+and the fix planner proposes no file that check would refuse.
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from memdir.cli import main
+from memdir.agent.index import parse_index
+from memdir.faces.cli import main
 from memdir.fixes.plan import (
     creatable,
     create_missing,
     move_to_topic,
-    quick_fixes,
     rename_edits,
-    safe_fixes,
 )
-from memdir.index import parse_index
 from memdir.lint import lint_directory
-from memdir.write import MemoryWriter, UnsafePathError
+from memdir.lint.fix import quick_fixes, safe_fixes
+from memdir.writing.results import UnsafePathError
+from memdir.writing.writer import MemoryWriter
 
 MakeDir = Callable[..., Path]
 

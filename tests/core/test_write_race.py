@@ -1,8 +1,8 @@
 """A folder swapped for a symlink between the path check and the write (issue 18).
 
-:func:`memdir.write.resolve_path` checks a path when an operation starts; a folder of the memory
-dir replaced by a symlink leading out after that check must stop the write, not lead it out.
-The swap is made deterministic at the first write step (``write._step``, the kill points' seam:
+:func:`memdir.writing.confine.resolve_path` checks a path when an operation starts; a folder of the
+memory dir replaced by a symlink leading out after that check must stop the write, not lead it out.
+The swap is made deterministic at the first write step (``files._step``, the kill points' seam:
 the intent is recorded, nothing else is written yet) or, for a read, right after the check.
 Both walks are tested: by file descriptor (``FD_WALK``, POSIX) and by the checked path (the
 fallback for platforms without ``*at`` calls).
@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from memdir import write
 from memdir.config import Settings
-from memdir.write import JOURNAL_NAME, MemoryWriter, UnsafePathError, WriteError, dir_state
+from memdir.writing import confine, files, writer
+from memdir.writing.journal import JOURNAL_NAME, dir_state
+from memdir.writing.results import UnsafePathError, WriteError
+from memdir.writing.writer import MemoryWriter
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
 
@@ -49,9 +51,9 @@ class Scene:
 def scene(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Scene]:
-    if request.param and not write.FD_WALK:
+    if request.param and not files.FD_WALK:
         pytest.skip("this platform has no *at calls")
-    monkeypatch.setattr(write, "FD_WALK", request.param)
+    monkeypatch.setattr(files, "FD_WALK", request.param)
     memory = tmp_path / "memory"
     (memory / "sub" / "deep").mkdir(parents=True)
     (memory / "sub" / "a.md").write_text("inside a\n", encoding="utf-8")
@@ -74,7 +76,7 @@ def swap_at_first_step(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> list[in
         if len(steps) == 1:
             scene.swap()
 
-    monkeypatch.setattr(write, "_step", step)
+    monkeypatch.setattr(files, "_step", step)
     return steps
 
 
@@ -119,14 +121,14 @@ def test_a_folder_swapped_after_the_check_stops_the_write(
 def test_a_read_through_a_folder_swapped_after_the_check_is_refused(
     scene: Scene, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = write.resolve_path
+    real = writer.resolve_path
 
-    def check_then_swap(*args: object, **kwargs: object) -> write.MemoryPath:
+    def check_then_swap(*args: object, **kwargs: object) -> confine.MemoryPath:
         checked = real(*args, **kwargs)  # type: ignore[arg-type]
         scene.swap()
         return checked
 
-    monkeypatch.setattr(write, "resolve_path", check_then_swap)
+    monkeypatch.setattr(writer, "resolve_path", check_then_swap)
     with pytest.raises(UnsafePathError, match="became a symlink"):
         MemoryWriter(scene.memory, settings=Settings()).read("sub/a.md")
 
@@ -138,7 +140,7 @@ def test_a_folder_swapped_for_a_file_is_named(
         (scene.memory / "sub").rename(scene.moved)
         (scene.memory / "sub").write_text("a file now\n", encoding="utf-8")
 
-    monkeypatch.setattr(write, "_step", lambda: None)
+    monkeypatch.setattr(files, "_step", lambda: None)
     monkeypatch.setattr(scene, "swap", swap_for_file)
     swap_at_first_step(scene, monkeypatch)
     with pytest.raises(WriteError, match=r"sub in sub/a\.md is a file, not a folder"):

@@ -8,9 +8,10 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from memdir import write
-from memdir.paths import dir_state_path
-from memdir.write import JOURNAL_NAME, LEGACY_FILENAMES, TEMP_NAME
+from memdir.agent.paths import dir_state_path
+from memdir.writing import files as write_files
+from memdir.writing.files import TEMP_NAME
+from memdir.writing.journal import JOURNAL_NAME, LEGACY_FILENAMES
 
 #: Every writer in the fault tests stamps ``modified`` with this, so two runs write the same bytes.
 CLOCK = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
@@ -92,12 +93,12 @@ def assert_old_or_new(seen: dict[str, bytes | None], *states: dict[str, bytes | 
 
 def kill_points(run: Callable[[], object]) -> int:
     """How many kill points ``run`` passes (counted in this process: the same writer code)."""
-    write._kill_at, write._steps = 1 << 30, 0
+    write_files._kill_at, write_files._steps = 1 << 30, 0
     try:
         run()
-        return write._steps
+        return write_files._steps
     finally:
-        write._kill_at, write._steps = 0, 0
+        write_files._kill_at, write_files._steps = 0, 0
 
 
 def drawn_points(count: int, most: int) -> list[int]:

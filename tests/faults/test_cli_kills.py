@@ -1,7 +1,7 @@
 """The same kills through the real command line: ``memdir tool`` and ``memdir lint --fix`` are
-killed at a kill point (:data:`memdir.write.KILL_AT_ENV`), and the next ``memdir tool`` run, in
-another process, finishes what they began. The default run kills each command once, at a random
-point (the seed is in the output); ``MEMDIR_FAULTS=long`` kills each at every point."""
+killed at a kill point (:data:`memdir.writing.files.KILL_AT_ENV`), and the next ``memdir tool``
+run, in another process, finishes what they began. The default run kills each command once, at a
+random point (the seed is in the output); ``MEMDIR_FAULTS=long`` kills each at every point."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from faulthelpers import (
     visible,
 )
 from memdir.lint import apply_fixes, lint_directory
-from memdir.memory_tool import MemdirMemoryTool
-from memdir.write import KILL_AT_ENV
+from memdir.writing.files import KILL_AT_ENV
+from memdir.writing.memory_tool import MemdirMemoryTool
 
 pytestmark = pytest.mark.slow  # a few Python processes per kill
 

@@ -2,8 +2,8 @@
 partial file, and the next writer leaves no temp file and an index that agrees with the files.
 
 Each write runs in a forked child that kills itself (SIGKILL, nothing runs after it) at its
-N-th kill point (:data:`memdir.write.KILL_AT_ENV`, set here through the module), on a fresh dir
-each time. The default run tries two points of each write, drawn at random (the seed is in
+N-th kill point (:data:`memdir.writing.files.KILL_AT_ENV`, set here through the module), on a fresh
+dir each time. The default run tries two points of each write, drawn at random (the seed is in
 the test's output); ``MEMDIR_FAULTS=long`` tries every point of every write.
 """
 
@@ -31,12 +31,13 @@ from faulthelpers import (
     topic,
     visible,
 )
-from memdir import write
 from memdir.config import Settings
-from memdir.extract import run_extraction
+from memdir.extract.loop import run_extraction
 from memdir.lint import apply_fixes, lint_directory
-from memdir.memory_tool import MemdirMemoryTool
-from memdir.write import MemoryWriter
+from memdir.writing import files as write_files
+from memdir.writing.journal import JOURNAL_NAME, LEGACY_FILENAMES
+from memdir.writing.memory_tool import MemdirMemoryTool
+from memdir.writing.writer import MemoryWriter
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 
@@ -134,7 +135,7 @@ def run_killed_at(root: Path, operation: Operation, step: int) -> bool:
     if pid == 0:  # pragma: no cover - the child
         code = 0
         try:
-            write._kill_at, write._steps = step, 0
+            write_files._kill_at, write_files._steps = step, 0
             operation(root)
         except BaseException:
             code = 3
@@ -252,9 +253,9 @@ def test_lint_reports_an_interrupted_write_until_the_next_writer(tmp_path: Path)
 def test_lint_knows_the_writers_names() -> None:
     from memdir.lint.rules import writes as rule
 
-    assert rule._JOURNAL == write.JOURNAL_NAME
-    assert rule._LEGACY == write.LEGACY_FILENAMES
-    assert rule._TEMP.pattern == write.TEMP_NAME.pattern
+    assert rule._JOURNAL == JOURNAL_NAME
+    assert rule._LEGACY == LEGACY_FILENAMES
+    assert rule._TEMP.pattern == write_files.TEMP_NAME.pattern
 
 
 def test_a_torn_intent_is_no_intent(tmp_path: Path) -> None:

@@ -39,9 +39,9 @@ from fidelity.agent import (
 )
 from fidelity.fixtures import Fixture, PathB, Scenario
 from memdir import constants as C
-from memdir.extract import build_system_prompt
-from memdir.index import load_index, render_entry
-from memdir.paths import locate_memory_dir
+from memdir.agent.index import load_index, render_entry
+from memdir.agent.paths import locate_memory_dir
+from memdir.extract.prompt import build_system_prompt
 
 #: How "memory is off" and "nothing injected" read in a difference.
 NO_MEMORY = "(no memory section: auto memory off)"

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcp import Client, MCPError
 from mcp.types import CallToolResult, TextContent
-from memdir.mcp_server import build_server
+from memdir.faces.mcp_server import build_server
 from memhelpers import write_files
 
 INDEX = "# Memory index\n\n- [Deploy](deploy.md) — staging first\n"

@@ -23,12 +23,12 @@ from pathlib import Path
 from fuzz.strategies import fuzz_settings
 from hypothesis import event, given
 from hypothesis import strategies as st
-from memdir.index import load_index, parse_index
-from memdir.lexical import select_lexical
+from memdir.agent.index import load_index, parse_index
+from memdir.agent.manifest import format_manifest
+from memdir.agent.scan import scan
 from memdir.lint.fix import apply_fixes
 from memdir.lint.state import DirState
-from memdir.manifest import format_manifest
-from memdir.scan import scan
+from memdir.recall.lexical import select_lexical
 
 FUZZ = fuzz_settings(60, 1000)
 

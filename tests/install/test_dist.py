@@ -24,7 +24,7 @@ def test_the_wheel_carries_the_license_the_description_and_both_commands(dist: D
     # The package description, not the developer README (which opens with the test command).
     assert metadata.get_payload().startswith("# memdir\n")
     assert "scripts/test.sh" not in metadata.get_payload()
-    assert "memdir = memdir.cli:main" in entry_points
+    assert "memdir = memdir.faces.cli:main" in entry_points
     assert "memdir-lsp = memdir_lsp.__main__:main" in entry_points
     assert {n.split("/")[0] for n in names} == {"memdir", "memdir_lsp", info}
 

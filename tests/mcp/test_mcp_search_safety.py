@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.types import CallToolResult, TextContent
-from memdir.mcp_server import build_server
+from memdir.faces.mcp_server import build_server
 
 FILES: dict[str, str | bytes] = {
     "MEMORY.md": "- [Rules](rules.md) — how we write\n",

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
-from memdir.cli import main
-from memdir.mcp_server import build_server
-from memdir.memory_tool import MemdirMemoryTool
-from memdir.recall import prefetch
-from memdir.surface import Session
+from memdir.faces.cli import main
+from memdir.faces.mcp_server import build_server
+from memdir.recall.prefetch import prefetch
+from memdir.recall.surface import Session
+from memdir.writing.memory_tool import MemdirMemoryTool
 from memhelpers import DEPLOY_FILES, DEPLOY_MEMORY, DEPLOY_QUERY, mcp_http
 
 #: A realistic token (a run of one letter reads as a placeholder and is allowed).
@@ -383,7 +383,7 @@ async def test_several_dirs_resources(two_dirs: list[Path]) -> None:
 
 
 def test_labels_name_the_project_and_stay_unique(tmp_path: Path) -> None:
-    from memdir.mcp_server import served_dirs
+    from memdir.faces.mcp_server import served_dirs
 
     a = tmp_path / "a" / "proj" / "memory"
     b = tmp_path / "b" / "proj" / "memory"
@@ -442,7 +442,7 @@ async def test_over_stdio_as_a_subprocess(memdir: Path) -> None:
 def test_without_the_extra_the_command_names_the_install(memdir: Path) -> None:
     # None in sys.modules is how Python spells "not installed" (tests/install uses real venvs).
     code = (
-        "import sys; sys.modules['mcp'] = None; from memdir.cli import main; "
+        "import sys; sys.modules['mcp'] = None; from memdir.faces.cli import main; "
         "raise SystemExit(main(['mcp', '--dir', sys.argv[1]]))"
     )
     proc = subprocess.run(

@@ -34,20 +34,20 @@ class Spy(io.RawIOBase):
 
 out = io.FileIO(1, "w", closefd=False)
 sys.stdout = io.TextIOWrapper(io.BufferedWriter(Spy()), encoding="utf-8", write_through=True)
-from memdir.cli import main
+from memdir.faces.cli import main
 sys.exit(main(["mcp", "--dir", sys.argv[1]]))
 """
 
 #: Loaded on the first call that needs them, never for ``initialize``.
 HEAVY = [
     "anthropic",
-    "memdir.write",
-    "memdir.memory_tool",
-    "memdir.projections",
-    "memdir.search",
-    "memdir.recall",
+    "memdir.writing.writer",
+    "memdir.writing.memory_tool",
+    "memdir.faces.projections",
+    "memdir.search.grep",
+    "memdir.recall.prefetch",
     "memdir.lint.engine",
-    "memdir.index",
+    "memdir.agent.index",
 ]
 #: Guards against a hang only.
 DEADLINE = 60.0
@@ -92,6 +92,6 @@ def test_initialize_comes_before_the_heavy_imports_and_the_tool_needs_no_sdk(
             proc.wait(timeout=DEADLINE)
             log = proc.stderr.read().decode()
     [loaded] = [line.split()[1:] for line in log.splitlines() if line.startswith("LOADED ")]
-    assert "memdir.mcp_server" in loaded  # the spy saw the initialize answer
+    assert "memdir.faces.mcp_server" in loaded  # the spy saw the initialize answer
     assert [name for name in HEAVY if name in loaded] == []
     assert "pnpm.md" in (memory / "MEMORY.md").read_text(encoding="utf-8")

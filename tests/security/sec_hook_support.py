@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from memdir.paths import locate_memory_dir
+from memdir.agent.paths import locate_memory_dir
 from memhelpers import topic
 
 #: Only a guard against hangs: a healthy run takes well under a second.

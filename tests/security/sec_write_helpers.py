@@ -66,7 +66,7 @@ def cli_tool(
 async def mcp_tool(root: Path, command: dict[str, Any]) -> Outcome:
     from mcp import Client
     from mcp.types import TextContent
-    from memdir.mcp_server import build_server
+    from memdir.faces.mcp_server import build_server
 
     async with Client(build_server(root)) as client:
         result = await client.call_tool("memory", command)

@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from memdir import hook
-from memdir.paths import state_dir
-from memdir.surface import Session
+from memdir.agent.paths import state_dir
+from memdir.faces import hook
+from memdir.recall.surface import Session
 from memhelpers import topic
 from sec_hook_support import HANG_GUARD_SECONDS, SESSION, Scratch, hook_command
 

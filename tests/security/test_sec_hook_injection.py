@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from mcp.types import TextContent
-from memdir.cli import main
-from memdir.mcp_server import build_server
-from memdir.projections import recall_view
-from memdir.recall import recall
-from memdir.sanitize import neutralize_tags, strip_invisible
-from memdir.select import LexicalSelector
-from memdir.surface import Session
+from memdir.agent.sanitize import neutralize_tags, strip_invisible
+from memdir.faces.cli import main
+from memdir.faces.mcp_server import build_server
+from memdir.faces.projections import recall_view
+from memdir.recall.prefetch import recall
+from memdir.recall.select import LexicalSelector
+from memdir.recall.surface import Session
 from memhelpers import topic
 from sec_hook_support import Scratch
 

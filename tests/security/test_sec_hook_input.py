@@ -11,11 +11,11 @@ from typing import ClassVar
 
 import pytest
 from memdir import constants as C
-from memdir import hook
 from memdir.config import Settings
+from memdir.faces import hook
 from memdir.model import MemoryHeader
-from memdir.recall import bound_query
-from memdir.select import LexicalSelector, Selection
+from memdir.recall.prefetch import bound_query
+from memdir.recall.select import LexicalSelector, Selection
 from sec_hook_support import DEPLOY_BODY, DEPLOY_PROMPT, Scratch
 
 #: Address space for a hook run: ample for memdir and a capped stdin, far below what the whole

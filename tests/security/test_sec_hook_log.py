@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memdir import hook
+from memdir.faces import hook
 from sec_hook_support import Scratch
 
 FORGED = "s1\n2026-01-01T00:00:00Z session=admin all good\x1b[2K\r\u202eevil\u2028x"

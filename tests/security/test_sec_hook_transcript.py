@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 
 import pytest
-from memdir.surface import Session
+from memdir.extract.transcript import TAIL_MAX_BYTES, read_transcript
+from memdir.recall.surface import Session
 from memdir.textio import read_tail
-from memdir.transcript import TAIL_MAX_BYTES, read_transcript
 from sec_hook_support import DEPLOY_BODY, Scratch, read_record
 
 #: Address space for a hook run: ample for memdir (about 100 MB in use), far below what reading

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
-from memdir.surface import MAX_SESSIONS, SESSION_IDLE_SECONDS, SessionStore
+from memdir.recall.surface import MAX_SESSIONS, SESSION_IDLE_SECONDS, SessionStore
 from memdir_lsp.memory_protocol import handlers
 from memdir_lsp.server import MemoryServer
 

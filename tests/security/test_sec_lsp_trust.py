@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from memdir.paths import locate_memory_dir
+from memdir.agent.paths import locate_memory_dir
 from memdir_lsp.discovery import rediscover
 from memdir_lsp.memory_protocol import handlers
 from memdir_lsp.memory_protocol.converter import plain

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from memdir.paths import locate_memory_dir
+from memdir.agent.paths import locate_memory_dir
 from memdir_lsp.code_actions import create_file
 from memdir_lsp.discovery import on_document, rediscover
 from memdir_lsp.errors import RequestFailed

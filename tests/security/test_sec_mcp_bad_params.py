@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from mcp.types import CallToolResult, TextContent
-from memdir.mcp_server import MAX_PATH_CHARS, MemdirMCP
+from memdir.faces.mcp_server import MAX_PATH_CHARS, MemdirMCP
 
 FILES: dict[str, str | bytes] = {
     "MEMORY.md": "- [Deploy](deploy.md) — staging first\n",

@@ -22,9 +22,9 @@ from urllib.parse import urlsplit
 import httpx2
 import pytest
 import uvicorn
-from memdir.cli.mcp import listen, parse_http
-from memdir.mcp_server import build_server
-from memdir.mcp_transport import allowed_hosts
+from memdir.faces.cli.mcp import listen, parse_http
+from memdir.faces.mcp_server import build_server
+from memdir.faces.mcp_transport import allowed_hosts
 from memhelpers import MCP_HEADERS, MCP_INITIALIZE, MCP_INITIALIZED, mcp_http
 
 TOPIC = "---\nname: deploy\ndescription: how deploys work\ntype: project\n---\nStaging first.\n"

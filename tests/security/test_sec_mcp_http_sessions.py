@@ -19,8 +19,8 @@ import anyio
 import httpx2
 import pytest
 import uvicorn
-from memdir.mcp_server import build_server
-from memdir.mcp_transport import SessionLRU
+from memdir.faces.mcp_server import build_server
+from memdir.faces.mcp_transport import SessionLRU
 from memhelpers import MCP_HEADERS, MCP_INITIALIZE, MCP_INITIALIZED
 
 CAP = 3

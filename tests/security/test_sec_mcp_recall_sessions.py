@@ -13,8 +13,8 @@ from pathlib import Path
 
 from mcp import Client
 from mcp.types import TextContent
-from memdir.mcp_server import MemdirMCP
-from memdir.surface import MAX_SESSIONS, SESSION_IDLE_SECONDS
+from memdir.faces.mcp_server import MemdirMCP
+from memdir.recall.surface import MAX_SESSIONS, SESSION_IDLE_SECONDS
 from memhelpers import DEPLOY_FILES, DEPLOY_QUERY
 
 

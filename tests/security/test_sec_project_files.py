@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from memdir import project as project_module
-from memdir.project import Project
+from memdir.project import listing, lookup
+from memdir.project.lookup import Project
 from memhelpers import git, run_memdir, topic, write_files
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
@@ -326,7 +326,8 @@ def quick_git(monkeypatch: pytest.MonkeyPatch) -> None:
     import memdir.git as git_module  # the runner, where the timeout lives
 
     monkeypatch.setattr(git_module, "GIT_TIMEOUT", 1.0)
-    monkeypatch.setattr(project_module, "_PROBE_TIMEOUT", 1.0)
+    monkeypatch.setattr(listing, "_PROBE_TIMEOUT", 1.0)
+    monkeypatch.setattr(lookup, "_PROBE_TIMEOUT", 1.0)
 
 
 @pytest.mark.processes  # waits out git's time limit (a second) each
@@ -354,13 +355,14 @@ def test_git_waiting_on_a_fifo_is_given_up(
         with (project / ".git" / "config").open("a") as handle:
             handle.write(f"[include]\n\tpath = {fifo}\n")
     calls: list[tuple[str, ...]] = []
-    real = project_module.run_git
+    real = listing.run_git
 
     def counted(root: Path, *args: str, **kwargs: object) -> object:
         calls.append(args)
         return real(root, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(project_module, "run_git", counted)
+    monkeypatch.setattr(listing, "run_git", counted)
+    monkeypatch.setattr(lookup, "run_git", counted)
     loaded = _in_thread(lambda: Project.load(project, make_dir(MEMORY), ["retry_payment"]))
     assert isinstance(loaded, Project)
     assert "src/app.py" in loaded.files and loaded.has_word("retry_payment")
@@ -388,7 +390,7 @@ def test_extraction_dry_run_copies_no_special_file(
 ) -> None:
     """``memdir extract --dry-run`` copies the memory dir into a sandbox first: a FIFO or
     device there is left out, not opened."""
-    from memdir.extract import _copy_for_dry_run
+    from memdir.extract.sandbox import _copy_for_dry_run
 
     root = make_dir(MEMORY)
     plant(root / "stuck.md", kind)

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from memdir.project import Project
+from memdir.project.lookup import Project
 from memhelpers import GIT_ENV, git, run_memdir, topic, write_files
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

@@ -115,7 +115,7 @@ def test_an_accepted_url_is_where_the_client_connects(
 ) -> None:
     """The check and the HTTP client agree on the host: a URL a settings file may name is one
     urllib connects to on this machine (the connection is recorded, never made)."""
-    from memdir.select_openai import _post
+    from memdir.recall.select_openai import _post
 
     reached: list[str] = []
 

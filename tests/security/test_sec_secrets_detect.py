@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from memdir.lint import lint_directory
-from memdir.lint.secrets import find_secrets
+from memdir.secrets import find_secrets
 from sec_secrets_corpus import HEX, NEGATIVES, POSITIVES, Positive, rand
 
 REPO = Path(__file__).resolve().parents[2]

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 from memdir.lint import lint_directory
-from memdir.memory_tool import MemdirMemoryTool
-from memdir.write import MemoryWriter, UnsafePathError
+from memdir.writing.memory_tool import MemdirMemoryTool
+from memdir.writing.results import UnsafePathError
+from memdir.writing.writer import MemoryWriter
 from memhelpers import topic, write_files
 
 NFC = unicodedata.normalize("NFC", "\u00e9t\u00e9.md")

@@ -2,7 +2,7 @@
 
 On main the key was redacted only as sent (raw), and the OpenAI-compatible selector cut an error
 body to 160 characters before redacting it: an endpoint echoing the key base64-encoded got its
-first 47 characters printed. Now :func:`memdir.lint.secrets.redact` hides the caller's own
+first 47 characters printed. Now :func:`memdir.secrets.redact` hides the caller's own
 credentials raw, base64 (standard and URL-safe, alone or inside ``base64(user:key)`` or
 ``base64(Bearer key)``), URL-encoded, hex and JSON-escaped, and every error text is redacted
 before it is cut.
@@ -20,10 +20,11 @@ import pytest
 from fake_anthropic import FakeAnthropic, api_error
 from fake_openai import FakeOpenAI
 from memdir.config import Settings
-from memdir.extract import format_result, run_extraction
-from memdir.lint.secrets import REDACTED, redact
-from memdir.select import AnthropicSelector, LexicalSelector
-from memdir.select_openai import API_KEY_ENV, OpenAICompatibleSelector
+from memdir.extract.loop import run_extraction
+from memdir.extract.results import format_result
+from memdir.recall.select import AnthropicSelector, LexicalSelector
+from memdir.recall.select_openai import API_KEY_ENV, OpenAICompatibleSelector
+from memdir.secrets import REDACTED, redact
 from memhelpers import memory_header as header
 
 #: The key in use: no provider's shape, so only knowing it can redact it; "/", "+" and "=" make

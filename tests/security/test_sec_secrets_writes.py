@@ -4,8 +4,9 @@ and the names it creates, not the command's new text alone.
 On main only the command's string values were checked: a token written in two halves (a create,
 then a ``str_replace``) was stored for 52 of 71 kinds, and as a file name (which lands in
 MEMORY.md) for 56. Every face (``memdir tool``, MCP ``memory``, LSP ``memory/tool``, VS Code's
-tool, extraction) writes through :class:`memdir.memory_tool.MemdirMemoryTool`, whose writer asks
-:func:`memdir.memory_tool.refuse_secrets` before anything is touched.
+tool, extraction) writes through :class:`memdir.writing.memory_tool.MemdirMemoryTool`, whose writer
+asks
+:func:`memdir.writing.memory_tool.refuse_secrets` before anything is touched.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from mcp.types import TextContent
-from memdir.cli import main
-from memdir.mcp_server import build_server
-from memdir.memory_tool import MemdirMemoryTool, parse_command
+from memdir.faces.cli import main
+from memdir.faces.mcp_server import build_server
+from memdir.writing.memory_tool import MemdirMemoryTool, parse_command
 from sec_secrets_corpus import HEX, POSITIVES, Positive, rand
 
 INDEX = "- [Deploy](deploy.md) — staging first\n"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from memdir.config import Settings
-from memdir.extract import extraction_lock
-from memdir.memory_tool import MemdirMemoryTool
-from memdir.write import MemoryWriter
+from memdir.extract.sandbox import extraction_lock
+from memdir.writing.memory_tool import MemdirMemoryTool
+from memdir.writing.writer import MemoryWriter
 from sec_write_helpers import cli_tool, snapshot, topic
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

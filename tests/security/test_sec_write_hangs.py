@@ -64,7 +64,8 @@ async def test_the_language_server_writes(memory: Path) -> None:
 
 def test_a_fifo_in_the_state_folder_blocks_nothing(tmp_path: Path) -> None:
     """Even where memdir keeps its journal now, a FIFO (or a link) is no journal: dropped."""
-    from memdir.write import JOURNAL_NAME, LOCK_NAME, dir_state
+    from memdir.writing.journal import JOURNAL_NAME, dir_state
+    from memdir.writing.writer import LOCK_NAME
 
     root = tmp_path / "memory"
     root.mkdir()
@@ -82,7 +83,7 @@ DRY_RUN = """
 import asyncio, sys
 import anthropic, fake_anthropic, httpx2
 from memdir.config import Settings
-from memdir.extract import run_extraction
+from memdir.extract.loop import run_extraction
 
 reply = fake_anthropic.message({"type": "text", "text": "Nothing to save."})
 client = anthropic.AsyncAnthropic(

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memdir import write
 from memdir.config import Settings
-from memdir.write import MemoryWriter, WriteError
+from memdir.writing import confine, results, writer
+from memdir.writing.results import WriteError
+from memdir.writing.writer import MemoryWriter
 from sec_write_helpers import cli_tool, file_size_limit, lsp_tool, mcp_tool, topic
 
 FILES = {
@@ -44,14 +45,14 @@ def build(root: Path, index: str = INDEX) -> Path:
 
 def full_disk_for_the_index(monkeypatch: pytest.MonkeyPatch) -> None:
     """MEMORY.md cannot be written (ENOSPC); every other file can."""
-    real = write._write_file
+    real = writer._write_file
 
-    def write_file(target: write.MemoryPath, shown: str, text: str) -> None:
+    def write_file(target: confine.MemoryPath, shown: str, text: str) -> None:
         if target.rel == "MEMORY.md":
             raise OSError(errno.ENOSPC, "No space left on device")
         real(target, shown, text)
 
-    monkeypatch.setattr(write, "_write_file", write_file)
+    monkeypatch.setattr(writer, "_write_file", write_file)
 
 
 Op = Callable[[MemoryWriter], object]
@@ -103,7 +104,7 @@ def test_the_error_carries_what_the_operation_did(
 ) -> None:
     root = build(tmp_path / "memory")
     full_disk_for_the_index(monkeypatch)
-    with pytest.raises(write.IndexNotUpdatedError) as failed:
+    with pytest.raises(results.IndexNotUpdatedError) as failed:
         MemoryWriter(root, settings=Settings()).delete("deploy.md")
     assert [c.kind for c in failed.value.result.changes] == ["deleted"]
     assert not (root / "deploy.md").exists()

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from memdir.config import Settings
 from memdir.lint import lint_directory
-from memdir.write import MemoryWriter
+from memdir.writing.writer import MemoryWriter
 from memhelpers import run_memdir
 from sec_write_helpers import DEADLINE, Outcome, cli_tool, lsp_tool, mcp_tool, snapshot, topic
 

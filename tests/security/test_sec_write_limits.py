@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 from memdir.config import Settings
-from memdir.memory_tool import MemdirMemoryTool
-from memdir.write import MAX_EDIT_BYTES, MemoryWriter, WriteError
+from memdir.writing.files import MAX_EDIT_BYTES
+from memdir.writing.memory_tool import MemdirMemoryTool
+from memdir.writing.results import WriteError
+from memdir.writing.writer import MemoryWriter
 from sec_write_helpers import cli_tool, snapshot, topic
 
 INDEX = "# Memory\n\n- [Deploy](deploy.md) — how deploys work\n"

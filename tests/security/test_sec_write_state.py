@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 from memdir.config import Settings
-from memdir.write import JOURNAL_NAME, MemoryWriter, WriteIntent, dir_state, intent_problem
+from memdir.writing.journal import JOURNAL_NAME, WriteIntent, dir_state, intent_problem
+from memdir.writing.writer import MemoryWriter
 from sec_write_helpers import cli_tool, snapshot, topic
 from test_sec_write_journal import CREATE, SECRET, scene
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memdir.index import parse_index
+from memdir.agent.index import parse_index
 from memdir.lint.state import DirState
 
 TOPIC = "---\nname: a\ndescription: what a is about, in enough words\ntype: user\n---\n"

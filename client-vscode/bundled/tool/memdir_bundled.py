@@ -13,6 +13,6 @@ from _bundled import use_bundled_libs
 
 if __name__ == "__main__":
     use_bundled_libs()
-    from memdir.cli import main
+    from memdir.faces.cli import main
 
     sys.exit(main())

@@ -131,7 +131,7 @@ async function openIndex(data: MemoryData, node?: NodeArgument): Promise<void> {
   await showTextDocument(indexUri);
 }
 
-/** The JSON `memdir where --json` prints (memdir.paths.locate_memory_dir). */
+/** The JSON `memdir where --json` prints (memdir.agent.paths.locate_memory_dir). */
 export interface WhereResult {
   memory_dir: string;
   project_root?: string;

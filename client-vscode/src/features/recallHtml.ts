@@ -93,7 +93,7 @@ function surfacedBlock(memory: SurfacedView): string {
 }
 
 /**
- * One file's "why (not)": the server's text (memdir.explain renders it, for the CLI too), shown
+ * One file's "why (not)": the server's text (memdir.recall.explain renders it, for the CLI too), shown
  * as it comes: the reason as the summary, the lexical numbers and the suggestion inside.
  */
 export function explanationBlock(explanation: Explanation): string {

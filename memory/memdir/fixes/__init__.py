@@ -10,7 +10,7 @@
   (MEM119, MEM120; MEM117's renamed path), built beside the facts only those rules know.
 
 Lint attaches the planner's fix to its diagnostic; the language server only converts fixes into
-WorkspaceEdits; ``memdir lint --fix`` writes them through :class:`memdir.write.MemoryWriter`.
-Submodules are imported on use: the edit types are needed by every lint run, the planners only
-when something has a fix.
+WorkspaceEdits; ``memdir lint --fix`` writes them through
+:class:`memdir.writing.writer.MemoryWriter`. Submodules are imported on use: the edit types are
+needed by every lint run, the planners only when something has a fix.
 """

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+from memdir.agent.index import encode_target
 from memdir.fixes.model import Fix, TextEdit
-from memdir.index import encode_target
 from memdir.model import Span
 
 #: How a path is cited: in a code span, as a Markdown link's target, or bare in the prose.

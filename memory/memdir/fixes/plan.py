@@ -24,6 +24,8 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
+from memdir.agent.index import Index, encode_target, fit_entry, normalize_target
+from memdir.agent.topic import field_key
 from memdir.fixes.model import CreateFile, Fix, TextEdit
 from memdir.fixes.text import (
     first_heading,
@@ -40,15 +42,12 @@ from memdir.fixes.text import (
     unique_file_name,
     yaml_scalar,
 )
-from memdir.index import Index, encode_target, fit_entry, normalize_target
 from memdir.model import IndexEntry, Span, TopicFile
 from memdir.textio import utf16_len
-from memdir.topic import field_key
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from memdir.lint.diagnostic import Diagnostic
 
 #: Codes whose fix is "move to a topic file", planned from the cursor (:func:`move_fixes`).
 MOVE_CODES = frozenset({"MEM001", "MEM004"})
@@ -197,8 +196,8 @@ def creatable(root: Path, rel: str) -> bool:
     """Whether a file may be planned at ``rel`` in the memory dir ``root``: a plain relative path
     without hidden names (reserved for memdir) that resolves to itself inside the dir, so no
     symlink on the way leads anywhere else (out of the dir above all)."""
-    # Imported here: memdir.paths costs every lint start, and few findings plan a file.
-    from memdir.paths import relative_inside
+    # Imported here: memdir.agent.paths costs every lint start, and few findings plan a file.
+    from memdir.containment import relative_inside
 
     if not rel or posixpath.isabs(rel) or any(p.startswith(".") for p in rel.split("/")):
         return False
@@ -265,7 +264,7 @@ def plan_new_memory(
     title, which the agent keeps: :func:`memory_name`), the title as a heading and
     ``body`` (else the why/how skeleton for feedback and project memories). ``indexed`` is the
     recall mode's ``index``: then MEMORY.md gets the entry (and is created when missing), as
-    :class:`memdir.write.MemoryWriter` does for every created topic file.
+    :class:`memdir.writing.writer.MemoryWriter` does for every created topic file.
     """
     title = " ".join(title.split())
     description = " ".join(description.split())
@@ -437,7 +436,7 @@ def move_fixes(
 
 def _edits_inside(edit: TextEdit) -> bool:
     """The file ``edit`` changes resolves inside its memory dir."""
-    from memdir.paths import relative_inside  # see creatable
+    from memdir.containment import relative_inside  # see creatable
 
     root = edit.path.parents[len(PurePosixPath(edit.rel_path).parts) - 1]
     return relative_inside(root, edit.rel_path, follow_links=True) is not None
@@ -469,39 +468,6 @@ def distinct(fixes: Iterable[Fix]) -> list[Fix]:
             seen.add(effect)
             kept.append(fix)
     return kept
-
-
-def quick_fixes(
-    diagnostic: Diagnostic,
-    index: Index | None = None,
-    topic: TopicFile | None = None,
-    taken: Collection[str] = (),
-) -> list[Fix]:
-    """Every fix for one lint finding, the one lint attached first.
-
-    The editor has what lint does not keep for every finding: the parsed ``index`` (for
-    MEM005's "remove the entry"), the parsed ``topic`` (for MEM104's other types) and the names
-    ``taken`` in the dir (so a created file never lands on one differing only in case).
-    """
-    attached = diagnostic.fix
-    fixes: list[Fix] = []
-    code = diagnostic.code
-    if code == "MEM005" and index is not None:
-        entry = next((e for e in index.entries if e.line == diagnostic.span.start_line), None)
-        if entry is not None and entry.path:
-            key = posixpath.normpath(entry.path)
-            return distinct(dangling_fixes(index, entry, key, taken))
-    if attached is not None:
-        fixes.append(attached)
-    if code == "MEM104" and topic is not None:
-        suggested = attached.edits[0].new_text if attached is not None and attached.edits else None
-        fixes += type_choices(topic, suggested)
-    return distinct(fixes)
-
-
-def safe_fixes(diagnostics: Iterable[Diagnostic]) -> list[Fix]:
-    """The fixes ``memdir lint --fix`` and the editor's "fix all" apply unattended."""
-    return [d.fix for d in diagnostics if d.fix is not None and d.fix.safe and confined(d.fix)]
 
 
 # --- renaming ---------------------------------------------------------------------------------

@@ -15,8 +15,8 @@ import unicodedata
 from collections.abc import Collection
 
 from memdir import constants as C
-from memdir.index import BULLET
-from memdir.topic import _YAML_AWKWARD, _simple_scalar
+from memdir.agent.index import BULLET
+from memdir.agent.yaml_loaders import _YAML_AWKWARD, _simple_scalar
 
 #: File names made from titles are cut to this many characters before ``.md`` (kept readable).
 SLUG_MAX_CHARS = 60

@@ -18,11 +18,11 @@ from memdir import constants as C
 from memdir.config import Settings
 from memdir.lint.diagnostic import Diagnostic, Fix, Severity
 from memdir.lint.rules import RULES
-from memdir.lint.secrets import redact
 from memdir.model import Span
+from memdir.secrets import redact
 
 if TYPE_CHECKING:
-    from memdir.project import Project
+    from memdir.project.lookup import Project
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ _SHOWN_LIMIT = 1 << 16
 
 
 def _shown(text: str) -> str:
-    """``text`` as it may be shown: :func:`memdir.lint.secrets.redact`, remembered."""
+    """``text`` as it may be shown: :func:`memdir.secrets.redact`, remembered."""
     safe = _SHOWN.get(text)
     if safe is None:
         if len(_SHOWN) >= _SHOWN_LIMIT:

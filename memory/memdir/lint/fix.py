@@ -3,9 +3,9 @@
 Fixes are data (text edits and file creations against the text lint read). Which fixes go
 together is :func:`memdir.fixes.apply.compatible`'s call (a fix overlapping one already taken
 waits for the next run); every file is then read and written once, under the memory dir's lock,
-through :class:`memdir.write.MemoryWriter` (confined, atomic, creations never overwrite). What a
-file had is kept: its byte-order mark, its line endings (inserted text follows them), every byte
-outside the edited ranges. A file that is not valid UTF-8 is never rewritten: decoding it would
+through :class:`memdir.writing.writer.MemoryWriter` (confined, atomic, creations never overwrite).
+What a file had is kept: its byte-order mark, its line endings (inserted text follows them), every
+byte outside the edited ranges. A file that is not valid UTF-8 is never rewritten: decoding it would
 replace bytes the user may still want.
 """
 
@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable
+import posixpath
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from memdir.agent.index import Index
 from memdir.fixes.apply import FixError, apply_text_edits, overlaps, take
-from memdir.fixes.model import TextEdit
+from memdir.fixes.model import Fix, TextEdit
+from memdir.fixes.plan import confined, dangling_fixes, distinct, type_choices
 from memdir.lint.diagnostic import Diagnostic
+from memdir.model import TopicFile
 
 __all__ = ["FixError", "FixReport", "apply_fixes", "apply_text_edits"]
 
@@ -91,7 +95,8 @@ def apply_fixes(diagnostics: Iterable[Diagnostic], *, safe_only: bool = True) ->
             owners.setdefault(edit.path, []).append(diagnostic)
 
     from memdir.config import Settings  # the writer and its lock: only when fixing
-    from memdir.write import MemoryWriter, NotUTF8Error, WriteError
+    from memdir.writing.results import NotUTF8Error, WriteError
+    from memdir.writing.writer import MemoryWriter
 
     writers: dict[Path, MemoryWriter] = {}
     failed: dict[int, str] = {}
@@ -125,3 +130,39 @@ def apply_fixes(diagnostics: Iterable[Diagnostic], *, safe_only: bool = True) ->
     applied = tuple(d for d in chosen if id(d) not in failed)
     skipped.extend((d, failed[id(d)]) for d in chosen if id(d) in failed)
     return FixReport(applied, tuple(skipped), tuple(written))
+
+
+# --- the fixes of a finding -------------------------------------------------------------------
+
+
+def quick_fixes(
+    diagnostic: Diagnostic,
+    index: Index | None = None,
+    topic: TopicFile | None = None,
+    taken: Collection[str] = (),
+) -> list[Fix]:
+    """Every fix for one lint finding, the one lint attached first.
+
+    The editor has what lint does not keep for every finding: the parsed ``index`` (for
+    MEM005's "remove the entry"), the parsed ``topic`` (for MEM104's other types) and the names
+    ``taken`` in the dir (so a created file never lands on one differing only in case).
+    """
+    attached = diagnostic.fix
+    fixes: list[Fix] = []
+    code = diagnostic.code
+    if code == "MEM005" and index is not None:
+        entry = next((e for e in index.entries if e.line == diagnostic.span.start_line), None)
+        if entry is not None and entry.path:
+            key = posixpath.normpath(entry.path)
+            return distinct(dangling_fixes(index, entry, key, taken))
+    if attached is not None:
+        fixes.append(attached)
+    if code == "MEM104" and topic is not None:
+        suggested = attached.edits[0].new_text if attached is not None and attached.edits else None
+        fixes += type_choices(topic, suggested)
+    return distinct(fixes)
+
+
+def safe_fixes(diagnostics: Iterable[Diagnostic]) -> list[Fix]:
+    """The fixes ``memdir lint --fix`` and the editor's "fix all" apply unattended."""
+    return [d.fix for d in diagnostics if d.fix is not None and d.fix.safe and confined(d.fix)]

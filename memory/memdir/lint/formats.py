@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdir import __version__
+from memdir.agent.paths import display_path
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules import RULES
 from memdir.lint.state import LintResult
-from memdir.paths import display_path
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
+from memdir.agent.index import Index, load_index, parse_index
+from memdir.agent.scan import Skipped, iter_topic_entries
+from memdir.agent.topic import parse_topic_text, topic_of_read
 from memdir.config import Settings, load_settings
-from memdir.index import Index, load_index, parse_index
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.engine import LintContext
 from memdir.lint.rules import (
@@ -40,12 +42,10 @@ from memdir.lint.rules import (
     summarize,
 )
 from memdir.model import IndexEntry, TopicFile
-from memdir.scan import Skipped, iter_topic_entries
 from memdir.textio import read_text_stat
-from memdir.topic import parse_topic_text, topic_of_read
 
 if TYPE_CHECKING:
-    from memdir.project import Changed, Project
+    from memdir.project.lookup import Changed, Project
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +304,7 @@ class DirState:
 
         A path that no longer exists (and has no text) is dropped. Nothing else is read.
         """
-        from memdir.paths import relative_inside  # the one confinement check; lint starts lighter
+        from memdir.containment import relative_inside
 
         rel = sys.intern(self.rel(path))
         if text is not None and self._overlays.get(rel) == text and self._has_result(rel):

@@ -21,18 +21,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from memdir import __version__
+from memdir.faces.projections import index_summary, manifest_view, memory_text, recall_view
+from memdir.faces.visibility import list_memories
 from memdir.fixes.plan import NewMemoryPlan, plan_new_memory
-from memdir.projections import index_summary, manifest_view, memory_text, recall_view
-from memdir.search import (
+from memdir.recall.surface import surface_file
+from memdir.search.grep import (
     InvalidPatternError,
     SlowPatternError,
     compile_pattern,
     glob_matcher,
     search_files,
 )
-from memdir.surface import surface_file
 from memdir.textio import not_read
-from memdir.visibility import list_memories
 from pygls.exceptions import JsonRpcInvalidParams
 
 from memdir_lsp import protocol as P
@@ -44,11 +44,11 @@ from memdir_lsp.memory_protocol.converter import structure_params, to_wire
 from memdir_lsp.server import FileEvent, MemoryServer
 
 if TYPE_CHECKING:
-    from memdir.explain import Explanation
-    from memdir.extract import ExtractionProgress, ExtractionResult
-    from memdir.recall import RecallResult
-    from memdir.surface import Session
-    from memdir.transcript import Transcript
+    from memdir.extract.results import ExtractionProgress, ExtractionResult
+    from memdir.extract.transcript import Transcript
+    from memdir.recall.explain import Explanation
+    from memdir.recall.prefetch import RecallResult
+    from memdir.recall.surface import Session
 
 logger = logging.getLogger(__name__)
 
@@ -224,8 +224,8 @@ async def memory_recall(ls: MemoryServer, params: Any) -> Any:
     recall = structure_params(params, T.RecallParams)
     directory = resolve_directory(ls, recall)
     # Imported on first use: this pulls in the selector (and, with a key, the anthropic SDK).
-    from memdir.recall import prefetch
-    from memdir.surface import Session
+    from memdir.recall.prefetch import prefetch
+    from memdir.recall.surface import Session
 
     session = ls.sessions.get(directory.root, recall.session_id) if recall.session_id else Session()
     result = await prefetch(
@@ -247,8 +247,8 @@ async def explain(
     """Why each of ``files`` was or was not selected (``explain``), after the recall."""
     if not files:
         return ()
-    from memdir.explain import explain_recall, seen_before
-    from memdir.scan import scan
+    from memdir.agent.scan import scan
+    from memdir.recall.explain import explain_recall, seen_before
 
     # File URIs as paths; other names as given (explain_recall says when one lies outside).
     named = [str(MemoryServer.uri_to_path(f) or f) if f.startswith("file:") else f for f in files]
@@ -275,8 +275,8 @@ async def memory_prefetch(ls: MemoryServer, params: Any) -> Any:
     """
     request = structure_params(params, T.PrefetchParams)
     directory = resolve_directory(ls, request)
-    from memdir.recall import start_prefetch
-    from memdir.trigger import should_prefetch
+    from memdir.agent.trigger import should_prefetch
+    from memdir.recall.prefetch import start_prefetch
 
     session = ls.sessions.get(directory.root, request.session_id)
     request_id = uuid.uuid4().hex
@@ -369,8 +369,8 @@ async def load_write_path() -> None:
     Done inline, the first import would hold every other request (diagnostics, completion) on
     the event loop meanwhile. Later calls find it loaded.
     """
-    if "memdir.memory_tool" not in sys.modules:
-        await asyncio.to_thread(importlib.import_module, "memdir.memory_tool")
+    if "memdir.writing.memory_tool" not in sys.modules:
+        await asyncio.to_thread(importlib.import_module, "memdir.writing.memory_tool")
 
 
 def file_events(directory: MemoryDirectory, changes: Sequence[Any]) -> list[FileEvent]:
@@ -425,7 +425,7 @@ async def memory_tool(ls: MemoryServer, params: Any) -> Any:
     command = request.command_input()
     # Loaded on first use: startup never loads the write path.
     await load_write_path()
-    from memdir.memory_tool import (
+    from memdir.writing.memory_tool import (
         WRITE_COMMANDS,
         InvalidCommandError,
         MemdirMemoryTool,
@@ -599,8 +599,9 @@ class ExtractionJob:
 
     async def extract(self) -> ExtractionResult:
         await load_write_path()  # not on the event loop (the agent loop loads the SDK so too)
-        from memdir.extract import ExtractionResult, run_extraction
-        from memdir.transcript import read_transcript
+        from memdir.extract.loop import run_extraction
+        from memdir.extract.results import ExtractionResult
+        from memdir.extract.transcript import read_transcript
 
         try:
             loaded = await asyncio.to_thread(read_transcript, self.transcript)
@@ -638,9 +639,9 @@ class ExtractionJob:
             ls.protocol.notify(P.MEMORY_EXTRACT_RESULT, to_wire(cancelled))
             raise
         except Exception as exc:
-            from memdir.extract import ExtractionResult
-            from memdir.lint.secrets import redact
-            from memdir.select import credential_values
+            from memdir.extract.results import ExtractionResult
+            from memdir.recall.select import credential_values
+            from memdir.secrets import redact
 
             # The reason reaches the client and the log: no key in it, and no traceback text.
             reason = redact(repr(exc), credential_values())

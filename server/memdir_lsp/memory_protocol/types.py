@@ -1,7 +1,7 @@
 """The params and payloads of every ``memory/*`` message, and the table of methods.
 
-Results that are the engine's own views (``memdir.projections``, ``memdir.visibility``,
-``memdir.search``) are sent as they are; the classes here carry what only the server knows
+Results that are the engine's own views (``memdir.faces.projections``, ``memdir.faces.visibility``,
+``memdir.search.grep``) are sent as they are; the classes here carry what only the server knows
 (URIs, request ids, sessions). Field names are snake_case; the converter camelCases them on the
 wire. ``schema.json``, the TypeScript interfaces and ``docs/protocol.md`` are generated from
 this module.
@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import attrs
-from memdir.explain import Explanation
-from memdir.projections import (
+from memdir.faces.projections import (
     DroppedFile,
     IndexSummary,
     ManifestView,
@@ -24,8 +23,9 @@ from memdir.projections import (
     RecallView,
     SurfacedView,
 )
-from memdir.search import SearchMatch
-from memdir.visibility import MemoryListing
+from memdir.faces.visibility import MemoryListing
+from memdir.recall.explain import Explanation
+from memdir.search.grep import SearchMatch
 
 from memdir_lsp import protocol as P
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from lsp_helpers import Workspace, check_schema, request
-from memdir.explain import explain_recall
-from memdir.recall import prefetch
-from memdir.scan import scan
-from memdir.select import LexicalSelector
-from memdir.surface import Session
+from memdir.agent.scan import scan
+from memdir.recall.explain import explain_recall
+from memdir.recall.prefetch import prefetch
+from memdir.recall.select import LexicalSelector
+from memdir.recall.surface import Session
 from memdir_lsp.memory_protocol.converter import plain
 from pytest_lsp import LanguageClient
 

@@ -14,7 +14,7 @@ import pytest
 from conftest import CONFIG_DIR
 from lsp_helpers import FILES, Workspace, build, open_doc, pos
 from lsprotocol import types
-from memdir.paths import slugify
+from memdir.agent.paths import slugify
 from memdir_lsp.memory_protocol.converter import plain
 from memhelpers import announced
 from pytest_lsp import LanguageClient

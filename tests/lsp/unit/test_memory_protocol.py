@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from memdir.projections import RecallBudget
+from memdir.faces.projections import RecallBudget
 from memdir_lsp import protocol as P
 from memdir_lsp.memory_protocol import schema as S
 from memdir_lsp.memory_protocol import types as T

@@ -22,7 +22,8 @@ import itertools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from memdir.index import Index
+from memdir.agent.index import Index
+from memdir.agent.scan import Skipped
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules import citations, content, descriptions, directory, frontmatter
 from memdir.lint.rules import dates as date_rules
@@ -32,7 +33,6 @@ from memdir.lint.rules.base import DirectoryView, IndexView, Rule, TopicView
 from memdir.lint.rules.directory import TopicSummary, summarize
 from memdir.lint.rules.index import entry_links
 from memdir.model import IndexEntry, TopicFile
-from memdir.scan import Skipped
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext

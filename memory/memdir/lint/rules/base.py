@@ -22,10 +22,10 @@ from memdir.lint.diagnostic import Diagnostic, Severity
 from memdir.model import IndexEntry, Problem, Span, TopicFile
 
 if TYPE_CHECKING:
-    from memdir.index import Index
+    from memdir.agent.index import Index
+    from memdir.agent.scan import Skipped
     from memdir.lint.engine import LintContext
     from memdir.lint.rules.directory import TopicSummary
-    from memdir.scan import Skipped
 
 Scope = Literal["index", "topic", "directory"]
 Fixability = Literal["safe", "editor", "none"]

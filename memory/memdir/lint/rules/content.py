@@ -1,7 +1,7 @@
 """Rules about a file's text as read (MEM106, MEM110, MEM112, MEM113): the injection cut,
 secrets, encoding and readability. The last three check MEMORY.md's text too.
 
-MEM106 never reimplements the cut: it calls :func:`memdir.surface.cut_for_injection`.
+MEM106 never reimplements the cut: it calls :func:`memdir.recall.surface.cut_for_injection`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from memdir import constants as C
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import IndexView, Rule, TopicView, offset_span
-from memdir.lint.secrets import SecretMatch, find_secrets
 from memdir.model import Problem, Span
+from memdir.secrets import SecretMatch, find_secrets
 from memdir.textio import MAX_PARSE_BYTES
 
 if TYPE_CHECKING:
@@ -27,7 +27,9 @@ def injection_cut(text: str, size: int) -> tuple[int, int, str] | None:
     """Where path B stops injecting this file: (line, column, reason), or None if it fits."""
     if size <= C.SURFACE_MAX_BYTES and text.count("\n") < C.SURFACE_MAX_LINES:
         return None  # cannot exceed either cap: skip the line-by-line cut
-    from memdir.surface import cut_for_injection  # only for files over a cap: keep start-up light
+    from memdir.recall.surface import (
+        cut_for_injection,  # only for files over a cap: keep start-up light
+    )
 
     kept, reason = cut_for_injection(text)
     if reason is None:

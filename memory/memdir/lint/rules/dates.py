@@ -12,9 +12,9 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from memdir.agent.index import Fences
 from memdir.dates import find_deadlines, find_relative_dates, parse_day, render, resolve
 from memdir.fixes import dates as date_fixes
-from memdir.index import Fences
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, head_span
 from memdir.model import Span, TopicFile

@@ -2,7 +2,7 @@
 the index and a summary of every topic file together, so the engine can run them again
 without re-reading any file.
 
-MEM108 orders files with :func:`memdir.scan.window_order`, as the prefetch scan does.
+MEM108 orders files with :func:`memdir.agent.scan.window_order`, as the prefetch scan does.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
+from memdir.agent.paths import name_key, unportable_name
+from memdir.agent.scan import excluded_entry, window_order
 from memdir.fixes import plan
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import DirectoryView, Rule, head_span
 from memdir.lint.rules.descriptions import near_duplicate_pairs
 from memdir.model import Span, TopicFile
-from memdir.paths import name_key, unportable_name
-from memdir.scan import excluded_entry, window_order
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext

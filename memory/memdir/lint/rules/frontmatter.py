@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
+from memdir.agent.topic import field_key
 from memdir.fixes import plan
 from memdir.fixes.text import agent_name, ascii_slug, file_stem
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, field_span, head_span, or_list
 from memdir.model import Span
-from memdir.topic import field_key
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext

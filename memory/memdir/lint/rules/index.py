@@ -1,6 +1,6 @@
 """Rules that read MEMORY.md alone (MEM001-MEM004, MEM006, MEM007): path A, the index.
 
-The caps are never reimplemented here: MEM002 and MEM003 read :func:`memdir.index.load_cap`'s
+The caps are never reimplemented here: MEM002 and MEM003 read :func:`memdir.agent.index.load_cap`'s
 result (``index.load``).
 """
 

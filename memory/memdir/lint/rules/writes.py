@@ -1,8 +1,8 @@
 """A write memdir did not finish, and memdir's bookkeeping where it does not belong (MEM122).
 
-Every write through :class:`memdir.write.MemoryWriter` records its intent in the dir's journal
-(in memdir's per-user state folder, :func:`memdir.paths.dir_state_path`) before touching
-anything and removes it when done, and temp files exist only while an intent does; so the
+Every write through :class:`memdir.writing.writer.MemoryWriter` records its intent in the dir's
+journal (in memdir's per-user state folder, :func:`memdir.agent.paths.dir_state_path`) before
+touching anything and removes it when done, and temp files exist only while an intent does; so the
 journal alone tells lint that a write was cut (one ``lstat``, whatever the dir's size), and its
 folders where the temp files it left are.
 
@@ -21,18 +21,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memdir.agent.paths import dir_state_path
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import DirectoryView, Rule
 from memdir.model import Span
-from memdir.paths import dir_state_path
 from memdir.textio import kind_name, open_regular
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
 
-#: The writer's :data:`~memdir.write.JOURNAL_NAME`, :data:`~memdir.write.LEGACY_FILENAMES` and
-#: :data:`~memdir.write.TEMP_NAME` (a test keeps them equal; lint loads the writer only when a
-#: journal is there).
+#: The writer's :data:`~memdir.writing.journal.JOURNAL_NAME`,
+#: :data:`~memdir.writing.journal.LEGACY_FILENAMES` and
+#: :data:`~memdir.writing.files.TEMP_NAME` (a test keeps them equal; lint loads the writer only
+#: when a journal is there).
 _JOURNAL = "intent.json"
 _LEGACY = (".memdir.lock", ".memdir-intent.json", ".memdir-extract.lock")
 _TEMP = re.compile(r"^\.memdir-[0-9a-f]{12}\.(?:tmp|trash)$")
@@ -57,7 +58,7 @@ def _journal(ctx: LintContext) -> Path | None:
 
 
 def _interrupted_write(ctx: LintContext, journal: Path) -> Diagnostic:
-    from memdir.write import WriteIntent, intent_problem  # only when a journal is there
+    from memdir.writing.journal import WriteIntent, intent_problem  # only when a journal is there
 
     try:
         fd, _info = open_regular(journal, follow_links=False)

@@ -1,0 +1,56 @@
+"""``memdir tool``: one API memory tool command (``memory_20250818``) on a memory dir.
+
+Prints the tool's result text exactly as the API would return it, and any warning (MEMORY.md
+left alone, an interrupted write's journal refused) on stderr: exit 0 on success, 1 when the
+result is an error (a write whose MEMORY.md update failed is one), 2 when the input is not a
+memory command at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from memdir.faces.cli.common import CliError, add_dir_argument, resolve_dir
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    tool = subparsers.add_parser(
+        "tool",
+        help="run one API memory tool command (memory_20250818) on a memory dir",
+        description=(
+            "Execute a memory tool command over the memory dir mapped to /memories and print "
+            "the tool's result. Exit 0 on success, 1 when the result is an error, 2 for input "
+            "that is not a memory command."
+        ),
+    )
+    tool.add_argument(
+        "command_json",
+        metavar="JSON",
+        help='the command, e.g. \'{"command": "view", "path": "/memories"}\' ("-": read stdin)',
+    )
+    add_dir_argument(tool)
+    tool.set_defaults(func=cmd_tool)
+
+
+def cmd_tool(args: argparse.Namespace) -> int:
+    directory = resolve_dir(args)
+    raw = sys.stdin.read() if args.command_json == "-" else args.command_json
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"the command is not valid JSON: {exc}") from None
+    # Imported here: the writer behind it is more than most subcommands need.
+    from memdir.writing.memory_tool import InvalidCommandError, MemdirMemoryTool, parse_command
+
+    try:
+        command = parse_command(data)
+    except InvalidCommandError as exc:
+        raise CliError(str(exc)) from None
+    result = MemdirMemoryTool(directory).execute(command)
+    print(result.text)
+    # stdout is the API's text, exactly; what else the user should know goes to stderr.
+    for warning in result.warnings:
+        print(f"memdir tool: warning: {warning}", file=sys.stderr)
+    return 1 if result.is_error else 0

@@ -1,0 +1,1 @@
+"""Path B: choosing the memories relevant to a message, and surfacing them."""
