@@ -218,3 +218,22 @@ def test_fix_on_random_directories_loses_nothing(make_dir: MakeDir) -> None:
     state.refresh()
     left = {d.code for d in state.lint().diagnostics}
     assert not left & {"MEM101", "MEM107", "MEM006"}
+
+
+def test_fix_quotes_a_description_cut_by_a_comment_only_when_the_hash_starts_a_word(
+    make_dir: Callable[..., Path],
+) -> None:
+    glued = (
+        "---\nname: a\ndescription: Ticket #58 cache headers for the CDN\ntype: project\n---\nx\n"
+    )
+    spaced = (
+        "---\nname: b\ndescription: cache headers for the CDN  # see runbook\ntype: project\n"
+        "---\nx\n"
+    )
+    index = "- [A](a.md) — cache headers\n- [B](b.md) — cache headers\n"
+    root = make_dir({"MEMORY.md": index, "a.md": glued, "b.md": spaced})
+    main(["lint", "--fix", str(root)])
+    assert (root / "a.md").read_text() == glued.replace(
+        "Ticket #58 cache headers for the CDN", '"Ticket #58 cache headers for the CDN"'
+    )
+    assert (root / "b.md").read_text() == spaced  # maybe a comment someone meant: editor only

@@ -417,7 +417,7 @@ def test_mem108_ties_on_mtime_are_broken_by_path_like_the_scan(make_dir: MakeDir
         ("misc user preferences and various notes", "too generic"),
         ("release merge freeze", "too short"),
         ("Release merge freeze notes here", None),
-        ("a " + "very long description " * 10, "longer than a manifest line"),
+        ("a " + "very long description " * 12, "characters long, more than 250"),
         ("数据保留", "too short"),
         ("用户行为日志只保留九十天", None),
     ],

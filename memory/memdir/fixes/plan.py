@@ -122,6 +122,17 @@ def set_name(topic: TopicFile, new_name: str, reason: str) -> Fix | None:
     return Fix(f"{reason}: rename to `{new_name}`", (edit,))
 
 
+def quote_value(topic: TopicFile, key: str, value: str, safe: bool) -> Fix | None:
+    """Write a top-level field's whole line ``value`` as a quoted scalar, so YAML keeps what a
+    `` #`` would otherwise cut as a comment (MEM124)."""
+    fm = topic.frontmatter
+    span = fm.value_spans.get(key) if fm is not None else None
+    if span is None:
+        return None
+    edit = TextEdit(topic.path, topic.rel_path, span, yaml_scalar(value))
+    return Fix(f"Quote the {key} so YAML keeps it whole", (edit,), safe=safe)
+
+
 def type_choices(topic: TopicFile, suggested: str | None = None) -> list[Fix]:
     """One :func:`set_type` fix per memory type, ``suggested`` first: the editor's MEM104 menu."""
     order = [suggested] if suggested in C.MEMORY_TYPES else []

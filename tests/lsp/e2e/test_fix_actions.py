@@ -21,6 +21,7 @@ INDEX = (
     "- [Role](role.md) — who Ana is\n"
     "- [Role](role.md) — who Ana is\n"
     "- [Gone](gone.md) — the release calendar\n"
+    "- [Issue](issue.md) — retry limits\n"
     "\n"
     "Some paragraph written into the index.\n"
 )
@@ -35,6 +36,10 @@ FILES = {
         "type: project\nmodified: 2026-12-03T10:00:00.000Z\nlast_verified: 2020-01-02\n---\n"
         "The freeze starts next Friday.\n"
     ),
+    "issue.md": (
+        "---\nname: issue\ndescription: Issue #31 retry limits agreed with payments\n"
+        "type: project\n---\nRetries stop after five attempts.\n"
+    ),
 }
 #: Code -> (the file its planted finding is in, the titles of every action offered for it).
 PLANTED: dict[str, tuple[str, set[str]]] = {
@@ -46,6 +51,7 @@ PLANTED: dict[str, tuple[str, set[str]]] = {
     "MEM107": ("orphan.md", {"Add orphan.md to MEMORY.md"}),
     "MEM115": ("retention.md", {"Use the file name: rename to `retention`"}),
     "MEM119": ("freeze.md", {"Replace “next Friday” with 2026-12-11 (as written on 2026-12-03)"}),
+    "MEM124": ("issue.md", {"Quote the description so YAML keeps it whole"}),
     # The server judges against the real date (the one input of a run not frozen here).
     "MEM120": ("freeze.md", {f"Mark verified today ({dt.date.today().isoformat()})"}),
 }

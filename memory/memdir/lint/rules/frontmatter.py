@@ -1,6 +1,7 @@
-"""Rules about a topic file's frontmatter (MEM101-MEM105, MEM115, MEM116): is it there, is it
-YAML, are the fields the agent reads present and valid, does the prefetch scan see it at all, and
-does the agent's own rewrite of the frontmatter keep what the file says.
+"""Rules about a topic file's frontmatter (MEM101-MEM105, MEM115, MEM116, MEM124): is it there,
+is it YAML, are the fields the agent reads present and valid, does the prefetch scan see it at
+all, does the agent's own rewrite of the frontmatter keep what the file says, and does a `` #``
+cut a value short.
 
 What the parser found is read from its problems' structured fields (``kind``, ``key``), never
 from their message text.
@@ -8,6 +9,8 @@ from their message text.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
@@ -16,7 +19,7 @@ from memdir.fixes import plan
 from memdir.fixes.text import agent_name, ascii_slug, file_stem
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, field_span, head_span, or_list
-from memdir.model import Span
+from memdir.model import Span, TopicFile
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
@@ -394,4 +397,104 @@ MEM116 = Rule(
     topic=_type_conflict,
 )
 
-RULES = (MEM101, MEM102, MEM103, MEM104, MEM105, MEM115, MEM116)
+
+# --- MEM124 --------------------------------------------------------------------------------------
+
+#: The fields a person writes as text, shown to the agent: a comment on their line is a mistake.
+#: (On other lines, ``lang: en  # or fr``, a comment is what it says.)
+COMMENT_CUT_FIELDS = ("name", "description")
+#: What makes a YAML value anything but a plain scalar, where it starts.
+_NOT_PLAIN = tuple("\"'|>[{&*!%@`")
+
+
+@dataclass(frozen=True, slots=True)
+class CommentCut:
+    """A top-level text field whose line holds a YAML comment: what the agent reads of it, and
+    what the line says."""
+
+    key: str
+    read: str
+    written: str
+    #: Whether the ``#`` starts a word (``#123``, ``#tag``): text, not a comment anyone meant.
+    glued: bool
+
+
+def comment_cut(topic: TopicFile, key: str) -> CommentCut | None:
+    """The comment cut of ``key``'s value, or None when its line has no comment after it.
+
+    Only what the YAML reader really cut: a plain scalar on the key's own line, whose loaded
+    value is the text before `` #`` (or nothing, when the line's value starts with ``#``).
+    """
+    fm = topic.frontmatter
+    span = fm.value_spans.get(key) if fm is not None else None
+    if fm is None or span is None or "#" not in topic.text:
+        return None
+    lines = topic.text.split("\n", span.start_line + 1)
+    raw = lines[span.start_line][span.start_col : span.end_col].strip()
+    if not raw or raw.startswith(_NOT_PLAIN):
+        return None
+    if raw.startswith("#"):
+        start = 0
+    else:
+        match = _COMMENT.search(raw)
+        if match is None:
+            return None
+        start = match.start() + 1
+    read = raw[:start].rstrip()
+    loaded = fm.data.get(key)
+    if (loaded.strip() if isinstance(loaded, str) else loaded) != (read or None):
+        return None  # a multi-line scalar, or a reading memdir cannot vouch for: no claim
+    glued = start + 1 < len(raw) and not raw[start + 1].isspace()
+    return CommentCut(key, read, raw, glued)
+
+
+_COMMENT = re.compile(r"[ \t]#")
+#: How much of a long value the message quotes: its end, where the cut is.
+_SHOWN = 60
+
+
+def _cut_by_comment(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
+    topic = view.topic
+    fm = topic.frontmatter
+    if fm is None or not view.fields_readable or "#" not in topic.text:
+        return []  # nearly every file
+    found: list[Diagnostic] = []
+    for key in COMMENT_CUT_FIELDS:
+        cut = comment_cut(topic, key)
+        if cut is None:
+            continue
+        shown = cut.read if len(cut.read) <= _SHOWN else "…" + cut.read[-_SHOWN:].lstrip()
+        reads = f"reads `{shown}`" if cut.read else f"reads no {key} at all"
+        found.append(
+            ctx.diag(
+                "MEM124",
+                topic.path,
+                topic.rel_path,
+                fm.value_spans[key],  # the whole line's value: what is read and what is cut
+                f"`{key}` cut by a YAML comment: ` #` starts a comment, so the agent {reads} "
+                f"instead of the whole line; quote the value",
+                plan.quote_value(topic, key, cut.written, safe=cut.glued),
+            )
+        )
+    return found
+
+
+MEM124 = Rule(
+    code="MEM124",
+    name="value-cut-by-comment",
+    severity="warning",
+    scope="topic",
+    summary="An unquoted `name` or `description` holds ` #`: YAML reads the rest of the line as "
+    "a comment, so the value ends before it (`description: Fix for issue #123` is read as "
+    "`Fix for issue`).",
+    why="The agent parses the frontmatter as YAML: the selector sees only the part before the "
+    "` #`, often a word or a date that says nothing of the memory.",
+    example="`description: Decisions from PR #88 on retry limits`",
+    remedy='Quote the value (`description: "Decisions from PR #88 on retry limits"`). '
+    "`--fix` quotes it when the `#` starts a word (`#88`, `#tag`); after `# ` it may be a "
+    "comment someone meant, and the editor offers the quotes for a person to accept.",
+    fixable="safe",
+    topic=_cut_by_comment,
+)
+
+RULES = (MEM101, MEM102, MEM103, MEM104, MEM105, MEM115, MEM116, MEM124)
