@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 from memdir import constants as C
+from memdir.agent.topic import parse_topic_text
 from memdir.config import Settings
 from memdir.fixes.apply import apply_text_edits
 from memdir.lint import Diagnostic, LintContext
 from memdir.lint.rules import check_topic
 from memdir.lint.rules.descriptions import description_problem
-from memdir.lint.secrets import find_secrets
-from memdir.topic import parse_topic_text
+from memdir.secrets import find_secrets
 
 TODAY = dt.date(2026, 12, 3)
 
