@@ -62,6 +62,12 @@ INDEX_MAX_CHARS: Final = 25_000
 INDEX_MAX_READ_BYTES: Final = 4 * 1024 * 1024
 #: What the agent is told to aim for per index line.
 INDEX_LINE_LIMIT: Final = 150
+#: How far past the limit an index line may run before MEM001 reports it: the agent is told
+#: "about 150 characters or less", and a line a few characters over it is within "about".
+INDEX_LINE_TOLERANCE: Final = 10
+#: A note opening MEMORY.md of at most this many lines (how the index is kept, before the first
+#: entry) is the index's own preamble, not memory content (MEM004).
+INDEX_PREAMBLE_MAX_LINES: Final = 8
 #: The agent is told to rewrite an over-cap index under this many lines; memdir warns past it.
 INDEX_REWRITE_TARGET_LINES: Final = 140
 #: Share of INDEX_MAX_CHARS past which an index counts as "near the cap".

@@ -393,23 +393,92 @@ def _append_hook(index: Index, entry: IndexEntry, rel: str, existing: str, limit
     return MovePlan(fix, rel, new_line, existing + lead + entry.hook + "\n")
 
 
-def content_block(index: Index, line: int) -> tuple[int, int] | None:
-    """The run of non-index content (text, bullets without links) around ``line``, if any.
+#: Lines that are memory content when they stand in MEMORY.md (a table only when no row of it
+#: links a file: then it is an index in table form).
+_CONTENT_KINDS = frozenset({"text", "bullet", "code", "table"})
+#: Lines that end a block: the index's own structure.
+_BLOCK_ENDS = frozenset({"heading", "frontmatter", "entry"})
 
-    Headings, blank lines and entries bound a block: content written straight into MEMORY.md
-    is what the agent is told never to do, and it is what "move to a topic file" is for.
-    """
+
+@dataclass(frozen=True)
+class ContentBlock:
+    """A run of content in MEMORY.md: the text between two headings or entries (blank lines,
+    rules, comments and pointer lines inside it do not split it), from its first content line
+    to its last."""
+
+    start: int
+    end: int
+    #: Content lines in it (blank lines and the structure between them not counted).
+    lines: int
+    #: The kinds of its content lines (``text``, ``bullet``, ``code``, ``table``).
+    kinds: frozenset[str]
+    #: A short note opening the index (at most :data:`C.INDEX_PREAMBLE_MAX_LINES` lines under at
+    #: most a title, before the first entry and followed by more): how the index is kept, not a
+    #: memory.
+    preamble: bool
+
+
+def content_blocks(index: Index) -> list[ContentBlock]:
+    """The blocks of content written into MEMORY.md, in order: what MEM004 reports (one finding
+    a block) and what "move to a topic file" moves from a cursor."""
     kinds = {item.line: item.kind for item in index.other}
-    movable = {"text", "bullet"}
-    if kinds.get(line) not in movable:
-        return None
-    start = line
-    while start - 1 >= 0 and kinds.get(start - 1) in movable:
-        start -= 1
-    end = line
-    while end + 1 < len(index.lines) and kinds.get(end + 1) in movable:
-        end += 1
-    return start, end
+    linking = {ref.line for ref in index.references}
+    index_rows = _index_tables(kinds, linking)
+    blocks: list[ContentBlock] = []
+    start = end = -1
+    count = 0
+    found: set[str] = set()
+    headings = 0
+    opened = True  # no entry or second heading seen yet: a block here may be the preamble
+    first = True
+
+    def close(followed: bool) -> None:
+        nonlocal start, count, first
+        if start >= 0:
+            preamble = first and opened and followed and count <= C.INDEX_PREAMBLE_MAX_LINES
+            blocks.append(ContentBlock(start, end, count, frozenset(found), preamble))
+            first = False
+        start, count = -1, 0
+        found.clear()
+
+    for number in range(len(index.lines)):
+        kind = kinds.get(number, "entry")
+        if kind in _BLOCK_ENDS:
+            close(followed=True)
+            if kind == "heading":
+                headings += 1
+            opened = opened and kind != "entry" and headings <= 1
+        elif kind in _CONTENT_KINDS and number not in index_rows:
+            if start < 0:
+                start = number
+            end = number
+            count += 1
+            found.add(kind)
+    close(followed=False)
+    return blocks
+
+
+def _index_tables(kinds: dict[int, str], linking: set[int]) -> set[int]:
+    """The rows of tables that link files (an index written as a table), header rows included."""
+    rows: set[int] = set()
+    run: list[int] = []
+    for number in [*sorted(n for n, kind in kinds.items() if kind == "table"), -2]:
+        if run and number != run[-1] + 1:
+            if linking.intersection(run):
+                rows.update(run)
+            run = []
+        run.append(number)
+    return rows
+
+
+def content_block(index: Index, line: int) -> tuple[int, int] | None:
+    """The block of content (:func:`content_blocks`) that ``line`` is in, if any: content
+    written straight into MEMORY.md is what the agent is told never to do, and it is what "move
+    to a topic file" is for."""
+    for block in content_blocks(index):
+        if block.start <= line <= block.end:
+            return block.start, block.end
+    return None
 
 
 def move_fixes(
@@ -429,7 +498,7 @@ def move_fixes(
     otherwise the cursor's line decides: the block of content around it, or an over-long entry.
     """
     kinds = {item.line: item.kind for item in index.other}
-    if selection and any(kinds.get(n) in ("text", "bullet", "code") for n in range(start, end + 1)):
+    if selection and any(kinds.get(n) in _CONTENT_KINDS for n in range(start, end + 1)):
         moved = move_to_topic(index, start, end, taken, limit, read_topic=read_topic)
         return [moved.fix] if moved is not None else []
     plans: list[MovePlan | None] = []
