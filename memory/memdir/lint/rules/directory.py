@@ -123,6 +123,7 @@ MEM005 = Rule(
 def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     index = view.index
     summaries = view.summaries
+    room = plan.IndexRoom(index)
     for rel in sorted(summaries.keys() - view.linked):
         summary = summaries[rel]
         if not (summary.listed and summary.usable):
@@ -147,7 +148,12 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
             summary.head_span,
             f"orphan: {why}; add an entry for it",
             plan.add_to_index(
-                index, summary.rel_path, summary.title, summary.description or "", ctx.line_limit
+                index,
+                summary.rel_path,
+                summary.title,
+                summary.description or "",
+                ctx.line_limit,
+                room,
             ),
         )
 
@@ -164,6 +170,8 @@ MEM107 = Rule(
     example="`old-notes.md`, linked from nowhere",
     remedy="Add `- [Title](old-notes.md) — hook` (`--fix` adds it, with the description as hook).",
     fixable="safe",
+    safe_when=f"the index stays within {C.INDEX_REWRITE_TARGET_LINES} lines and "
+    f"{C.INDEX_NEAR_CAP_RATIO:.0%} of its character cap (MEM003) with the entry added",
     severity_by_mode={"prefetch": "info"},
     reads=frozenset({"index", "files", "listed", "usable", "title", "description", "head_span"}),
     directory=_orphans,

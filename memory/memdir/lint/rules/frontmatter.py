@@ -15,6 +15,7 @@ from memdir.fixes import plan
 from memdir.fixes.text import agent_name, ascii_slug, file_stem
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, field_span, head_span, or_list
+from memdir.lint.rules.descriptions import description_problem
 from memdir.model import Span
 from memdir.topic import field_key
 
@@ -39,7 +40,7 @@ def _no_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
             "no frontmatter: the prefetch manifest shows this file without type or "
             "description, and the selector (which never sees bodies) has no reason to pick "
             "it; add name, description and type",
-            plan.frontmatter_skeleton(topic),
+            plan.frontmatter_skeleton(topic, vague=description_problem),
         )
     ]
 
@@ -53,8 +54,14 @@ MEM101 = Rule(
     why="The prefetch manifest shows it without type or description, so the selector "
     "(which never sees bodies) has no reason to pick it.",
     example="`# Deploy notes` as the first line",
-    remedy="Add `---` / `name:` / `description:` / `type:` / `---` (`--fix` adds a skeleton).",
+    remedy="Add `---` / `name:` / `description:` / `type:` / `---`. The fix adds them above the "
+    "text: the name from the file name, the description from the first sentence of the file's "
+    "opening prose (never a dated list item, a heading alone, a link line or a line like "
+    "`Updated: ...`), and the type the file states. In the editor you choose the type.",
     fixable="safe",
+    safe_when="the file states its type (its name or folder, as in `feedback_testing.md`, a "
+    "heading like `# Feedback: ...` or a `Type: ...` line) and its opening prose gives a "
+    "description MEM109 accepts",
     topic=_no_frontmatter,
 )
 
@@ -233,7 +240,7 @@ def _unknown_type(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     span = fm.value_spans.get(field_key(fm, "type"), field_span(topic, "type"))
     suggestion = suggest_type(raw)
     hint = f"; did you mean `{suggestion}`?" if suggestion else ""
-    fix = plan.set_type(topic, suggestion) if suggestion is not None else None
+    fix = plan.correct_type(topic, suggestion) if suggestion is not None else None
     return [
         ctx.diag(
             "MEM104",
@@ -257,8 +264,11 @@ MEM104 = Rule(
     "the nearest one is suggested.",
     why="The agent treats any other value as no type, so the manifest line loses its `[type]` tag.",
     example="`type: Project`",
-    remedy="Use the suggested type (`project`).",
-    fixable="editor",
+    remedy="Use the suggested type (`project`). A synonym (`decision` for `project`) is a "
+    "guess: the editor offers it first, then every other type.",
+    fixable="safe",
+    safe_when="the value is one of the types in another case, in the plural or with one letter "
+    "wrong (`Project`, `feedbacks`, `refrence`)",
     topic=_unknown_type,
 )
 
