@@ -81,6 +81,21 @@ def make_dir(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
     return build
 
 
+@pytest.fixture
+def agent_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The agent's config dir (``CLAUDE_CONFIG_DIR``) in tmp, and no other ``CLAUDE_*`` or any
+    ``ANTHROPIC_*`` variable: no API key (recall stays lexical, in process), no setting of the
+    developer's."""
+    config = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    for name in list(os.environ):
+        if name.startswith("ANTHROPIC_") or (
+            name.startswith("CLAUDE_") and name != "CLAUDE_CONFIG_DIR"
+        ):
+            monkeypatch.delenv(name)
+    return config
+
+
 @pytest.fixture(scope="module")
 def claude_code() -> Path:
     """The Claude Code CLI the agent tests run: ``MEMDIR_AGENT_VERSION``, else the pinned one;
