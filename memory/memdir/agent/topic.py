@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -435,3 +436,53 @@ def load_header(path: Path, root: Path) -> MemoryHeader:
         type=fields["type"],
         problems=(*result.problems, *problems),
     )
+
+
+# --- a value cut by a YAML comment ---------------------------------------------------------
+
+#: What makes a YAML value anything but a plain scalar, where it starts.
+_NOT_PLAIN = tuple("\"'|>[{&*!%@`")
+
+
+@dataclass(frozen=True, slots=True)
+class CommentCut:
+    """A top-level text field whose line holds a YAML comment: what the agent reads of it, and
+    what the line says."""
+
+    key: str
+    read: str
+    written: str
+    #: Whether the ``#`` starts a word (``#123``, ``#tag``): text, not a comment anyone meant.
+    glued: bool
+
+
+def comment_cut(topic: TopicFile, key: str) -> CommentCut | None:
+    """The comment cut of ``key``'s value, or None when its line has no comment after it.
+
+    Only what the YAML reader really cut: a plain scalar on the key's own line, whose loaded
+    value is the text before `` #`` (or nothing, when the line's value starts with ``#``).
+    """
+    fm = topic.frontmatter
+    span = fm.value_spans.get(key) if fm is not None else None
+    if fm is None or span is None or "#" not in topic.text:
+        return None
+    lines = topic.text.split("\n", span.start_line + 1)
+    raw = lines[span.start_line][span.start_col : span.end_col].strip()
+    if not raw or raw.startswith(_NOT_PLAIN):
+        return None
+    if raw.startswith("#"):
+        start = 0
+    else:
+        match = _COMMENT.search(raw)
+        if match is None:
+            return None
+        start = match.start() + 1
+    read = raw[:start].rstrip()
+    loaded = fm.data.get(key)
+    if (loaded.strip() if isinstance(loaded, str) else loaded) != (read or None):
+        return None  # a multi-line scalar, or a reading memdir cannot vouch for: no claim
+    glued = start + 1 < len(raw) and not raw[start + 1].isspace()
+    return CommentCut(key, read, raw, glued)
+
+
+_COMMENT = re.compile(r"[ \t]#")

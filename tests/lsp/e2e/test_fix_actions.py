@@ -46,7 +46,7 @@ PLANTED: dict[str, tuple[str, set[str]]] = {
     "MEM004": ("MEMORY.md", {"Move to topic file some-paragraph-written-into-the-index.md"}),
     "MEM005": ("MEMORY.md", {"Create gone.md", "Remove the dangling entry for gone.md"}),
     "MEM006": ("MEMORY.md", {"Remove the duplicate entry for role.md (line 3)"}),
-    "MEM101": ("bare.md", {"Add a frontmatter skeleton (name, description, type)"}),
+    "MEM101": ("bare.md", {f"Add frontmatter as a `{t}` memory" for t in C.MEMORY_TYPES}),
     "MEM104": ("role.md", {f"Change the type to `{t}`" for t in C.MEMORY_TYPES}),
     "MEM107": ("orphan.md", {"Add orphan.md to MEMORY.md"}),
     "MEM115": ("retention.md", {"Use the file name: rename to `retention`"}),

@@ -50,8 +50,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     lint.add_argument(
         "--fix",
         action="store_true",
-        help="apply safe fixes (add orphans to the index, drop exact duplicate entries, "
-        "add a frontmatter skeleton) and report what is left",
+        help="apply safe fixes (add orphans to the index, drop exact duplicate entries, add "
+        "frontmatter to a file that states its type, correct a misspelled type) and report what "
+        "is left",
     )
     lint.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when problems are found"

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
+from memdir.agent.topic import comment_cut
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, field_span
-from memdir.lint.rules.frontmatter import comment_cut
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext

@@ -149,6 +149,7 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     unlinked = summaries.keys() - view.linked
     if unlinked and (index.references or index.named):
         unlinked -= referenced(index)
+    room = plan.IndexRoom(index)
     for rel in sorted(unlinked):
         summary = summaries[rel]
         if not (summary.listed and summary.usable) or _document_for_people(summary):
@@ -173,7 +174,12 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
             summary.head_span,
             f"orphan: {why}; add an entry for it",
             plan.add_to_index(
-                index, summary.rel_path, summary.title, summary.description or "", ctx.line_limit
+                index,
+                summary.rel_path,
+                summary.title,
+                summary.description or "",
+                ctx.line_limit,
+                room,
             ),
         )
 
@@ -193,6 +199,8 @@ MEM107 = Rule(
     example="`old-notes.md`, linked from nowhere",
     remedy="Add `- [Title](old-notes.md) — hook` (`--fix` adds it, with the description as hook).",
     fixable="safe",
+    safe_when=f"the index stays within {C.INDEX_REWRITE_TARGET_LINES} lines and "
+    f"{C.INDEX_NEAR_CAP_RATIO:.0%} of its character cap (MEM003) with the entry added",
     severity_by_mode={"prefetch": "info"},
     reads=frozenset(
         {"index", "files", "listed", "usable", "name", "title", "description", "head_span"}

@@ -9,17 +9,16 @@ from their message text.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
-from memdir.agent.topic import field_key
+from memdir.agent.topic import comment_cut, field_key
 from memdir.fixes import plan
 from memdir.fixes.text import agent_name, ascii_slug, file_stem
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, field_span, head_span, or_list
-from memdir.model import Span, TopicFile
+from memdir.lint.rules.descriptions import description_problem
+from memdir.model import Span
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
@@ -42,7 +41,7 @@ def _no_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
             "no frontmatter: the prefetch manifest shows this file without type or "
             "description, and the selector (which never sees bodies) has no reason to pick "
             "it; add name, description and type",
-            plan.frontmatter_skeleton(topic),
+            plan.frontmatter_skeleton(topic, vague=description_problem),
         )
     ]
 
@@ -56,8 +55,14 @@ MEM101 = Rule(
     why="The prefetch manifest shows it without type or description, so the selector "
     "(which never sees bodies) has no reason to pick it.",
     example="`# Deploy notes` as the first line",
-    remedy="Add `---` / `name:` / `description:` / `type:` / `---` (`--fix` adds a skeleton).",
+    remedy="Add `---` / `name:` / `description:` / `type:` / `---`. The fix adds them above the "
+    "text: the name from the file name, the description from the first sentence of the file's "
+    "opening prose (never a dated list item, a heading alone, a link line or a line like "
+    "`Updated: ...`), and the type the file states. In the editor you choose the type.",
     fixable="safe",
+    safe_when="the file states its type (its name or folder, as in `feedback_testing.md`, a "
+    "heading like `# Feedback: ...` or a `Type: ...` line) and its opening prose gives a "
+    "description MEM109 accepts",
     topic=_no_frontmatter,
 )
 
@@ -236,7 +241,7 @@ def _unknown_type(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     span = fm.value_spans.get(field_key(fm, "type"), field_span(topic, "type"))
     suggestion = suggest_type(raw)
     hint = f"; did you mean `{suggestion}`?" if suggestion else ""
-    fix = plan.set_type(topic, suggestion) if suggestion is not None else None
+    fix = plan.correct_type(topic, suggestion) if suggestion is not None else None
     return [
         ctx.diag(
             "MEM104",
@@ -260,8 +265,11 @@ MEM104 = Rule(
     "the nearest one is suggested.",
     why="The agent treats any other value as no type, so the manifest line loses its `[type]` tag.",
     example="`type: Project`",
-    remedy="Use the suggested type (`project`).",
-    fixable="editor",
+    remedy="Use the suggested type (`project`). A synonym (`decision` for `project`) is a "
+    "guess: the editor offers it first, then every other type.",
+    fixable="safe",
+    safe_when="the value is one of the types in another case, in the plural or with one letter "
+    "wrong (`Project`, `feedbacks`, `refrence`)",
     topic=_unknown_type,
 )
 
@@ -403,52 +411,6 @@ MEM116 = Rule(
 #: The fields a person writes as text, shown to the agent: a comment on their line is a mistake.
 #: (On other lines, ``lang: en  # or fr``, a comment is what it says.)
 COMMENT_CUT_FIELDS = ("name", "description")
-#: What makes a YAML value anything but a plain scalar, where it starts.
-_NOT_PLAIN = tuple("\"'|>[{&*!%@`")
-
-
-@dataclass(frozen=True, slots=True)
-class CommentCut:
-    """A top-level text field whose line holds a YAML comment: what the agent reads of it, and
-    what the line says."""
-
-    key: str
-    read: str
-    written: str
-    #: Whether the ``#`` starts a word (``#123``, ``#tag``): text, not a comment anyone meant.
-    glued: bool
-
-
-def comment_cut(topic: TopicFile, key: str) -> CommentCut | None:
-    """The comment cut of ``key``'s value, or None when its line has no comment after it.
-
-    Only what the YAML reader really cut: a plain scalar on the key's own line, whose loaded
-    value is the text before `` #`` (or nothing, when the line's value starts with ``#``).
-    """
-    fm = topic.frontmatter
-    span = fm.value_spans.get(key) if fm is not None else None
-    if fm is None or span is None or "#" not in topic.text:
-        return None
-    lines = topic.text.split("\n", span.start_line + 1)
-    raw = lines[span.start_line][span.start_col : span.end_col].strip()
-    if not raw or raw.startswith(_NOT_PLAIN):
-        return None
-    if raw.startswith("#"):
-        start = 0
-    else:
-        match = _COMMENT.search(raw)
-        if match is None:
-            return None
-        start = match.start() + 1
-    read = raw[:start].rstrip()
-    loaded = fm.data.get(key)
-    if (loaded.strip() if isinstance(loaded, str) else loaded) != (read or None):
-        return None  # a multi-line scalar, or a reading memdir cannot vouch for: no claim
-    glued = start + 1 < len(raw) and not raw[start + 1].isspace()
-    return CommentCut(key, read, raw, glued)
-
-
-_COMMENT = re.compile(r"[ \t]#")
 #: How much of a long value the message quotes: its end, where the cut is.
 _SHOWN = 60
 
