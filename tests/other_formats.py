@@ -166,5 +166,7 @@ def make_format_dir(root: Path, files: Mapping[str, str]) -> Path:
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` (relative path → bytes): to show that nothing was written."""
     return {
-        p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
     }

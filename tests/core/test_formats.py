@@ -49,7 +49,9 @@ def test_hermes_is_recognised_even_after_a_fix_added_frontmatter_to_user_md(
 ) -> None:
     """memdir's old ``--fix`` wrote a skeleton into Hermes' USER.md: the § index still tells."""
     files = dict(OTHER_FORMATS["hermes"])
-    files["USER.md"] = "---\nname: user\ndescription: about me\ntype: user\n---\n" + files["USER.md"]
+    files["USER.md"] = (
+        "---\nname: user\ndescription: about me\ntype: user\n---\n" + files["USER.md"]
+    )
     found = recognise_dir(make_format_dir(tmp_path / "h", files))
     assert found is not None and found.key == "hermes"
 

@@ -138,9 +138,7 @@ def _shown(names: Iterable[str]) -> str:
 
 
 def _topic_names(listing: Listing) -> list[str]:
-    return sorted(
-        n for n in listing.names if n.endswith(".md") and n != C.INDEX_FILENAME.lower()
-    )
+    return sorted(n for n in listing.names if n.endswith(".md") and n != C.INDEX_FILENAME.lower())
 
 
 def _claude_topics(listing: Listing) -> bool:
@@ -231,7 +229,9 @@ def _banks(listing: Listing) -> Recognised | None:
     kilo = _present(listing, _KILO_CORE)
     if "brief.md" in listing.names and len(kilo) >= 2:
         return Recognised(
-            "kilo-memory-bank", "Kilo Code's memory bank", f"it holds {_shown(['brief.md', *kilo[:2]])}"
+            "kilo-memory-bank",
+            "Kilo Code's memory bank",
+            f"it holds {_shown(['brief.md', *kilo[:2]])}",
         )
     serena = _present(listing, _SERENA_FILES)
     if len(serena) >= 2 and _present(listing, _SERENA_OWN):
@@ -239,14 +239,17 @@ def _banks(listing: Listing) -> Recognised | None:
     return None
 
 
-_CASED = {name.lower(): name for name in (
-    "projectbrief.md",
-    "productContext.md",
-    "activeContext.md",
-    "systemPatterns.md",
-    "techContext.md",
-    "progress.md",
-)}
+_CASED = {
+    name.lower(): name
+    for name in (
+        "projectbrief.md",
+        "productContext.md",
+        "activeContext.md",
+        "systemPatterns.md",
+        "techContext.md",
+        "progress.md",
+    )
+}
 
 
 def _cased(names: Iterable[str]) -> list[str]:

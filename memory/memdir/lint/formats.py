@@ -193,9 +193,7 @@ def _sarif_notices(sections: Sequence[Section], base: Path) -> dict[str, object]
     ]
     if not notes:
         return {}
-    return {
-        "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]
-    }
+    return {"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]}
 
 
 def _escape_data(text: str) -> str:
