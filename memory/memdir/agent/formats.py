@@ -1,4 +1,4 @@
-"""Which agent's memory a directory holds: Claude Code's, or another agent's that memdir leaves alone.
+"""Which agent's memory a directory holds: Claude Code's, or another's that memdir leaves alone.
 
 memdir reads Claude Code's memory format (an index, ``MEMORY.md``, and topic files with YAML
 frontmatter). Repositories also commit other agents' memory, which looks alike at a glance
