@@ -215,9 +215,12 @@ class Session:
         from memdir.lint.state import DirState  # the lint engine: after initialize is answered
 
         directory = self.directory
-        # Another agent's memory: no finding, so no fix either; asked on every run, as a file
-        # added or a setting changed may make it Claude Code's (or not) again.
-        directory.notice = declined(directory.root, directory.settings.any_format)
+        # Another agent's memory: no finding, so no fix either. Asked again when files come or
+        # go (a rescan) or the settings change, which may make it Claude Code's (or not); not on
+        # an edit's run, which a listing and a dozen reads of file heads would slow.
+        current = self.state
+        if current is None or rescan or current.settings != directory.settings:
+            directory.notice = declined(directory.root, directory.settings.any_format)
         if directory.notice is not None:
             with self.project_lock:
                 self.state = None
