@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from memdir.agent.index import Index
 from memdir.agent.scan import Skipped
+from memdir.config import Settings
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules import citations, content, descriptions, directory, frontmatter
 from memdir.lint.rules import dates as date_rules
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_CODES",
+    "PREVIEW_CODES",
     "RULES",
     "Rule",
     "TopicSummary",
@@ -48,6 +50,8 @@ __all__ = [
     "directory_rules_reading",
     "entry_links",
     "expand_codes",
+    "preview_selections_ignored",
+    "rule_enabled",
     "run_directory_rules",
     "summarize",
     "unknown_codes",
@@ -82,6 +86,26 @@ _DIRECTORY = tuple(
 )
 if any(not RULES[code].reads for code, _ in _DIRECTORY):
     raise RuntimeError("a directory rule does not say what it reads (Rule.reads)")
+if any(rule.preview and not rule.precision for rule in RULES.values()):
+    raise RuntimeError("a preview rule does not say its measured precision (Rule.precision)")
+#: The rules off unless preview is on.
+PREVIEW_CODES: frozenset[str] = frozenset(code for code, rule in RULES.items() if rule.preview)
+
+
+def rule_enabled(settings: Settings, code: str) -> bool:
+    """Whether ``code`` runs under ``settings``: selected, not ignored or off, and, for a
+    preview rule, with preview on (selecting a preview rule does not turn preview on, as in
+    ruff: :func:`preview_selections_ignored` names such selections for a warning)."""
+    return settings.code_enabled(code) and (settings.preview or code not in PREVIEW_CODES)
+
+
+def preview_selections_ignored(settings: Settings) -> list[str]:
+    """Preview codes ``select`` names exactly while preview is off: they stay off, and the
+    person who asked for them should be told so. A prefix (``MEM1``) selects the preview
+    rules it covers only with preview on, silently, as ruff's prefixes do."""
+    if settings.preview:
+        return []
+    return [code for code in dict.fromkeys(settings.select) if code in PREVIEW_CODES]
 
 
 def expand_codes(patterns: tuple[str, ...] | list[str]) -> set[str]:
