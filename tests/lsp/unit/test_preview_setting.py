@@ -24,13 +24,13 @@ def test_off_by_default_in_the_server(tmp_path: Path) -> None:
 
 
 def test_on_with_the_editor_setting(tmp_path: Path) -> None:
-    assert PREVIEW_CODES <= _enabled({"preview": True}, tmp_path)
-    assert PREVIEW_CODES <= _enabled({"memdir": {"preview": True}}, tmp_path)
+    assert _enabled({"preview": True}, tmp_path) >= PREVIEW_CODES
+    assert _enabled({"memdir": {"preview": True}}, tmp_path) >= PREVIEW_CODES
 
 
 def test_the_editor_wins_over_memdir_toml(tmp_path: Path) -> None:
     (tmp_path / "memdir.toml").write_text("preview = true\n", encoding="utf-8")
-    assert PREVIEW_CODES <= _enabled({}, tmp_path)
+    assert _enabled({}, tmp_path) >= PREVIEW_CODES
     assert not PREVIEW_CODES & _enabled({"preview": False}, tmp_path)
 
 

@@ -67,8 +67,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         metavar="ROOT",
         help="the project the memories cite: check their paths and identifiers against it "
-        "(MEM117, MEM118: preview rules, run with --preview; default: the project of the agent's memory dir when no DIR is given, "
-        "else not checked)",
+        "(MEM117, MEM118: preview rules, run with --preview; default: the project of the "
+        "agent's memory dir when no DIR is given, else not checked)",
     )
     lint.add_argument(
         "--absolute-paths",

@@ -5,12 +5,12 @@ that checks it) and lists them in its ``RULES``; :data:`RULES` here gathers them
 points run whatever the registry holds, so a rule added to an area's list reaches every path:
 
 * :func:`check_topic`: the rules that read one topic file (MEM101-MEM106, MEM109, MEM110,
-  MEM112, MEM113, MEM115-MEM121), however the file arrived (disk, editor,
+  MEM112, MEM113, MEM115-MEM121, MEM125), however the file arrived (disk, editor,
   fast parser);
 * :func:`check_index`: the rules that read MEMORY.md (MEM001-MEM004, MEM006, MEM007, and its
   secrets, encoding and citations);
 * :func:`check_directory`: the rules that read the index with a :class:`TopicSummary` of every
-  topic file (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123), and MEM122 (an interrupted
+  topic file (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123, MEM124), and MEM122 (an interrupted
   write).
 
 Every message says why the finding matters to the agent.
@@ -26,7 +26,14 @@ from memdir.agent.index import Index
 from memdir.agent.scan import Skipped
 from memdir.config import Settings
 from memdir.lint.diagnostic import Diagnostic
-from memdir.lint.rules import citations, content, descriptions, directory, frontmatter
+from memdir.lint.rules import (
+    citations,
+    consistency,
+    content,
+    descriptions,
+    directory,
+    frontmatter,
+)
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules import writes as write_rules
@@ -77,6 +84,7 @@ RULES: dict[str, Rule] = _gather(
     citations.RULES,
     date_rules.RULES,
     write_rules.RULES,
+    consistency.RULES,
 )
 ALL_CODES: tuple[str, ...] = tuple(RULES)
 _TOPIC = tuple((rule.code, rule.topic) for rule in RULES.values() if rule.topic is not None)
