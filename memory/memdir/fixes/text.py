@@ -16,7 +16,7 @@ from collections.abc import Collection
 
 from memdir import constants as C
 from memdir.agent.index import BULLET
-from memdir.agent.topic import _YAML_AWKWARD, _simple_scalar
+from memdir.agent.yaml_loaders import _YAML_AWKWARD, _simple_scalar
 
 #: File names made from titles are cut to this many characters before ``.md`` (kept readable).
 SLUG_MAX_CHARS = 60
