@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memdir import constants as C
 from memdir.agent.index import Fences
 from memdir.dates import parse_day
 from memdir.lint.diagnostic import Diagnostic
@@ -182,9 +183,9 @@ MEM124 = Rule(
 
 # --- MEM125 ------------------------------------------------------------------------------------
 
-#: A snapshot this many days older than today is reported: a "current status" or a plan for
-#: "the next session" a season old describes a project that has moved on.
-STALE_SNAPSHOT_DAYS = 90
+#: A "current status" or a plan for "the next session" this much older than today
+#: describes a project that has moved on.
+STALE_SNAPSHOT_DAYS = C.STALE_SNAPSHOT_DAYS
 
 #: Words that mark a memory as a snapshot of one moment, anywhere in a line.
 _ANYWHERE = re.compile(
