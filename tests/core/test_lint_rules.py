@@ -10,7 +10,15 @@ import pytest
 from memdir.agent.topic import parse_topic_text
 from memdir.config import RecallMode, Settings
 from memdir.lint import Diagnostic, DirState, LintContext
-from memdir.lint.rules import RULES, citations, content, descriptions, directory, frontmatter
+from memdir.lint.rules import (
+    RULES,
+    citations,
+    consistency,
+    content,
+    descriptions,
+    directory,
+    frontmatter,
+)
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules import writes as write_rules
@@ -614,6 +622,7 @@ def test_every_rule_defined_is_registered_with_a_check_for_its_scope() -> None:
             citations,
             date_rules,
             write_rules,
+            consistency,
         )
         for value in vars(area).values()
         if isinstance(value, Rule)
@@ -626,7 +635,7 @@ def test_every_rule_defined_is_registered_with_a_check_for_its_scope() -> None:
 def test_severity_by_mode_is_what_the_engine_applies() -> None:
     modes: tuple[RecallMode, ...] = ("index", "prefetch")
     for mode in modes:
-        context = LintContext.from_settings(Path("/m"), Settings(recall_mode=mode))
+        context = LintContext.from_settings(Path("/m"), Settings(recall_mode=mode, preview=True))
         for code, rule in RULES.items():
             assert context.severities[code] == rule.severity_by_mode.get(mode, rule.severity)
     assert RULES["MEM107"].severity_in("prefetch") == "info"

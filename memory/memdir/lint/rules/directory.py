@@ -22,6 +22,7 @@ from memdir.agent.scan import excluded_entry, window_order
 from memdir.fixes import plan
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import DirectoryView, Rule, head_span
+from memdir.lint.rules.consistency import Directive, directives
 from memdir.lint.rules.descriptions import near_duplicate_pairs
 from memdir.lint.rules.index import entry_links, path_key
 from memdir.model import Span, TopicFile
@@ -54,6 +55,8 @@ class TopicSummary:
     listed: bool = True
     #: False for binary or unreadable files (MEM113): no orphan or duplicate findings on top.
     usable: bool = True
+    #: The "always/never <verb> X" the memory states (MEM125); nearly always none.
+    directives: tuple[Directive, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -475,4 +478,5 @@ def summarize(topic: TopicFile, root: Path) -> TopicSummary:
         head_span=head,
         listed=not ("unreadable" in kinds and topic.mtime == 0.0),
         usable=not kinds & {"unreadable", "binary"},
+        directives=directives(topic),
     )
