@@ -158,6 +158,8 @@ def test_mem004_rules_and_pointer_lines_are_structure(make_dir: MakeDir) -> None
         "- `~/.claude/knowledge/shell-quoting.md` — how to quote paths with spaces\n"
         "- Style guide: `~/guides/style.md` — the house tone\n"
         "1. `notes/ops.md`\n"
+        "- [[release-checklist]] — what to walk through before a release\n"
+        "- Onboarding: [[Welcome Notes|the welcome notes]]\n"
         "***\n"
     )
     root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys")})
@@ -218,6 +220,13 @@ def test_a_table_without_links_is_content_reported_once(make_dir: MakeDir) -> No
         "## [API notes](api-notes.md)\n",
         # The name in code form.
         "- [Deploys](deploys.md) — trains\n\nDetails of the March fixes are in `api-notes.md`.\n",
+        # A wiki-link by the file's name, Obsidian-style.
+        "- [Deploys](deploys.md) — trains\n- Endpoints and their quirks: [[api-notes]]\n",
+        # A path in code form from the repository's root, in a table cell ...
+        "- [Deploys](deploys.md) — trains\n\n| file | what |\n|---|---|\n"
+        "| `memory/api-notes.md` | endpoints |\n",
+        # ... or in a sentence, from deeper still.
+        "- [Deploys](deploys.md) — trains\n\nEndpoints: see `.claude/memory/api-notes.md`.\n",
     ],
 )
 def test_mem107_a_file_the_index_points_at_in_any_form_is_no_orphan(
@@ -228,6 +237,28 @@ def test_mem107_a_file_the_index_points_at_in_any_form_is_no_orphan(
     )
     orphans = [d.rel_path for d in codes(run(root), "MEM107")]
     assert "api-notes.md" not in orphans
+
+
+def test_mem107_a_wiki_link_names_a_memory_by_its_frontmatter_name(make_dir: MakeDir) -> None:
+    """``[[name]]`` is how the agent links memories: the ``name`` of the frontmatter, whatever the
+    file is called. A wiki-link or a path that names no topic file leaves the orphan reported."""
+    index = (
+        "- [Deploys](deploys.md) — trains\n"
+        "- Before a release, walk through [[Release Checklist|the checklist]]\n"
+        "- Someday: [[roadmap]]; old notes in `memory/api.md`, `memory/api-notes.txt`\n"
+    )
+    root = make_dir(
+        {
+            "MEMORY.md": index,
+            "deploys.md": topic("deploys"),
+            "ship.md": topic("release checklist"),
+            "api-notes.md": topic("api-notes"),
+        }
+    )
+    parsed = parse_index(index)
+    assert parsed.wiki_named == ("Release Checklist", "roadmap")
+    orphans = [d.rel_path for d in codes(run(root), "MEM107")]
+    assert orphans == ["api-notes.md"]
 
 
 def test_numbered_entries_are_entries(make_dir: MakeDir) -> None:
