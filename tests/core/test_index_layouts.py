@@ -105,6 +105,57 @@ def test_mem004_fix_moves_the_whole_block_it_reports() -> None:
     assert "The old export stays" in created.text and "make ledger" in created.text
 
 
+SUBSECTIONS = """# Project memory
+
+- [Deploys](deploys.md) — release trains
+
+## Bugs fixed
+
+### 1. Parser
+- a trailing comma in the config broke the loader
+- fixed by reading the file with the strict parser
+
+### 2. Cache
+- stale entries survived a deploy; keys now carry the build number
+
+## Endpoints
+
+### [Billing API](billing.md)
+- the sandbox rejects amounts under one cent
+
+### [Search API](search.md)
+- results are capped at one hundred
+
+# Appendix
+
+Old numbers from the first prototype.
+
+## Load test
+
+Peak was four hundred requests a second.
+"""
+
+
+def test_mem004_a_section_with_sub_headings_is_one_block(make_dir: MakeDir) -> None:
+    """``## Bugs fixed`` with ``### 1.``, ``### 2.`` under it is one block to move into one
+    topic file, its sub-headings included. A heading linking a topic file starts its own
+    block; under a level-1 heading (the title), each ``##`` is a section of its own."""
+    files = {"MEMORY.md": SUBSECTIONS, "deploys.md": topic("deploys")}
+    files |= {"billing.md": topic("billing"), "search.md": topic("search")}
+    found = codes(run(make_dir(files)), "MEM004")
+    assert [lines_of(d) for d in found] == [(7, 12), (17, 17), (20, 20), (24, 24), (28, 28)]
+    assert "(5 lines)" in found[0].message
+
+    index = parse_index(SUBSECTIONS, Path("/m/MEMORY.md"))
+    assert content_block(index, 6) == content_block(index, 9) == (6, 11)
+    [fix] = move_fixes(index, 6, 6, selection=False, taken=["deploys.md"])
+    [edit] = fix.edits
+    assert (edit.span.start_line, edit.span.end_line) == (6, 11)
+    [created] = fix.creates
+    assert "### 1. Parser" in created.text and "keys now carry the build number" in created.text
+    assert "## Endpoints" not in created.text
+
+
 # --- MEM004: the index's own structure is no content -----------------------------------------
 
 
