@@ -10,8 +10,8 @@ points run whatever the registry holds, so a rule added to an area's list reache
 * :func:`check_index`: the rules that read MEMORY.md (MEM001-MEM004, MEM006, MEM007, and its
   secrets, encoding and citations);
 * :func:`check_directory`: the rules that read the index with a :class:`TopicSummary` of every
-  topic file (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123), and MEM122 (an interrupted
-  write).
+  topic file (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123, MEM124), and MEM122 (an
+  interrupted write).
 
 Every message says why the finding matters to the agent.
 """
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from memdir.agent.index import Index
 from memdir.agent.scan import Skipped
 from memdir.lint.diagnostic import Diagnostic
-from memdir.lint.rules import citations, content, descriptions, directory, frontmatter
+from memdir.lint.rules import citations, content, descriptions, directory, frontmatter, instructions
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules import writes as write_rules
@@ -73,6 +73,7 @@ RULES: dict[str, Rule] = _gather(
     citations.RULES,
     date_rules.RULES,
     write_rules.RULES,
+    instructions.RULES,
 )
 ALL_CODES: tuple[str, ...] = tuple(RULES)
 _TOPIC = tuple((rule.code, rule.topic) for rule in RULES.values() if rule.topic is not None)
