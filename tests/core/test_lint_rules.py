@@ -10,7 +10,15 @@ import pytest
 from memdir.agent.topic import parse_topic_text
 from memdir.config import RecallMode, Settings
 from memdir.lint import Diagnostic, DirState, LintContext
-from memdir.lint.rules import RULES, citations, content, descriptions, directory, frontmatter
+from memdir.lint.rules import (
+    RULES,
+    citations,
+    content,
+    descriptions,
+    directory,
+    frontmatter,
+    instructions,
+)
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules import writes as write_rules
@@ -615,6 +623,7 @@ def test_every_rule_defined_is_registered_with_a_check_for_its_scope() -> None:
             citations,
             date_rules,
             write_rules,
+            instructions,
         )
         for value in vars(area).values()
         if isinstance(value, Rule)
