@@ -16,8 +16,9 @@ The folder (``SAMPLE``) holds:
   ``{"key": ..., "verdict": "right" | "wrong", "note": "..."}``.
 
 A finding's key is ``local|path|code|line``: the verdict survives a rewording of the message,
-and a finding that moves to another line is judged again. ``--todo FILE`` writes every finding
-without a verdict, with its line's text, for judging.
+and a finding that moves to another line is judged again. A second finding of the same code on
+the same line (two paths cited on one line) gets ``|c<column>`` appended, in column order.
+``--todo FILE`` writes every finding without a verdict, with its line's text, for judging.
 
 Usage::
 
@@ -32,7 +33,7 @@ import collections
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +45,12 @@ class Finding:
     code: str
     line: int
     message: str
+    #: Set on a second finding of the code on the line (see the module).
+    extra: str = ""
 
     @property
     def key(self) -> str:
-        return f"{self.local}|{self.path}|{self.code}|{self.line}"
+        return f"{self.local}|{self.path}|{self.code}|{self.line}{self.extra}"
 
 
 def directories(sample: Path, wanted: str) -> list[dict[str, Any]]:
@@ -97,11 +100,20 @@ def lint(sample: Path, entry: dict[str, Any], project: bool, preview: bool) -> d
 def findings_of(entry: dict[str, Any], report: dict[str, Any], root: Path) -> list[Finding]:
     root = root.resolve()
     found = []
-    for row in report.get("diagnostics", []):
+    seen: set[str] = set()
+    rows = sorted(
+        report.get("diagnostics", []),
+        key=lambda r: (r["path"], r["code"], int(r["line"]), int(r.get("column", 0))),
+    )
+    for row in rows:
         path = Path(row["path"])
         rel = path.resolve().relative_to(root).as_posix() if path.is_absolute() else row["path"]
         rel = rel.split("/", 1)[1] if rel.startswith(root.name + "/") else rel
-        found.append(Finding(entry["local"], rel, row["code"], int(row["line"]), row["message"]))
+        finding = Finding(entry["local"], rel, row["code"], int(row["line"]), row["message"])
+        if finding.key in seen:
+            finding = replace(finding, extra=f"|c{row.get('column', 0)}")
+        seen.add(finding.key)
+        found.append(finding)
     return found
 
 
@@ -134,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
     entries = directories(sample, args.set)
     by_code: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-    notices = collections.Counter()
+    notices: collections.Counter[str] = collections.Counter()
     todo: list[dict[str, Any]] = []
     for entry in entries:
         report = lint(sample, entry, args.project, args.preview)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,12 @@ def pytest_configure(config: pytest.Config) -> None:
     state = tempfile.mkdtemp(prefix="memdir-test-state-")
     config.stash[_STATE_KEY] = state
     os.environ["XDG_STATE_HOME"] = state
+    # The suite starts hundreds of Python processes (CLI, hook, servers): each would compile
+    # memdir from source again where the environment turns bytecode caching off
+    # (PYTHONDONTWRITEBYTECODE), and pytest would rewrite every test module on every run. The
+    # suite caches bytecode as Python does by default (__pycache__, ignored by git).
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -72,6 +79,21 @@ def make_dir(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
         return root
 
     return build
+
+
+@pytest.fixture
+def agent_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The agent's config dir (``CLAUDE_CONFIG_DIR``) in tmp, and no other ``CLAUDE_*`` or any
+    ``ANTHROPIC_*`` variable: no API key (recall stays lexical, in process), no setting of the
+    developer's."""
+    config = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    for name in list(os.environ):
+        if name.startswith("ANTHROPIC_") or (
+            name.startswith("CLAUDE_") and name != "CLAUDE_CONFIG_DIR"
+        ):
+            monkeypatch.delenv(name)
+    return config
 
 
 @pytest.fixture(scope="module")

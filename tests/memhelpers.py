@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import os
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -100,6 +101,13 @@ DEPLOY_MEMORY = (
     "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
     "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
 )
+#: A memory dir of :data:`DEPLOY_MEMORY`, recalled the same whatever the environment's
+#: credentials (the offline selector).
+DEPLOY_FILES: dict[str, str | bytes] = {
+    "MEMORY.md": "- [Deploy](deploy.md) — staging first\n",
+    "deploy.md": DEPLOY_MEMORY,
+    "memdir.toml": 'selector = "lexical"\n',
+}
 
 
 def load_recall_eval() -> ModuleType:
@@ -152,15 +160,20 @@ def run_memdir(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
+    input: str | None = None,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m memdir`` with ``args`` in a subprocess, its output captured as text."""
+    """``python -m memdir`` with ``args`` in a subprocess (``input`` on its stdin), its output
+    captured as text."""
     return subprocess.run(
         [sys.executable, "-m", "memdir", *args],
+        input=input,
         capture_output=True,
         text=True,
         cwd=cwd,
         env=env,
         timeout=timeout,
+        preexec_fn=preexec_fn,
         check=False,
     )
 
@@ -291,3 +304,165 @@ class RawLspClient:
                 return message.get("result")
             if "method" in message and "id" in message:
                 await self.send({"id": message["id"], "result": None})  # the server asks: no
+
+    async def open_folder(self, root: Path, options: dict[str, Any]) -> None:
+        """``initialize`` with ``root`` as the one workspace folder and ``options`` as the
+        initializationOptions, then ``initialized``."""
+        folder = {"uri": root.as_uri(), "name": "memory"}
+        await self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "capabilities": {},
+                "workspaceFolders": [folder],
+                "initializationOptions": options,
+            },
+        )
+        await self.send({"method": "initialized", "params": {}})
+
+
+async def spawn_lsp(
+    *args: str,
+    env: Mapping[str, str],
+    stderr: int = asyncio.subprocess.DEVNULL,
+    cwd: Path | None = None,
+    preexec_fn: Callable[[], None] | None = None,
+) -> asyncio.subprocess.Process:
+    """``memdir-lsp`` with ``args`` (this interpreter's), spoken to over pipes."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "memdir_lsp",
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+        env=env,
+        cwd=cwd,
+        preexec_fn=preexec_fn,
+    )
+
+
+async def start_lsp(config_dir: Path, preexec_fn: Callable[[], None] | None = None) -> RawLspClient:
+    """``memdir-lsp --stdio`` (stderr dropped), the agent's config dir at ``config_dir``."""
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(config_dir)}
+    return RawLspClient(await spawn_lsp("--stdio", env=env, preexec_fn=preexec_fn))
+
+
+#: ``initialize`` as the tests' MCP clients send it (a JSON-RPC request, id 1).
+MCP_INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+#: The notification that ends an MCP client's handshake.
+MCP_INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+#: What a streamable HTTP client sends with every POST.
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+class McpStdio:
+    """An MCP server over stdio, spoken to in JSON lines as raw as a test needs: :meth:`write`
+    sends any line (malformed or holding a lone surrogate on purpose), :meth:`send` a message,
+    :meth:`ask` a request and reads its answer. ``timeout`` only turns a hang into a failure."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+        self.proc, self.timeout = proc, timeout
+        self.pending, self.next_id, self.last = b"", 1, ""
+
+    def write(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
+        self.proc.stdin.flush()
+        self.last = line
+
+    def send(self, method: str, params: dict[str, Any] | None = None) -> int | None:
+        """A request with ``params`` (its id, the next one, returned), else a notification.
+        ``json.dumps`` writes ASCII: a lone surrogate goes as an escape."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        request_id = None
+        if params is not None:
+            request_id, self.next_id = self.next_id, self.next_id + 1
+            message |= {"id": request_id, "params": params}
+        self.write(json.dumps(message))
+        return request_id
+
+    def receive(self) -> dict[str, Any]:
+        """The next line the server writes, waited for without polling."""
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + self.timeout
+        while b"\n" not in self.pending:
+            left = max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            assert ready, f"no answer within {self.timeout}s to {self.last[:300]}"
+            chunk = self.proc.stdout.read1(1 << 16)  # type: ignore[attr-defined]
+            assert chunk, f"the server exited ({self.proc.wait()}) on {self.last[:300]}"
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    def ask(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """A request's id and the next line the server writes (its answer)."""
+        request_id = self.send(method, params)
+        assert request_id is not None
+        return request_id, self.receive()
+
+    def ask_line(self, line: str) -> dict[str, Any]:
+        """``line`` written as it is, and the next line the server writes."""
+        self.write(line)
+        return self.receive()
+
+    def initialize(self, client: str = "test") -> dict[str, Any]:
+        """The handshake, as ``client``: the ``initialize`` answer."""
+        hello = {**MCP_INITIALIZE["params"], "clientInfo": {"name": client, "version": "1"}}
+        _, answer = self.ask("initialize", hello)
+        self.write(json.dumps(MCP_INITIALIZED))
+        return answer
+
+
+@contextlib.contextmanager
+def mcp_stdio(memory: Path, timeout: float = 60.0) -> Iterator[McpStdio]:
+    """``memdir mcp --dir memory`` over stdio (stderr dropped), killed at the end."""
+    with subprocess.Popen(
+        [sys.executable, "-m", "memdir", "mcp", "--dir", str(memory)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    ) as proc:
+        try:
+            yield McpStdio(proc, timeout)
+        finally:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def mcp_http(
+    *args: str,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
+) -> Iterator[str]:
+    """``memdir mcp`` with ``args`` (``--http`` among them) in a subprocess: the URL its serving
+    line names, once the socket listens; terminated at the end."""
+    with subprocess.Popen(
+        [sys.executable, "-m", "memdir", "mcp", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+        cwd=cwd,
+        env=env,
+    ) as proc:
+        try:
+            yield announced(proc, "memdir mcp: serving ").rsplit(" at ", 1)[1]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=timeout)

@@ -66,3 +66,17 @@ def test_pre_commit_hooks() -> None:
         assert hook["pass_filenames"] is False  # the directory is linted, not the file list
         assert re.search(hook["files"], "memory/MEMORY.md")
         assert re.search(hook["files"], "memory/memdir.toml")
+
+
+_RANGE = re.compile(r"MEM\d{3}\s*(?:–|—|-|to|through)\s*MEM\d{3}")
+
+
+def test_no_hand_written_page_types_a_range_of_codes() -> None:
+    """Ranges go stale as rules are added (README said MEM001–MEM116 when rules went to
+    MEM122): hand-written pages link the generated table instead. The changelog is history."""
+    pages_ = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "ARCHITECTURE.md"]
+    pages_ += [p for p in (ROOT / "docs").rglob("*.md") if RULES_DIR not in p.parents]
+    typed = {
+        str(p.relative_to(ROOT)): _RANGE.findall(p.read_text(encoding="utf-8")) for p in pages_
+    }
+    assert {page: found for page, found in typed.items() if found} == {}

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import os
 import random
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +12,6 @@ from memdir.agent.paths import dir_state_path
 from memdir.writing import files as write_files
 from memdir.writing.files import TEMP_NAME
 from memdir.writing.journal import JOURNAL_NAME, LEGACY_FILENAMES
-from memhelpers import RawLspClient
 
 #: Every writer in the fault tests stamps ``modified`` with this, so two runs write the same bytes.
 CLOCK = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
@@ -92,21 +89,6 @@ def assert_old_or_new(seen: dict[str, bytes | None], *states: dict[str, bytes | 
         now = seen.get(rel, "absent")
         allowed = [state.get(rel, "absent") for state in states]
         assert now in allowed, f"{rel} holds none of its expected contents: {now!r}"
-
-
-async def start_lsp(config_dir: Path) -> RawLspClient:
-    """``memdir-lsp --stdio`` (stderr dropped), the agent's config dir at ``config_dir``."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "memdir_lsp",
-        "--stdio",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env={**os.environ, "CLAUDE_CONFIG_DIR": str(config_dir)},
-    )
-    return RawLspClient(process)
 
 
 def kill_points(run: Callable[[], object]) -> int:

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faulthelpers import leftovers, start_lsp
+from faulthelpers import leftovers
 from mcp import Client, StdioServerParameters
+from memhelpers import start_lsp
 
 CLI_WRITERS, LSP_WRITERS, MCP_WRITERS = 3, 2, 3
 CLI_LINES, SERVER_LINES = 2, 4
@@ -48,19 +49,8 @@ async def lsp_writer(root: Path, name: str) -> list[str]:
     process = client.process
     lines = [f"{name} line {n}" for n in range(SERVER_LINES)]
     try:
-        folder = {"uri": root.as_uri(), "name": "memory"}
-        await client.request(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": root.as_uri(),
-                "capabilities": {},
-                "workspaceFolders": [folder],
-                # A folder that merely holds a MEMORY.md is read-only unless configured.
-                "initializationOptions": {"memdir": {"directories": ["."]}},
-            },
-        )
-        await client.send({"method": "initialized", "params": {}})
+        # A folder that merely holds a MEMORY.md is read-only unless configured.
+        await client.open_folder(root, {"memdir": {"directories": ["."]}})
         for line in lines:
             result = await client.request("memory/tool", insert(line))
             assert not result["isError"], result

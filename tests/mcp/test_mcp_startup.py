@@ -8,13 +8,12 @@ process where the anthropic SDK cannot be imported at all, whose memory tool sti
 
 from __future__ import annotations
 
-import json
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
+
+from memhelpers import McpStdio
 
 #: Runs ``memdir mcp`` as the console script does, with ``anthropic`` not importable, and prints
 #: to stderr the modules loaded when the first answer (the ``initialize`` one) is written.
@@ -54,36 +53,10 @@ HEAVY = [
 DEADLINE = 60.0
 
 
-class Wire:
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self.proc, self.pending, self.next_id = proc, b"", 1
-
-    def send(self, method: str, params: dict[str, Any] | None = None) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message |= {"id": self.next_id, "params": params}
-            self.next_id += 1
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def answer(self) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + DEADLINE
-        while b"\n" not in self.pending:
-            left = max(0.0, deadline - time.monotonic())
-            assert select.select([self.proc.stdout], [], [], left)[0], "no answer"
-            chunk = self.proc.stdout.read1(1 << 16)  # type: ignore[attr-defined]
-            assert chunk, f"the server exited ({self.proc.wait()})"
-            self.pending += chunk
-        line, self.pending = self.pending.split(b"\n", 1)
-        answer: dict[str, Any] = json.loads(line)
-        return answer
-
-    def call(self, arguments: dict[str, Any]) -> tuple[str, bool]:
-        self.send("tools/call", {"name": "memory", "arguments": arguments})
-        result = self.answer()["result"]
-        return result["content"][0]["text"], bool(result.get("isError"))
+def call(wire: McpStdio, arguments: dict[str, Any]) -> tuple[str, bool]:
+    """The memory tool's text and whether it is an error."""
+    result = wire.ask("tools/call", {"name": "memory", "arguments": arguments})[1]["result"]
+    return result["content"][0]["text"], bool(result.get("isError"))
 
 
 def test_initialize_comes_before_the_heavy_imports_and_the_tool_needs_no_sdk(
@@ -99,22 +72,15 @@ def test_initialize_comes_before_the_heavy_imports_and_the_tool_needs_no_sdk(
         stderr=subprocess.PIPE,
     ) as proc:
         try:
-            wire = Wire(proc)
-            hello = {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            }
-            wire.send("initialize", hello)
-            assert wire.answer()["result"]["serverInfo"]["name"] == "memdir"
-            wire.send("notifications/initialized")
+            wire = McpStdio(proc, DEADLINE)
+            assert wire.initialize()["result"]["serverInfo"]["name"] == "memdir"
             text = "---\nname: pnpm\ndescription: the user prefers pnpm\ntype: user\n---\nUse it\n"
-            created = wire.call(
-                {"command": "create", "path": "/memories/pnpm.md", "file_text": text}
+            created = call(
+                wire, {"command": "create", "path": "/memories/pnpm.md", "file_text": text}
             )
             assert created == ("File created successfully at: /memories/pnpm.md", False)
-            viewed = wire.call(
-                {"command": "view", "path": "/memories/pnpm.md", "view_range": [6, 6]}
+            viewed = call(
+                wire, {"command": "view", "path": "/memories/pnpm.md", "view_range": [6, 6]}
             )
             assert viewed == (
                 "Here's the content of /memories/pnpm.md with line numbers:\n     6\tUse it",

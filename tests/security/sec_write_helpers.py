@@ -14,14 +14,12 @@ import json
 import os
 import resource
 import stat
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memhelpers import RawLspClient
+from memhelpers import run_memdir, start_lsp
 
 #: Long enough for a loaded machine, short enough that a hang fails the run instead of stalling it.
 DEADLINE = 60.0
@@ -54,23 +52,14 @@ def file_size_limit(limit: int) -> Callable[[], None]:
     return limit_files
 
 
-def run_cli(
-    *args: str, preexec: Callable[[], None] | None = None, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memdir", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-        preexec_fn=preexec,
-        check=False,
-    )
-
-
-def cli_tool(root: Path, command: dict[str, Any], **kwargs: Any) -> Outcome:
+def cli_tool(
+    root: Path, command: dict[str, Any], *, preexec: Callable[[], None] | None = None
+) -> Outcome:
     """``memdir tool`` with the command on stdin (a large one is past the argument limit)."""
-    done = run_cli("tool", "--dir", str(root), "-", stdin=json.dumps(command), **kwargs)
+    stdin = json.dumps(command)
+    done = run_memdir(
+        "tool", "--dir", str(root), "-", input=stdin, timeout=DEADLINE, preexec_fn=preexec
+    )
     return Outcome(done.stdout, done.returncode != 0, done.stderr)
 
 
@@ -88,41 +77,19 @@ async def mcp_tool(root: Path, command: dict[str, Any]) -> Outcome:
 async def _lsp_tool(
     root: Path, command: dict[str, Any], preexec: Callable[[], None] | None
 ) -> dict[str, Any]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "memdir_lsp",
-        "--stdio",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env={**os.environ, "CLAUDE_CONFIG_DIR": str(root.parent / "claude-config")},
-        preexec_fn=preexec,
-    )
-    client = RawLspClient(process)
+    client = await start_lsp(root.parent / "claude-config", preexec)
     try:
-        folder = {"uri": root.as_uri(), "name": "memory"}
-        await client.request(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": root.as_uri(),
-                "capabilities": {},
-                "workspaceFolders": [folder],
-                # Configured, so the server may write there (a folder merely holding a
-                # MEMORY.md is read-only).
-                "initializationOptions": {"directories": [str(root)]},
-            },
-        )
-        await client.send({"method": "initialized", "params": {}})
+        # Configured, so the server may write there (a folder merely holding a MEMORY.md is
+        # read-only).
+        await client.open_folder(root, {"directories": [str(root)]})
         result: dict[str, Any] = await client.request("memory/tool", command)
         await client.request("shutdown", {})
         await client.send({"method": "exit"})
         return result
     finally:
-        if process.returncode is None:
-            process.kill()
-        await process.wait()
+        if client.process.returncode is None:
+            client.process.kill()
+        await client.process.wait()
 
 
 async def lsp_tool(

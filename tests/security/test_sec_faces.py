@@ -27,7 +27,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memhelpers import GIT_ENV, RawLspClient, announced, git, topic, write_files
+from memhelpers import (
+    GIT_ENV,
+    RawLspClient,
+    git,
+    mcp_http,
+    run_memdir,
+    spawn_lsp,
+    topic,
+    write_files,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -291,15 +300,13 @@ def _hook(scene: Scene) -> None:
         "transcript_path": str(transcript),
         "hook_event_name": "UserPromptSubmit",
     }
-    proc = subprocess.run(
-        [sys.executable, "-m", "memdir", "hook", "user-prompt-submit"],
+    proc = run_memdir(
+        "hook",
+        "user-prompt-submit",
         input=json.dumps(payload),
-        capture_output=True,
-        text=True,
         cwd=scene.project,
         env=env,
         timeout=GUARD,
-        check=False,
     )
     _answered(proc, 0)
 
@@ -331,49 +338,26 @@ async def _mcp_calls(client: Any) -> None:
 async def _mcp_http(scene: Scene) -> None:
     from mcp import Client
 
-    with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "memdir",
-            "mcp",
-            "--dir",
-            str(scene.memory),
-            "--http",
-            "127.0.0.1:0",
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        bufsize=0,
+    with mcp_http(
+        "--dir",
+        str(scene.memory),
+        "--http",
+        "127.0.0.1:0",
         cwd=scene.project,
         env=scene.env,
-    ) as proc:
+        timeout=GUARD,
+    ) as url:
+        # The SDK's client takes the proxy from the environment: keep it off loopback.
+        os.environ["NO_PROXY"] = "127.0.0.1"
         try:
-            url = announced(proc, "memdir mcp: serving ").rsplit(" at ", 1)[1]
-            # The SDK's client takes the proxy from the environment: keep it off loopback.
-            os.environ["NO_PROXY"] = "127.0.0.1"
-            try:
-                async with Client(url) as client:
-                    await _mcp_calls(client)
-            finally:
-                del os.environ["NO_PROXY"]
+            async with Client(url) as client:
+                await _mcp_calls(client)
         finally:
-            proc.terminate()
-            proc.wait(timeout=GUARD)
+            del os.environ["NO_PROXY"]
 
 
 async def _language_server(scene: Scene) -> None:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "memdir_lsp",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env=scene.env,
-        cwd=scene.project,
-    )
+    proc = await spawn_lsp(env=scene.env, cwd=scene.project)
     client = RawLspClient(proc)
     root = scene.project.as_uri()
     await client.request(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,16 +31,8 @@ TOPIC = (
 )
 
 
-@pytest.fixture(autouse=True)
-def agent_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    config = tmp_path / "claude"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
-    for name in list(os.environ):
-        if name.startswith("ANTHROPIC_") or (
-            name.startswith("CLAUDE_") and name != "CLAUDE_CONFIG_DIR"
-        ):
-            monkeypatch.delenv(name)
-    yield config
+#: The agent's config dir in tmp, and no API key (see the fixture in conftest.py).
+pytestmark = pytest.mark.usefixtures("agent_config")
 
 
 @pytest.fixture

@@ -9,14 +9,13 @@ request sent after it is answered as usual.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp.e2e.lsp_helpers import Wire, start_wire
+from lsp.e2e.lsp_helpers import Wire, serving_wire
 from memdir_lsp import protocol as P
 from memdir_lsp.wire import MAX_BODY, MAX_HEADER_LINE, MAX_HEADERS
 
@@ -29,12 +28,8 @@ pytestmark = pytest.mark.processes
 
 @pytest.fixture
 async def wire(tmp_path: Path) -> AsyncIterator[Wire]:
-    wire = await start_wire(tmp_path, stderr=asyncio.subprocess.DEVNULL, timeout=ANSWER_TIMEOUT)
-    assert "result" in await wire.initialize(tmp_path / "memory")
-    yield wire
-    await wire.request("shutdown")
-    wire.send({"method": "exit"})
-    assert await asyncio.wait_for(wire.proc.wait(), ANSWER_TIMEOUT) == 0
+    async with serving_wire(tmp_path, ANSWER_TIMEOUT) as wire:
+        yield wire
 
 
 def request_body(msg_id: str) -> bytes:

@@ -12,7 +12,6 @@ dirs of the ``directories`` setting stay writable. In process, against the serve
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,17 +30,8 @@ INDEX = "# Memory index\n\n- [Deploy](deploy.md) — deploys go through staging\
 TOPIC = "---\nname: deploy\ndescription: deploys go through staging\ntype: project\n---\nBody.\n"
 
 
-@pytest.fixture(autouse=True)
-def agent_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The agent's config dir in tmp, and no API key (recall stays lexical, in process)."""
-    config = tmp_path / "claude"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
-    for name in list(os.environ):
-        if name.startswith("ANTHROPIC_") or (
-            name.startswith("CLAUDE_") and name != "CLAUDE_CONFIG_DIR"
-        ):
-            monkeypatch.delenv(name)
-    yield config
+#: The agent's config dir in tmp, and no API key (see the fixture in conftest.py).
+pytestmark = pytest.mark.usefixtures("agent_config")
 
 
 def home_folder(tmp_path: Path) -> Path:

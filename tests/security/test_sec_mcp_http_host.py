@@ -13,8 +13,6 @@ runs the command itself.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,21 +25,10 @@ import uvicorn
 from memdir.faces.cli.mcp import listen, parse_http
 from memdir.faces.mcp_server import build_server
 from memdir.faces.mcp_transport import allowed_hosts
-from memhelpers import announced
+from memhelpers import MCP_HEADERS, MCP_INITIALIZE, MCP_INITIALIZED, mcp_http
 
 TOPIC = "---\nname: deploy\ndescription: how deploys work\ntype: project\n---\nStaging first.\n"
 FILES: dict[str, str | bytes] = {"MEMORY.md": "- [Deploy](deploy.md) — how\n", "deploy.md": TOPIC}
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
 READ = {
     "jsonrpc": "2.0",
     "id": 2,
@@ -88,16 +75,15 @@ def sse_message(response: httpx2.Response) -> dict[str, Any]:
 
 
 def post(url: str, message: dict[str, Any], **headers: str) -> httpx2.Response:
-    return httpx2.post(url, json=message, headers={**HEADERS, **headers}, timeout=30)
+    return httpx2.post(url, json=message, headers={**MCP_HEADERS, **headers}, timeout=30)
 
 
 def open_session(url: str, **headers: str) -> str:
     """A session opened and initialized with these headers."""
-    opened = post(url, INITIALIZE, **headers)
+    opened = post(url, MCP_INITIALIZE, **headers)
     assert opened.status_code == 200, opened.text
     session = opened.headers["mcp-session-id"]
-    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert post(url, done, **headers, **{"mcp-session-id": session}).status_code == 202
+    assert post(url, MCP_INITIALIZED, **headers, **{"mcp-session-id": session}).status_code == 202
     return session
 
 
@@ -125,7 +111,7 @@ CASES: dict[str, tuple[Callable[[str], dict[str, str]], int]] = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_request_names_this_server_or_is_refused(served: str, case: str) -> None:
     headers, status = CASES[case]
-    response = post(served, INITIALIZE, **headers(served))
+    response = post(served, MCP_INITIALIZE, **headers(served))
     assert response.status_code == status, (case, response.text)
     if status != 200:
         assert "mcp-session-id" not in response.headers
@@ -146,7 +132,9 @@ def test_an_open_session_is_not_read_through_another_host(served: str) -> None:
 
 def test_localhost_is_accepted_on_a_loopback_bind(served: str) -> None:
     port = urlsplit(served).port
-    response = post(served, INITIALIZE, Host=f"localhost:{port}", Origin=f"http://localhost:{port}")
+    response = post(
+        served, MCP_INITIALIZE, Host=f"localhost:{port}", Origin=f"http://localhost:{port}"
+    )
     assert response.status_code == 200, response.text
 
 
@@ -162,24 +150,13 @@ def test_the_sessionless_protocol_is_checked_too(served: str) -> None:
 @pytest.fixture
 def command(memory: Path) -> Iterator[str]:
     """``memdir mcp --http 127.0.0.2:0`` itself: the URL of its serving line."""
-    args = [sys.executable, "-m", "memdir", "mcp", "--dir", str(memory), "--read-only"]
-    with subprocess.Popen(
-        [*args, "--http", "127.0.0.2:0"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        bufsize=0,
-    ) as proc:
-        try:
-            yield announced(proc, "memdir mcp: serving ").rsplit(" at ", 1)[1]
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+    with mcp_http("--dir", str(memory), "--read-only", "--http", "127.0.0.2:0") as url:
+        yield url
 
 
 def test_the_command_checks_its_bind(command: str) -> None:
-    assert post(command, INITIALIZE, Host="evil.example").status_code == 421
-    assert post(command, INITIALIZE, Origin="http://evil.example").status_code == 403
+    assert post(command, MCP_INITIALIZE, Host="evil.example").status_code == 421
+    assert post(command, MCP_INITIALIZE, Origin="http://evil.example").status_code == 403
     session = open_session(command, Origin=f"http://{host_of(command)}")
     read = post(command, READ, **{"mcp-session-id": session})
     assert sse_message(read)["result"]["contents"][0]["text"] == TOPIC

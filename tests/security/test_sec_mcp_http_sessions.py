@@ -21,19 +21,9 @@ import pytest
 import uvicorn
 from memdir.faces.mcp_server import build_server
 from memdir.faces.mcp_transport import SessionLRU
+from memhelpers import MCP_HEADERS, MCP_INITIALIZE, MCP_INITIALIZED
 
 CAP = 3
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 
@@ -42,14 +32,14 @@ class Served:
         self.url, self.sessions, self.client = url, sessions, client
 
     async def post(self, message: dict[str, Any], **headers: str) -> httpx2.Response:
-        return await self.client.post(self.url, json=message, headers={**HEADERS, **headers})
+        return await self.client.post(self.url, json=message, headers={**MCP_HEADERS, **headers})
 
     async def open(self) -> str:
-        opened = await self.post(INITIALIZE)
+        opened = await self.post(MCP_INITIALIZE)
         assert opened.status_code == 200, opened.text
         session = opened.headers["mcp-session-id"]
-        done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-        assert (await self.post(done, **{"mcp-session-id": session})).status_code == 202
+        done = await self.post(MCP_INITIALIZED, **{"mcp-session-id": session})
+        assert done.status_code == 202
         return session
 
     async def answers(self, session: str) -> bool:
@@ -99,9 +89,9 @@ async def test_a_newcomer_at_the_cap_evicts_the_least_recently_used(root: Path) 
 
 async def test_a_flood_leaves_the_cap_and_the_newest_clients(root: Path) -> None:
     async with serving(root) as served:
-        flood = [await served.open() for _ in range(10 * CAP)]
+        flood = [await served.open() for _ in range(3 * CAP)]
         assert served.sessions.open_sessions == CAP
-        assert served.sessions.evicted == 9 * CAP
+        assert served.sessions.evicted == 2 * CAP
         newcomer = await served.open()
         assert await served.answers(newcomer)
         alive = [session for session in flood if await served.answers(session)]
@@ -112,7 +102,7 @@ async def test_a_page_in_a_browser_neither_opens_nor_evicts(root: Path) -> None:
     async with serving(root) as served:
         sessions = [await served.open() for _ in range(CAP)]
         for headers in ({"Host": "evil.example"}, {"Origin": "http://evil.example"}):
-            refused = await served.post(INITIALIZE, **headers)
+            refused = await served.post(MCP_INITIALIZE, **headers)
             assert refused.status_code in (421, 403)
         assert served.sessions.evicted == 0
         for session in sessions:
@@ -123,7 +113,7 @@ async def test_a_session_that_ended_frees_its_place(root: Path) -> None:
     async with serving(root) as served:
         sessions = [await served.open() for _ in range(CAP)]
         ended = await served.client.delete(
-            served.url, headers={**HEADERS, "mcp-session-id": sessions[0]}
+            served.url, headers={**MCP_HEADERS, "mcp-session-id": sessions[0]}
         )
         assert ended.status_code == 200
         assert served.sessions.open_sessions == CAP - 1

@@ -15,17 +15,7 @@ from mcp import Client
 from mcp.types import TextContent
 from memdir.faces.mcp_server import MemdirMCP
 from memdir.recall.surface import MAX_SESSIONS, SESSION_IDLE_SECONDS
-
-TOPIC = (
-    "---\nname: deploy\ndescription: how deploys to the staging cluster work\n"
-    "metadata:\n  type: project\n---\nDeploys go through the staging cluster first.\n"
-)
-FILES: dict[str, str | bytes] = {
-    "MEMORY.md": "- [Deploy](deploy.md) — staging first\n",
-    "deploy.md": TOPIC,
-    "memdir.toml": 'selector = "lexical"\n',
-}
-QUERY = "how do deploys to the staging cluster work?"
+from memhelpers import DEPLOY_FILES, DEPLOY_QUERY
 
 
 class Clock:
@@ -40,10 +30,12 @@ async def test_an_idle_session_is_forgotten(
     make_dir: Callable[[dict[str, str | bytes]], Path],
 ) -> None:
     clock = Clock()
-    memdir = MemdirMCP([make_dir(FILES)], clock=clock)
+    memdir = MemdirMCP([make_dir(DEPLOY_FILES)], clock=clock)
 
     async def recall(session: str) -> str:
-        result = await client.call_tool("memory_recall", {"query": QUERY, "session_id": session})
+        result = await client.call_tool(
+            "memory_recall", {"query": DEPLOY_QUERY, "session_id": session}
+        )
         block = result.content[0]
         assert isinstance(block, TextContent)
         return block.text

@@ -9,64 +9,18 @@ hostile client writes them.
 
 from __future__ import annotations
 
-import json
-import select
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from memhelpers import McpStdio, mcp_stdio
 
 TOPIC = "---\nname: deploy\ndescription: how deploys work\ntype: project\n---\nStaging first.\n"
 #: Guards against a hang only: every answer comes at once.
 DEADLINE = 30.0
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
-
-
-class Stdio:
-    """A ``memdir mcp`` process spoken to line by line."""
-
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self.proc = proc
-        self.pending = b""
-
-    def send(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
-        self.proc.stdin.flush()
-
-    def receive(self) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + DEADLINE
-        while b"\n" not in self.pending:
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, left))
-            assert ready, f"no answer within {DEADLINE}s"
-            chunk = self.proc.stdout.read1(65536)  # type: ignore[attr-defined]
-            assert chunk, f"the server exited ({self.proc.wait()})"
-            self.pending += chunk
-        line, self.pending = self.pending.split(b"\n", 1)
-        message: dict[str, Any] = json.loads(line)
-        return message
-
-    def ask(self, line: str) -> dict[str, Any]:
-        self.send(line)
-        return self.receive()
 
 
 @pytest.fixture(scope="module")
-def stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stdio]:
+def stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpStdio]:
     """One server for the module: each test must leave it serving anyway."""
     root = tmp_path_factory.mktemp("sec-mcp-stdio") / "memory"
     root.mkdir()
@@ -75,20 +29,9 @@ def stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stdio]:
     (root / "memdir.toml").write_text('selector = "lexical"\n')
     # A memory whose name is not UTF-8 (Latin-1 "é"), as another tool may have written it.
     (root / "caf\udce9.md").write_text(TOPIC)
-    with subprocess.Popen(
-        [sys.executable, "-m", "memdir", "mcp", "--dir", str(root)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    ) as proc:
-        try:
-            server = Stdio(proc)
-            assert server.ask(json.dumps(INITIALIZE))["id"] == 0
-            server.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            yield server
-        finally:
-            proc.kill()
-            proc.wait(timeout=30)
+    with mcp_stdio(root, DEADLINE) as server:
+        assert "result" in server.initialize()
+        yield server
 
 
 def call(request_id: int, tool: str, arguments: str) -> str:
@@ -99,9 +42,9 @@ def call(request_id: int, tool: str, arguments: str) -> str:
     )
 
 
-def tools_answer(server: Stdio, request_id: int) -> None:
+def tools_answer(server: McpStdio, request_id: int) -> None:
     """The server is still up and serving."""
-    answer = server.ask(f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/list"}}')
+    answer = server.ask_line(f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/list"}}')
     assert answer["id"] == request_id
     assert {t["name"] for t in answer["result"]["tools"]} >= {"memory", "memory_recall"}
 
@@ -120,9 +63,9 @@ LONE = [
 ]
 
 
-def test_a_lone_surrogate_in_arguments_is_an_error_naming_it(stdio: Stdio) -> None:
+def test_a_lone_surrogate_in_arguments_is_an_error_naming_it(stdio: McpStdio) -> None:
     for n, (tool, arguments, where) in enumerate(LONE, start=1):
-        answer = stdio.ask(call(n, tool, arguments))
+        answer = stdio.ask_line(call(n, tool, arguments))
         assert answer["id"] == n, answer
         assert answer["error"]["code"] == -32602
         message = answer["error"]["message"]
@@ -130,36 +73,36 @@ def test_a_lone_surrogate_in_arguments_is_an_error_naming_it(stdio: Stdio) -> No
         tools_answer(stdio, 100 + n)
 
 
-def test_a_valid_pair_is_text(stdio: Stdio) -> None:
-    answer = stdio.ask(call(1, "memory_search", '{"pattern":"\\ud83d\\ude00"}'))
+def test_a_valid_pair_is_text(stdio: McpStdio) -> None:
+    answer = stdio.ask_line(call(1, "memory_search", '{"pattern":"\\ud83d\\ude00"}'))
     assert answer["result"]["content"][0]["text"] == "No matches."
 
 
-def test_lines_that_are_not_requests_are_answered(stdio: Stdio) -> None:
-    garbage = stdio.ask("this is not json")
+def test_lines_that_are_not_requests_are_answered(stdio: McpStdio) -> None:
+    garbage = stdio.ask_line("this is not json")
     assert garbage["id"] is None and garbage["error"]["code"] == -32700
-    shape = stdio.ask('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":5}')
+    shape = stdio.ask_line('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":5}')
     assert shape["id"] == 7 and shape["error"]["code"] == -32600
     assert "`params`" in shape["error"]["message"]
     # A notification gets no answer, even a broken one: the next answer is the next request's.
-    stdio.send('{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\\ud800"}}')
-    stdio.send('{"jsonrpc":"2.0","method":"notifications/x","params":5}')
+    stdio.write('{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\\ud800"}}')
+    stdio.write('{"jsonrpc":"2.0","method":"notifications/x","params":5}')
     tools_answer(stdio, 8)
 
 
-def test_a_file_name_that_is_not_utf8_is_listed_and_read(stdio: Stdio) -> None:
-    view = stdio.ask(call(1, "memory", '{"command":"view","path":"/memories"}'))
+def test_a_file_name_that_is_not_utf8_is_listed_and_read(stdio: McpStdio) -> None:
+    view = stdio.ask_line(call(1, "memory", '{"command":"view","path":"/memories"}'))
     assert "/memories/caf\ufffd.md" in view["result"]["content"][0]["text"]
-    listed = stdio.ask('{"jsonrpc":"2.0","id":2,"method":"resources/list"}')
+    listed = stdio.ask_line('{"jsonrpc":"2.0","id":2,"method":"resources/list"}')
     assert "memdir://memory/caf\ufffd.md" in {r["uri"] for r in listed["result"]["resources"]}
-    found = stdio.ask(call(3, "memory_search", '{"pattern":"Staging"}'))
+    found = stdio.ask_line(call(3, "memory_search", '{"pattern":"Staging"}'))
     assert "caf\ufffd.md:6:1: Staging first." in found["result"]["content"][0]["text"]
     tools_answer(stdio, 4)
 
 
-def test_arguments_nested_too_deep_are_answered(stdio: Stdio) -> None:
+def test_arguments_nested_too_deep_are_answered(stdio: McpStdio) -> None:
     for n, depth in enumerate((300, 100_000), start=1):
-        answer = stdio.ask(
+        answer = stdio.ask_line(
             call(n, "memory_lint", '{"directory":' + "[" * depth + "]" * depth + "}")
         )
         assert "recursion limit exceeded" in answer["error"]["message"]

@@ -15,8 +15,6 @@ import json
 import os
 import resource
 import shutil
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,7 +22,7 @@ from pathlib import Path
 import pytest
 from memdir.project import listing, lookup
 from memdir.project.lookup import Project
-from memhelpers import git, topic, write_files
+from memhelpers import git, run_memdir, topic, write_files
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
 
@@ -45,16 +43,8 @@ def memdir(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> tuple[int, str, str]:
     """``python -m memdir ARGS`` under the hang guard and a 2 GiB memory limit."""
-    done = subprocess.run(
-        [sys.executable, "-m", "memdir", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        timeout=HANG_GUARD,
-        preexec_fn=_limit_memory,
-        check=False,
-    )
+    env = {**os.environ, **(env or {})}
+    done = run_memdir(*args, cwd=cwd, env=env, timeout=HANG_GUARD, preexec_fn=_limit_memory)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -169,45 +159,41 @@ CLAUDE_SETTINGS = {
 }
 
 
+def claude_settings_file(tmp_path: Path, which: str) -> Path:
+    """Where the settings file ``which`` of :data:`CLAUDE_SETTINGS` lives, its project
+    (``tmp_path/project``) and config dir (``tmp_path/config``) made."""
+    (tmp_path / "project").mkdir()
+    (tmp_path / "config").mkdir()
+    base, rel = CLAUDE_SETTINGS[which]
+    return tmp_path / base / rel
+
+
+def where_json(tmp_path: Path) -> tuple[int, str, str]:
+    """``memdir where PROJECT --json`` with the agent's config dir and the home in
+    ``tmp_path``."""
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), "HOME": str(tmp_path)}
+    return memdir("where", str(tmp_path / "project"), "--json", env=env)
+
+
 @pytest.mark.parametrize("kind", [k for k in KINDS if k != "outside"])
 @pytest.mark.parametrize("which", sorted(CLAUDE_SETTINGS))
 def test_claude_settings_files(which: str, kind: str, tmp_path: Path) -> None:
     """``memdir where`` (and every command that finds the memory dir itself, the hook among
     them) reads the agent's settings files: a special or huge one is skipped with a note."""
-    project = tmp_path / "project"
-    project.mkdir()
-    config = tmp_path / "config"
-    config.mkdir()
-    base, rel = CLAUDE_SETTINGS[which]
-    plant((project if base == "project" else config) / rel, kind)
-    code, out, err = memdir(
-        "where",
-        str(project),
-        "--json",
-        env={"CLAUDE_CONFIG_DIR": str(config), "HOME": str(tmp_path)},
-    )
+    plant(claude_settings_file(tmp_path, which), kind)
+    code, out, err = where_json(tmp_path)
     assert code == 0, err
     where = json.loads(out)
     assert where["source"] == "derived"
-    assert where["memory_dir"].startswith(str(config))
+    assert where["memory_dir"].startswith(str(tmp_path / "config"))
 
 
 @pytest.mark.parametrize("which", sorted(CLAUDE_SETTINGS))
 def test_deeply_nested_claude_settings_are_ignored(which: str, tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    config = tmp_path / "config"
-    config.mkdir()
-    base, rel = CLAUDE_SETTINGS[which]
-    path = (project if base == "project" else config) / rel
+    path = claude_settings_file(tmp_path, which)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("[" * 100_000 + "]" * 100_000)
-    code, out, err = memdir(
-        "where",
-        str(project),
-        "--json",
-        env={"CLAUDE_CONFIG_DIR": str(config), "HOME": str(tmp_path)},
-    )
+    code, out, err = where_json(tmp_path)
     assert code == 0, err
     assert any("nested too deeply" in note for note in json.loads(out)["notes"])
 
@@ -344,6 +330,7 @@ def quick_git(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lookup, "_PROBE_TIMEOUT", 1.0)
 
 
+@pytest.mark.processes  # waits out git's time limit (a second) each
 @pytest.mark.parametrize("where", [".gitignore", ".git/info/exclude", "include"])
 def test_git_waiting_on_a_fifo_is_given_up(
     where: str,

@@ -13,7 +13,6 @@ import ipaddress
 import os
 import socket
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
@@ -26,7 +25,7 @@ from memdir.config import (
     load_settings,
     settings_from_mapping,
 )
-from memhelpers import selector_env_vars, topic
+from memhelpers import run_memdir, selector_env_vars, topic
 
 MakeDir = Callable[[dict[str, str | bytes]], Path]
 MEMORY = {
@@ -150,15 +149,7 @@ def test_no_setting_is_a_path() -> None:
 
 def _memdir(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in selector_env_vars()}
-    return subprocess.run(
-        [sys.executable, "-m", "memdir", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    return run_memdir(*args, cwd=cwd, env=env, timeout=120)
 
 
 def test_no_setting_runs_a_command(make_dir: MakeDir, tmp_path: Path) -> None:

@@ -53,19 +53,30 @@ def on_disk(root: Path) -> str:
     return "\n".join(parts)
 
 
+@pytest.fixture
+def tool(tmp_path: Path) -> MemdirMemoryTool:
+    """The memory tool on a fresh memory dir."""
+    return MemdirMemoryTool(memory_dir(tmp_path))
+
+
+@pytest.fixture(params=POSITIVES, ids=lambda p: p.label)
+def secret(request: pytest.FixtureRequest) -> tuple[str, str]:
+    """Each kind of credential the detector knows, in a text: (the text, the credential)."""
+    positive: Positive = request.param
+    return sample(positive)
+
+
 def assert_refused(text: str, value: str) -> None:
     assert text.startswith("Error: refused:"), text
     assert "looks like a secret (" in text
     assert value not in text and value[-10:] not in text
 
 
-@pytest.mark.parametrize("positive", POSITIVES, ids=lambda p: p.label)
 def test_a_credential_written_in_two_halves_is_refused_when_whole(
-    tmp_path: Path, positive: Positive
+    tool: MemdirMemoryTool, secret: tuple[str, str]
 ) -> None:
-    root = memory_dir(tmp_path)
-    tool = MemdirMemoryTool(root)
-    text, value = sample(positive)
+    root = tool.memory_root
+    text, value = secret
     cut = text.find(value) + len(value) // 2
     first = tool.run(
         {"command": "create", "path": "/memories/notes.md", "file_text": text[:cut] + "§\n"}
@@ -84,13 +95,11 @@ def test_a_credential_written_in_two_halves_is_refused_when_whole(
     assert value not in on_disk(root)
 
 
-@pytest.mark.parametrize("positive", POSITIVES, ids=lambda p: p.label)
 def test_a_credential_in_a_file_name_never_reaches_the_dir_or_the_index(
-    tmp_path: Path, positive: Positive
+    tool: MemdirMemoryTool, secret: tuple[str, str]
 ) -> None:
-    root = memory_dir(tmp_path)
-    tool = MemdirMemoryTool(root)
-    text, value = sample(positive)
+    root = tool.memory_root
+    text, value = secret
     name = text if "\n" not in text else value.replace("\n", " ")
     for command in (
         {"command": "create", "path": f"/memories/{name}.md", "file_text": "Where it lives.\n"},

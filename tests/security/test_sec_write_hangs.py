@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from sec_write_helpers import DEADLINE, cli_tool, lsp_tool, run_cli, topic
+from memhelpers import run_memdir
+from sec_write_helpers import DEADLINE, cli_tool, lsp_tool, topic
 
 CREATE = {"command": "create", "path": "/memories/note.md", "file_text": topic("note")}
 
@@ -34,7 +35,7 @@ def memory(tmp_path: Path) -> Path:
 
 
 def test_lint_reports_the_fifos_without_opening_them(memory: Path) -> None:
-    done = run_cli("lint", "--format", "json", "--exit-zero", str(memory))
+    done = run_memdir("lint", "--format", "json", "--exit-zero", str(memory), timeout=DEADLINE)
     assert done.returncode == 0, done.stderr
     findings = [d for d in json.loads(done.stdout) if d["code"] == "MEM122"]
     assert len(findings) == 1, findings
@@ -43,7 +44,7 @@ def test_lint_reports_the_fifos_without_opening_them(memory: Path) -> None:
 
 
 def test_lint_fix_writes(memory: Path) -> None:
-    done = run_cli("lint", "--fix", "--exit-zero", str(memory))
+    done = run_memdir("lint", "--fix", "--exit-zero", str(memory), timeout=DEADLINE)
     assert done.returncode == 0, done.stderr
     assert "(orphan.md)" in (memory / "MEMORY.md").read_text()
 

@@ -17,7 +17,8 @@ import pytest
 from memdir.config import Settings
 from memdir.lint import lint_directory
 from memdir.writing.writer import MemoryWriter
-from sec_write_helpers import Outcome, cli_tool, lsp_tool, mcp_tool, run_cli, snapshot, topic
+from memhelpers import run_memdir
+from sec_write_helpers import DEADLINE, Outcome, cli_tool, lsp_tool, mcp_tool, snapshot, topic
 
 SECRET = b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
 
@@ -61,7 +62,7 @@ async def through(face: str, memory: Path) -> Outcome:
     if face == "cli tool":
         return cli_tool(memory, CREATE)
     if face == "cli lint --fix":
-        done = run_cli("lint", "--fix", "--exit-zero", str(memory))
+        done = run_memdir("lint", "--fix", "--exit-zero", str(memory), timeout=DEADLINE)
         return Outcome(done.stdout, done.returncode != 0, done.stderr)
     if face == "mcp":
         return await mcp_tool(memory, CREATE)

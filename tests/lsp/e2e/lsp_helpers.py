@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
-import sys
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 from lsprotocol import types
 from memdir_lsp.memory_protocol.converter import plain
 from memdir_lsp.memory_protocol.schema import SCHEMA_PATH
-from memhelpers import write_files
+from memhelpers import spawn_lsp, write_files
 from pytest_lsp import LanguageClient
 
 INDEX = """\
@@ -336,14 +336,16 @@ async def start_wire(tmp_path: Path, *args: str, stderr: int, timeout: float) ->
     build(tmp_path / "memory", FILES)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
     env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "claude")
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "memdir_lsp",
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=stderr,
-        env=env,
-    )
-    return Wire(proc, timeout)
+    return Wire(await spawn_lsp(*args, env=env, stderr=stderr), timeout)
+
+
+@contextlib.asynccontextmanager
+async def serving_wire(tmp_path: Path, timeout: float) -> AsyncIterator[Wire]:
+    """:func:`start_wire` (stderr dropped) initialized at ``tmp_path/memory``; at the end shut
+    down, which it must survive: it exits with 0."""
+    wire = await start_wire(tmp_path, stderr=asyncio.subprocess.DEVNULL, timeout=timeout)
+    assert "result" in await wire.initialize(tmp_path / "memory")
+    yield wire
+    await wire.request("shutdown")
+    wire.send({"method": "exit"})
+    assert await asyncio.wait_for(wire.proc.wait(), timeout) == 0

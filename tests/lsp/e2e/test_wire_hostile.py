@@ -9,7 +9,6 @@ no path of the install.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_helpers import Wire, start_wire
+from lsp_helpers import Wire, serving_wire
 from memdir_lsp import protocol as P
 
 #: Generous: a silent server is a failure, not a slow one.
@@ -32,12 +31,8 @@ async def alive(wire: Wire) -> None:
 
 @pytest.fixture
 async def wire(tmp_path: Path) -> AsyncIterator[Wire]:
-    wire = await start_wire(tmp_path, stderr=asyncio.subprocess.DEVNULL, timeout=ANSWER_TIMEOUT)
-    assert "result" in await wire.initialize(tmp_path / "memory")
-    yield wire
-    await wire.request("shutdown")
-    wire.send({"method": "exit"})
-    assert await asyncio.wait_for(wire.proc.wait(), ANSWER_TIMEOUT) == 0
+    async with serving_wire(tmp_path, ANSWER_TIMEOUT) as wire:
+        yield wire
 
 
 def assert_clean(answer: dict[str, Any]) -> None:

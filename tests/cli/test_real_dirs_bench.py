@@ -1,0 +1,73 @@
+"""``benchmarks/real_dirs.py``: each rule's precision on a folder of memory dirs, against verdicts
+kept beside them (issue 28's measure), run as people run it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from memhelpers import ROOT, topic
+
+SCRIPT = ROOT / "benchmarks" / "real_dirs.py"
+
+
+def _sample(tmp_path: Path) -> Path:
+    sample = tmp_path / "sample"
+    one = sample / "dev" / "one"
+    one.mkdir(parents=True)
+    # Two relative dates on one line (MEM119 twice), and an orphan (MEM107).
+    (one / "MEMORY.md").write_text("- [Notes](n.md) — release notes\n", encoding="utf-8")
+    body = "We shipped it yesterday and the review is tomorrow.\n"
+    (one / "n.md").write_text(
+        topic("n", "release notes for the payments service rollout", body=body), encoding="utf-8"
+    )
+    (one / "orphan.md").write_text(topic("orphan", "a memory no entry links"), encoding="utf-8")
+    manifest = [{"local": "dev/one", "set": "dev", "format": "claude-code", "language": "en"}]
+    (sample / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return sample
+
+
+def _run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, SCRIPT, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+
+
+def test_scores_each_rule_against_the_verdicts_and_lists_the_rest(tmp_path: Path) -> None:
+    sample = _sample(tmp_path)
+    todo = tmp_path / "todo.jsonl"
+    _run(sample, "--set", "dev", "--todo", todo)
+    rows = [json.loads(line) for line in todo.read_text(encoding="utf-8").splitlines()]
+    keys = sorted(row["key"] for row in rows)
+    # The second finding of a code on one line keeps its own key (its column appended).
+    assert keys == [
+        "dev/one|n.md|MEM119|6",
+        "dev/one|n.md|MEM119|6|c43",
+        "dev/one|orphan.md|MEM107|1",
+    ]
+    assert all(row["format"] == "claude-code" and row["text"] for row in rows)
+    verdicts = [
+        {"key": keys[0], "verdict": "right"},
+        {"key": keys[1], "verdict": "wrong"},
+        {"key": keys[2], "verdict": "right"},
+    ]
+    (sample / "verdicts.jsonl").write_text(
+        "".join(json.dumps(v) + "\n" for v in verdicts), encoding="utf-8"
+    )
+    table = json.loads(_run(sample, "--json").stdout)
+    assert table["dirs"] == 1
+    assert table["rules"]["MEM119"] == {
+        "findings": 2,
+        "right": 1,
+        "wrong": 1,
+        "unjudged": 0,
+        "precision": 0.5,
+    }
+    assert table["rules"]["MEM107"]["precision"] == 1.0
+    assert "MEM107          1      1      0        0    100.0%" in _run(sample).stdout
