@@ -740,7 +740,8 @@ def test_history_plans_and_other_places_are_not_claims(tmp_path: Path) -> None:
             "the next step is a `pause_queue()` helper (planned). "
             "`lib/old_shim.py` is deprecated. "
             "The writer is `src/app/writer.py`.",
-            "renames.md": "- `fetch_all` → `load_all` in the client.\n",
+            "renames.md": "- `fetch_all` → `load_all` in the client.\n"
+            "- `src/app/viz.sh` and `src/app/viz_node.py` are historical/deprecated now.\n",
         },
     )
     assert [m.split("`")[1] for _, _, m in findings(directory, root)] == ["src/app/writer.py"]
@@ -781,6 +782,7 @@ def test_names_of_code_kept_elsewhere_are_not_checked(tmp_path: Path) -> None:
         {
             "kernel.md": "Upstream driver work: " + ", ".join(elsewhere) + ", `charge_card()`.",
             "agent.md": "Never use `AskUserQuestion`; send `SendMessage` to the subagent.",
+            "accounts.md": "The ad account is `act_313402723484124` (an id, not a name).",
         },
     )
     assert findings(directory, root) == []

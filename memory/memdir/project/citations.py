@@ -81,6 +81,8 @@ _BARE_PATH = re.compile(
 _PATH_TEXT = re.compile(r"[A-Za-z0-9_.@+-][A-Za-z0-9_.@+/-]*")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.:-][A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]")
+#: A name ending in a long number is an id of some other system (an ad account, a ticket).
+_NUMBERED_ID = re.compile(r"[_-]\d{6,}$")
 _RUNNERS = (("make",), ("npm", "run"), ("pnpm", "run"), ("yarn", "run"), ("just",))
 #: Programs that are never the project's own: a flag in a sentence naming one is theirs
 #: (`git commit` with `--no-verify`), not the project's.
@@ -195,11 +197,15 @@ def says_elsewhere(text: str, start: int, end: int) -> bool:
     line_end = text.find("\n", end)
     line = text[line_start : len(text) if line_end < 0 else line_end]
     at, until = start - line_start, end - line_start
-    # The words of the prose only: code spans, links and paths (``src/old/x.py``) are what is
-    # cited, not what is said of it.
-    plain = line
-    for pattern in (_CODE_SPAN, _LINK, _BARE_PATH):
+    # The words of the prose only: the citation (``src/old/x.py``), code spans and links are
+    # what is cited, not what is said of it.
+    plain = _blank(line, at, until)
+    for pattern in (_CODE_SPAN, _LINK):
         plain = pattern.sub(lambda m: " " * len(m.group()), plain)
+    for match in _BARE_PATH.finditer(plain):
+        raw = match.group(1)
+        if raw.endswith("/") or _extension(raw) in PATH_EXTENSIONS:  # not historical/deprecated
+            plain = _blank(plain, match.start(1), match.end(1))
     return any(
         (begin <= at < stop or begin < until <= stop)
         and CONTEXT_WORDS.search(plain[begin:stop]) is not None
@@ -217,8 +223,8 @@ def identifier_target(text: str) -> str | None:
     name = name.lstrip("-") if flag else name.lstrip("@")
     if _IDENTIFIER.fullmatch(name) is None or name.lower() in VALUES:
         return None
-    if name in AGENT_TOOLS or _template(name):
-        return None
+    if name in AGENT_TOOLS or _template(name) or _NUMBERED_ID.search(name) is not None:
+        return None  # the agent's tools, templates, ids (act_3134027234) are not the project's
     parts = re.split(r"[.:]", name)
     last = parts[-1]
     if len(parts) > 1:

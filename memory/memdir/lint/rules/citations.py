@@ -338,7 +338,8 @@ MEM118 = Rule(
     f"{MIN_FOUND_SHARE:.0%} of the names it cites are in the project (a dir citing mostly "
     "absent names, such as a dotfiles repository keeping the memory of other work, is about "
     "code kept elsewhere). Claude Code's own tools (`AskUserQuestion`), template names "
-    "(`CreateSomethingHandler`), sentences telling history, a plan or another place, and "
+    "(`CreateSomethingHandler`), ids of other systems (`act_3134027234`), sentences telling "
+    "history, a plan or another place, and "
     "files named by a date are not checked either." + _NEEDS_PROJECT,
     why="The agent would recommend a function, flag or key that was removed or renamed, and the "
     "user would find out only when it fails.",
