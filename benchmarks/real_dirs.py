@@ -67,6 +67,10 @@ def directories(sample: Path, wanted: str) -> list[dict[str, Any]]:
     return [e for e in entries if wanted in ("all", e.get("set"))]
 
 
+#: How ``memdir lint`` starts the stderr line of a directory it leaves alone.
+NOTICE_PREFIX = "memdir lint: notice: "
+
+
 def linted_root(sample: Path, entry: dict[str, Any], project: bool) -> Path:
     """The directory to lint: with ``--project``, the memory dir's copy inside its project
     (``projects/<local>/<dir>``, the manifest's ``dir``) when there is one, so that the project
@@ -93,8 +97,10 @@ def lint(sample: Path, entry: dict[str, Any], project: bool, preview: bool) -> d
     )
     if proc.returncode not in (0, 1):
         raise SystemExit(f"memdir lint failed on {root} ({proc.returncode}): {proc.stderr}")
-    data = json.loads(proc.stdout)
-    return data if isinstance(data, dict) else {"diagnostics": data}
+    # A directory memdir recognises as another agent's memory gives no finding (the JSON stays an
+    # array) and one notice on stderr: `memdir lint: notice: DIR: looks like ...`.
+    notices = [line for line in proc.stderr.splitlines() if line.startswith(NOTICE_PREFIX)]
+    return {"diagnostics": json.loads(proc.stdout), "notice": "\n".join(notices)}
 
 
 def findings_of(entry: dict[str, Any], report: dict[str, Any], root: Path) -> list[Finding]:
@@ -147,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     entries = directories(sample, args.set)
     by_code: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     notices: collections.Counter[str] = collections.Counter()
+    by_format: collections.Counter[str] = collections.Counter()
     todo: list[dict[str, Any]] = []
     for entry in entries:
         report = lint(sample, entry, args.project, args.preview)
@@ -154,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             notices[entry.get("format", "unknown")] += 1
         for finding in findings_of(entry, report, linted_root(sample, entry, args.project)):
             verdict = verdicts.get(finding.key)
+            by_format[entry.get("format", "unknown")] += 1
             by_code[finding.code]["findings"] += 1
             by_code[finding.code][verdict or "unjudged"] += 1
             if verdict is None:
@@ -184,9 +192,15 @@ def main(argv: list[str] | None = None) -> int:
             "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in todo), encoding="utf-8"
         )
     if args.json:
-        print(json.dumps({"dirs": len(entries), "notices": notices, "rules": table}, indent=1))
+        print(
+            json.dumps(
+                {"dirs": len(entries), "notices": notices, "findings": by_format, "rules": table},
+                indent=1,
+            )
+        )
         return 0
     print(f"{len(entries)} directories ({args.set}); notices: {dict(notices) or 'none'}")
+    print(f"findings by format: {dict(by_format) or 'none'}")
     print(f"{'code':8} {'findings':>8} {'right':>6} {'wrong':>6} {'unjudged':>8} {'precision':>9}")
     for code, row in table.items():
         shown = "-" if row["precision"] is None else f"{row['precision']:.1%}"

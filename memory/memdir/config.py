@@ -65,6 +65,9 @@ class Settings:
     verify_after_days: int = 180
     #: Which agent behaviour to reproduce: ``claude-code-<version>`` or ``seed`` (the spec).
     target: str = DEFAULT_TARGET.name
+    #: Check and write the directory as Claude Code's even when it looks like another agent's
+    #: memory (``memdir.agent.formats``), which memdir otherwise leaves alone.
+    any_format: bool = False
     #: Where these settings came from (for messages), and what was wrong with them.
     source: str | None = None
     errors: tuple[str, ...] = ()
@@ -94,6 +97,7 @@ _ALIASES = {
     "openaiModel": "openai_model",
     "openaiTimeout": "openai_timeout",
     "verifyAfterDays": "verify_after_days",
+    "anyFormat": "any_format",
 }
 
 
@@ -271,6 +275,11 @@ def settings_from_mapping(
                 changes[key] = value
             else:
                 errors.append(f"`trigger` must be multilingual or claude-code, got {_shown(value)}")
+        elif key == "any_format":
+            if isinstance(value, bool):
+                changes[key] = value
+            else:
+                errors.append(f"`{raw_key}` must be true or false, got {_shown(value)}")
         elif key == "target":
             if isinstance(value, str) and value in TARGETS:
                 changes[key] = value

@@ -62,6 +62,12 @@ INDEX_MAX_CHARS: Final = 25_000
 INDEX_MAX_READ_BYTES: Final = 4 * 1024 * 1024
 #: What the agent is told to aim for per index line.
 INDEX_LINE_LIMIT: Final = 150
+#: How far past the limit an index line may run before MEM001 reports it: the agent is told
+#: "about 150 characters or less", and a line a few characters over it is within "about".
+INDEX_LINE_TOLERANCE: Final = 10
+#: A note opening MEMORY.md of at most this many lines (how the index is kept, before the first
+#: entry) is the index's own preamble, not memory content (MEM004).
+INDEX_PREAMBLE_MAX_LINES: Final = 8
 #: The agent is told to rewrite an over-cap index under this many lines; memdir warns past it.
 INDEX_REWRITE_TARGET_LINES: Final = 140
 #: Share of INDEX_MAX_CHARS past which an index counts as "near the cap".
@@ -126,9 +132,17 @@ TRUNCATION_REASON_BYTES_LIMIT: Final = "{bytes} byte limit"
 SCAN_EXCLUDED_TOP_DIRS: Final = ("logs", "sessions", "proposals")
 
 # --- lint: memdir's own thresholds for what the selector can use ------------------------------
-#: A description wider than this (East Asian wide characters count twice) crowds the manifest.
-DESCRIPTION_MAX_WIDTH: Final = 200
-#: Fewer informative words than this (two CJK characters count as one word) says too little.
+#: MEM106 reports a file only when at least this share of its bytes is past the injection cut:
+#: a file whose last bullet or two are cut is read whole once the agent follows the note (on
+#: real directories every overshoot under 9% was judged not worth a finding, every one over 11%
+#: worth it).
+INJECTION_CUT_MIN_SHARE: Final = 0.10
+#: A description longer than this (characters, in any script) is the memory's content, not a
+#: line saying what it covers. The agent sets no limit; on real directories descriptions of up to
+#: ~230 characters were specific one-line summaries and those past 280 were status dumps.
+DESCRIPTION_MAX_CHARS: Final = 250
+#: Fewer informative words than this (two CJK characters count as one word, see
+#: memdir.lint.rules.descriptions) says too little.
 DESCRIPTION_MIN_WORDS: Final = 4
 #: Near-identical descriptions: at least this similar (difflib ratio of the normalised text) ...
 DUPLICATE_RATIO: Final = 0.9

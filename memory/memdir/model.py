@@ -124,7 +124,9 @@ TITLE_ESCAPE = re.compile(r"\\(.)")
 
 @dataclass(slots=True, unsafe_hash=True)
 class IndexEntry:
-    """One ``- [Title](file.md) — hook`` line of MEMORY.md (never changed once parsed).
+    """One ``- [Title](file.md) — hook`` line of MEMORY.md (never changed once parsed); also a
+    link written elsewhere on a line (:attr:`memdir.index.Index.references`), with no bullet,
+    separator or hook.
 
     Kept as the line and the columns of its parts: the title, target, hook and their spans are
     made from ``raw`` when asked, since a big index holds tens of thousands of entries and most
@@ -178,7 +180,9 @@ class IndexLine:
     """A line of MEMORY.md that is not an index entry.
 
     ``kind`` is one of ``blank``, ``heading``, ``frontmatter``, ``comment``, ``code``, ``text``,
-    ``bullet`` (a bullet without a leading link: usually memory content written into the index).
+    ``bullet`` (a bullet without a leading link: usually memory content written into the index),
+    ``pointer`` (a bullet naming a file in code form, ``- `notes.md` — hook``), ``table`` (a
+    table row) or ``rule`` (``---``).
     """
 
     line: int

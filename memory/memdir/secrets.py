@@ -677,6 +677,8 @@ def _assignments(text: str, taken: list[SecretMatch]) -> list[SecretMatch]:
             while name_start > 0 and text[name_start - 1] in _IDENT_CHARS:
                 name_start -= 1
             name = text[name_start : match.start("value")].rstrip(" \t\"'`:=>")
+            if keyword == "key" and _UUID.fullmatch(value) and _identifier_key(text, name_start):
+                continue
             found.append(SecretMatch(f"`{name}` value", start, start + len(value), f"{name} = …"))
     if "earer" in text:
         for match in _BEARER.finditer(text):
@@ -693,6 +695,32 @@ def _assignments(text: str, taken: list[SecretMatch]) -> list[SecretMatch]:
             if free(start) and b":" in decoded and not is_placeholder(value):
                 found.append(SecretMatch("basic auth credentials", start, match.end(), "Basic …"))
     return found
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: Words that make a "key" an identifier (``session key``, ``idempotency_key``): under such a
+#: name a UUID names a thing. Under ``api_key`` a UUID can be a credential (Heroku's are).
+_IDENTIFYING = frozenset(
+    (
+        *("session", "idempotency", "primary", "foreign", "partition", "sort", "row", "record"),
+        *("object", "request", "trace", "correlation", "message", "cache", "lookup", "dedup"),
+        *("dedupe", "routing", "index"),
+    )
+)
+_NAME_WORDS = re.compile(r"[A-Za-z]+")
+_LAST_WORD = re.compile(r"([A-Za-z]+)[ \t]*$")
+
+
+def _identifier_key(text: str, name_start: int) -> bool:
+    """The ``key`` whose name starts at ``name_start`` identifies something: neither its name
+    nor the word before it (``Session key:``) says more than ``key``, or one of them is an
+    identifying word."""
+    lowered = text[name_start : name_start + 80].lower()
+    name = _NAME_WORDS.findall(lowered[: lowered.find("key")])  # (APIKEY: "api")
+    line_start = text.rfind("\n", 0, name_start) + 1
+    previous = _LAST_WORD.search(text, line_start, name_start)
+    said = {*name, *([previous.group(1).lower()] if previous else [])}
+    return not said or bool(said & _IDENTIFYING)
 
 
 def _not_a_secret(value: str) -> bool:

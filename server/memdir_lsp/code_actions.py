@@ -101,6 +101,8 @@ async def code_action(
     if found is None:
         return None
     directory, path = found
+    if directory.notice is not None:
+        return None  # another agent's memory: nothing here is fixed or moved
     lines = ls.lines_of(path)
     start_line, _ = ls.from_position(params.range.start, lines)
     end_line, end_col = ls.from_position(params.range.end, lines)

@@ -52,6 +52,11 @@ class MemoryDirectory:
         #: Why the server must not write here (the memory tool, extraction, file creation),
         #: set by the server from the origins and the workspace's trust; None: it may write.
         self.read_only: str | None = None
+        #: Set by each check when the directory holds another agent's memory
+        #: (:func:`memdir.agent.formats.notice`): nothing is checked, fixed or written here.
+        self.notice: str | None = None
+        #: Whether the client was told :attr:`notice` (once per directory).
+        self.notice_shown = False
         #: What changes while the server runs: the lint state, findings, project, debounce.
         self.session = Session(self)
 
@@ -61,9 +66,13 @@ class MemoryDirectory:
 
     def write_refusal(self) -> str | None:
         """The error a write request gets here, naming what would allow it; None: allowed."""
-        if self.read_only is None:
-            return None
-        return f"{self.root} is read-only: {self.read_only}"
+        if self.read_only is not None:
+            return f"{self.root} is read-only: {self.read_only}"
+        # Asked now, not from the last check: a write may come before the first one.
+        from memdir.agent.formats import declined
+
+        notice = declined(self.root, self.settings.any_format)
+        return None if notice is None else f"{self.root}: {notice}"
 
     def __repr__(self) -> str:
         return f"MemoryDirectory({str(self.root)!r}, origins={sorted(self.origins)})"

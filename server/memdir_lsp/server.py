@@ -289,6 +289,13 @@ class MemoryServer(LanguageServer):
         except Exception:  # not connected yet (tests that build the server directly)
             logger.debug("could not send logMessage", exc_info=True)
 
+    def show_message(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """A ``window/showMessage``: what the user should see once, not only in the log."""
+        try:
+            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        except Exception:  # not connected yet (tests that build the server directly)
+            logger.debug("could not send showMessage", exc_info=True)
+
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls shows a popup for every notification error by default; a log line is enough.
         if refused(error):

@@ -173,7 +173,22 @@ class Session:
         finally:
             self.lock.release()
         if run is not None:
+            self._tell_notice(ls)
             await ls.fire(ls.hooks.findings, self, run)
+
+    def _tell_notice(self, ls: MemoryServer) -> None:
+        """Show the directory's notice once (``window/showMessage``, and the log); ``memdir/status``
+        carries it for as long as it holds."""
+        directory = self.directory
+        if directory.notice is None:
+            directory.notice_shown = False  # said again if it comes back
+            return
+        if directory.notice_shown:
+            return
+        directory.notice_shown = True
+        message = f"memdir: {directory.root}: {directory.notice}"
+        ls.log(message)
+        ls.show_message(message)
 
     async def check_whole(self, ls: MemoryServer) -> None:
         """:meth:`check`, returning once the directory has been read whole: a run an edit
@@ -196,9 +211,21 @@ class Session:
         with ``changed`` files, the project and ``today``, then linted. ``opened``: the files
         open in the editor, whose text a new state takes before it reads the disk. None: an
         edit stopped the refresh, nothing was linted, and the next run goes on from there."""
+        from memdir.agent.formats import declined
         from memdir.lint.state import DirState  # the lint engine: after initialize is answered
 
         directory = self.directory
+        # Another agent's memory: no finding, so no fix either. Asked again when files come or
+        # go (a rescan) or the settings change, which may make it Claude Code's (or not); not on
+        # an edit's run, which a listing and a dozen reads of file heads would slow.
+        current = self.state
+        if current is None or rescan or current.settings != directory.settings:
+            directory.notice = declined(directory.root, directory.settings.any_format)
+        if directory.notice is not None:
+            with self.project_lock:
+                self.state = None
+            self.findings = {}
+            return Run(None, tuple(changed))
         with self.project_lock:
             state = self.state
             fresh = state is None or state.settings != directory.settings

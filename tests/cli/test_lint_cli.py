@@ -52,13 +52,13 @@ def test_text_format_and_exit_1(
         "the entry",
         "b.md:1:1: warning MEM107 [*] orphan: invisible in index mode: not linked from MEMORY.md, "
         "and on path A the agent sees only the index; add an entry for it",
-        "b.md:4:7: warning MEM104 unknown type `Project`: the agent accepts only user, feedback, "
-        "project or reference (case matters) and treats anything else as no type, so the manifest "
-        "shows no [type] tag; did you mean `project`?",
+        "b.md:4:7: warning MEM104 [*] unknown type `Project`: the agent accepts only user, "
+        "feedback, project or reference (case matters) and treats anything else as no type, so the "
+        "manifest shows no [type] tag; did you mean `project`?",
     ]
     assert err.splitlines() == [
         "memdir lint: 2 topic files, 1 error, 2 warnings",
-        "[*] 1 fixable with `memdir lint --fix`",
+        "[*] 2 fixable with `memdir lint --fix`",
     ]
 
 
@@ -176,7 +176,7 @@ def test_several_dirs_name_each_file_by_its_path(
     assert code == 1
     lines = out.splitlines()
     assert lines[0].startswith(f"{messy}/MEMORY.md:2:10: error MEM005")
-    assert any(line.startswith(f"{other}/x.md:1:1: error MEM101 [*]") for line in lines)
+    assert any(line.startswith(f"{other}/x.md:1:1: error MEM101 ") for line in lines)
     _, out, _ = run([str(messy), str(other), "--format", "json"], capsys)
     roots = {item["root"] for item in json.loads(out)}
     assert roots == {str(messy), str(other)}
@@ -191,13 +191,15 @@ def test_paths_from_a_repository_root_as_pre_commit_runs_it(
     memory = repo / ".claude" / "memory"
     memory.mkdir(parents=True)
     (memory / "MEMORY.md").write_text("- [Gone](gone.md) — never written\n", encoding="utf-8")
-    (memory / "bare.md").write_text("# no frontmatter\n", encoding="utf-8")
+    (memory / "feedback_bare.md").write_text(
+        "# Reviews\n\nKeep review comments short and name the failing test.\n", encoding="utf-8"
+    )
     monkeypatch.chdir(repo)
     code, out, _ = run([".claude/memory", "--select", "MEM005,MEM101"], capsys)
     assert code == 1
     assert [line.split(" ", 1)[0] for line in out.splitlines()] == [
         ".claude/memory/MEMORY.md:1:10:",
-        ".claude/memory/bare.md:1:1:",
+        ".claude/memory/feedback_bare.md:1:1:",
     ]
     # From a subdirectory: relative to it.
     monkeypatch.chdir(repo / ".claude")
@@ -217,8 +219,7 @@ def test_paths_from_a_repository_root_as_pre_commit_runs_it(
     assert [item["path"] for item in json.loads(out)] == ["MEMORY.md"]
     _, _, err = run([".claude/memory", "--fix", "--select", "MEM101"], capsys)
     assert err.splitlines()[0] == (
-        "fixed .claude/memory/bare.md (MEM101): Add a frontmatter skeleton (name, description, "
-        "type)"
+        "fixed .claude/memory/feedback_bare.md (MEM101): Add frontmatter as a `feedback` memory"
     )
 
 
@@ -234,13 +235,15 @@ def test_default_dir_is_the_projects_memory_dir(
     slug = "".join(c if c.isalnum() and c.isascii() else "-" for c in str(project.resolve()))
     memory = config / "projects" / slug / "memory"
     memory.mkdir(parents=True)
-    (memory / "a.md").write_text("# no frontmatter\n", encoding="utf-8")
+    (memory / "user_a.md").write_text(
+        "# Ana\n\nAna reviews the backend and is new to React.\n", encoding="utf-8"
+    )
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(project)
     code, out, _ = run([], capsys)
     # The memory dir is outside the project (the cwd): absolute paths, which a terminal follows.
-    assert code == 1 and out.startswith(f"{memory / 'a.md'}:1:1: error MEM101 [*] ")
+    assert code == 1 and out.startswith(f"{memory / 'user_a.md'}:1:1: error MEM101 [*] ")
 
 
 def test_no_memory_dir_yet_exits_2(

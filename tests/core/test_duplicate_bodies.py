@@ -1,5 +1,5 @@
 """MEM111 on two memories saying the same thing in different files (and its merge, an editor-only
-fix), and MEM124 on a memory repeating the project's instructions (CLAUDE.md, .claude/rules/),
+fix), and MEM127 on a memory repeating the project's instructions (CLAUDE.md, .claude/rules/),
 with its "delete this copy" fix. All texts are written here."""
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def project_with_memory(tmp_path: Path, where: str) -> tuple[Path, Path]:
 def test_a_memory_repeating_claude_md(tmp_path: Path) -> None:
     for where in ("CLAUDE.md", ".claude/rules/testing.md", "CLAUDE.local.md"):
         root, directory = project_with_memory(tmp_path / where.replace("/", "_"), where)
-        [finding] = lint(directory, root, ("MEM124",))
+        [finding] = lint(directory, root, ("MEM127",))
         assert finding.rel_path == "dev-shell.md" and finding.severity == "info"
         assert f"already in {where}" in finding.message
         fix = finding.fix
@@ -183,10 +183,10 @@ def test_a_memory_repeating_claude_md(tmp_path: Path) -> None:
 
 def test_no_project_no_instructions_finding(tmp_path: Path) -> None:
     root, directory = project_with_memory(tmp_path, "CLAUDE.md")
-    assert lint(directory, None, ("MEM124",)) == []
+    assert lint(directory, None, ("MEM127",)) == []
     # A project without instruction files: nothing to repeat.
     (root / "CLAUDE.md").unlink()
-    assert lint(directory, root, ("MEM124",)) == []
+    assert lint(directory, root, ("MEM127",)) == []
 
 
 def test_instructions_outside_the_project_are_not_read(tmp_path: Path) -> None:
@@ -197,7 +197,7 @@ def test_instructions_outside_the_project_are_not_read(tmp_path: Path) -> None:
     (root / ".claude" / "rules").mkdir(parents=True)
     (root / ".claude" / "rules" / "linked.md").symlink_to(outside)
     # The link inside the project counts; the rule file leading out does not.
-    [finding] = lint(directory, root, ("MEM124",))
+    [finding] = lint(directory, root, ("MEM127",))
     assert "already in CLAUDE.md" in finding.message
     (root / "CLAUDE.md").unlink()
-    assert lint(directory, root, ("MEM124",)) == []
+    assert lint(directory, root, ("MEM127",)) == []

@@ -241,17 +241,21 @@ def test_frontmatter_skeleton_and_set_type() -> None:
     topic = parse_topic_text(
         "# Deploys\n\nWe deploy on Tuesdays.\n", ROOT / "deploys.md", "deploys.md"
     )
-    skeleton = frontmatter_skeleton(topic)
-    assert skeleton.safe
+    skeleton = frontmatter_skeleton(topic, vague=lambda *_: None)
+    # Nothing in the file says what kind of memory it is: the type is a guess, for the editor.
+    assert not skeleton.safe
     (edit,) = skeleton.edits
     fixed = apply(topic.text, edit.span, edit.new_text)
     post = frontmatter.loads(fixed)
     assert post["name"] == "deploys" and post.content.startswith("# Deploys")
     assert post["description"] == "We deploy on Tuesdays"
-    # An unattended fix does not guess a type from the words, only from the file's name.
-    assert post["type"] is None
-    named = parse_topic_text("x\n", ROOT / "reference/x.md", "reference/x.md")
-    assert "type: reference\n" in frontmatter_skeleton(named).edits[0].new_text
+    assert post["type"] == "project"
+    text = "# Deploys\n\nWe deploy on Tuesdays after the canary bake.\n"
+    named = parse_topic_text(text, ROOT / "reference/x.md", "reference/x.md")
+    fix = frontmatter_skeleton(named, vague=lambda *_: None)
+    assert fix.safe and "type: reference\n" in fix.edits[0].new_text
+    # Without the description check (MEM109's) nothing is safe.
+    assert not frontmatter_skeleton(named).safe
     typed = parse_topic_text(
         "---\nname: x\ndescription: y\ntype: Project\n---\n", ROOT / "x.md", "x.md"
     )

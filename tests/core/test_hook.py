@@ -353,3 +353,26 @@ def test_old_session_files_are_pruned_when_a_session_starts(project: Project) ->
     project.run("how do I deploy the staging server?")
     assert not stale.exists()
     assert session_path(project.states, "sess-1").exists()
+
+
+# --- another agent's memory ------------------------------------------------------------------
+
+
+def test_another_agents_memory_is_declined_with_the_notice(tmp_path: Path) -> None:
+    """An OpenClaw workspace where the agent keeps its memory: nothing of it is injected as
+    Claude Code's memories, and the log says why in the sentence every face uses."""
+    from memdir.agent.formats import recognise_dir
+    from other_formats import OPENCLAW, make_format_dir
+
+    made = Project(tmp_path)
+    make_format_dir(made.memory, {**OPENCLAW, "deploy.md": DEPLOY})
+    outcome = made.run("how do I deploy the staging server?")
+    assert outcome.output is None and outcome.stdout() == ""
+    found = recognise_dir(made.memory)
+    assert found is not None
+    from memdir.agent.formats import notice
+
+    assert outcome.log == f"{made.memory}: {notice(found)}"
+    # Forced by the directory's setting, it is recalled as Claude Code's.
+    made.write({"memdir.toml": "any_format = true\n"})
+    assert "make deploy-staging" in context_of(made.run("how do I deploy the staging server?"))

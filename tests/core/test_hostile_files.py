@@ -20,13 +20,8 @@ import yaml
 from memdir import constants as C
 from memdir.agent.index import load_index
 from memdir.agent.scan import Skipped, iter_topic_entries
-from memdir.agent.topic import (
-    YAML_MAX_CHARS,
-    agent_fields,
-    load_agent_yaml,
-    load_topic,
-    parse_topic_text,
-)
+from memdir.agent.topic import agent_fields, load_agent_yaml, load_topic, parse_topic_text
+from memdir.agent.yaml_loaders import YAML_MAX_CHARS
 from memdir.lint.state import DirState, lint_directory
 from memdir.textio import not_read, read_head, read_text
 from memhelpers import SECRET, linked_out, topic

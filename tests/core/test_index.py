@@ -39,6 +39,8 @@ from memdir.textio import utf16_len
         ("- [A [b] c](<with space.md>) — angle", "A [b] c", "with space.md", "angle", "—"),
         ("  - [Nested](n.md) — indented", "Nested", "n.md", "indented", "—"),
         (r"- [a \] b](a.md) — escaped", "a ] b", "a.md", "escaped", "—"),
+        ("1. [A](a.md) — numbered", "A", "a.md", "numbered", "—"),
+        ("12) [B](b.md) — numbered", "B", "b.md", "numbered", "—"),
     ],
 )
 def test_parse_entry_variants(line: str, title: str, path: str, hook: str, sep: str) -> None:
@@ -62,7 +64,7 @@ def test_parse_entry_variants(line: str, title: str, path: str, hook: str, sep: 
         "- plain bullet with no link",
         "## Heading",
         "- see [A](a.md) for details",
-        "1. [A](a.md) — numbered",
+        "1.[A](a.md) — no space after the number",
     ],
 )
 def test_non_entries(line: str) -> None:

@@ -1,6 +1,6 @@
 """The frontmatter subset read without PyYAML must give exactly what PyYAML gives.
 
-:func:`memdir.agent.topic.load_simple_yaml` exists for speed (``import yaml`` costs more than
+:func:`memdir.agent.yaml_loaders.load_simple_yaml` exists for speed (``import yaml`` costs more than
 linting a thousand files); whenever it answers, its answer must equal PyYAML's safe loader, the one
 python-frontmatter uses. Random blocks are built from lines that sit on the subset's edges.
 """
@@ -15,7 +15,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 from memdir.agent import topic as topic_module
-from memdir.agent.topic import load_simple_yaml, parse_topic_text
+from memdir.agent.topic import parse_topic_text
+from memdir.agent.yaml_loaders import load_simple_yaml
 
 KEYS = st.sampled_from(
     ["name", "description", "type", "modified", "metadata", "owner", "a.b", "x-y", "_k", "on", "y"]

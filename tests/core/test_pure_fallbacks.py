@@ -34,7 +34,8 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from memdir.agent.topic import agent_fields, parse_topic_text, safe_loader
+from memdir.agent.topic import agent_fields, parse_topic_text
+from memdir.agent.yaml_loaders import safe_loader
 from memdir.recall import lexical, lexical_vocab
 from memdir.recall.lexical import (
     STEMMER_BACKENDS,

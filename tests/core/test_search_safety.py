@@ -186,7 +186,14 @@ def test_a_child_whose_parent_died_ends_by_itself() -> None:
         "import sys; sys.path.insert(0, sys.argv[1]); from memdir.search.worker import main; main()"
     )
     child = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", code, str(Path(search_worker.__file__).parent.parent)],
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            code,
+            str(Path(search_worker.__file__).resolve().parents[2]),
+        ],
         input=job,
         capture_output=True,
         timeout=120,  # against a hang of the test itself; the alarm fires after 3 s

@@ -847,6 +847,8 @@ _FRONTMATTER_MORE: dict[str, tuple[str, float]] = {
         8 * _DAY + 7 * 60,
     ),
     "Upper.MD": (_front("description: An upper-case extension") + "upper\n", 8 * _DAY + 8 * 60),
+    # `` #`` starts a YAML comment: both read "Fixed in PR" (MEM124 reports the cut).
+    "comment.md": (_front("description: Fixed in PR #123 today") + "cut\n", 8 * _DAY + 9 * 60),
 }
 
 #: Tabs where YAML readers disagree: after a colon, inside a value, in and after a block scalar.
@@ -951,7 +953,8 @@ PATH_B: list[Fixture] = [
     ),
     _path_b(
         "frontmatter-more",
-        "a numeric description, a capitalised type, padded values, an upper-case extension",
+        "a numeric description, a capitalised type, padded values, an upper-case extension, "
+        "a description cut by a YAML comment",
         _selected("number.md", "spaced.md", "Upper.MD"),
         extra=_FRONTMATTER_MORE,
     ),

@@ -224,7 +224,7 @@ async def test_lint_findings_are_data(memdir: Path) -> None:
         bare = [d for d in lint.structured_content["diagnostics"] if d["path"] == "bare.md"]
         assert {"path", "line", "column", "code", "severity", "message"} <= set(bare[0])
         assert any(d["code"] == "MEM101" for d in bare)
-        assert "bare.md:1:1: error MEM101 [*] no frontmatter" in text_of(lint)
+        assert "bare.md:1:1: error MEM101 no frontmatter" in text_of(lint)
 
 
 async def test_index_reports_entries_past_the_cap(
@@ -493,3 +493,48 @@ async def test_over_streamable_http_on_loopback(memdir: Path) -> None:
             assert annotations is not None and annotations.read_only_hint is True
             result = await client.call_tool("memory_recall", {"query": DEPLOY_QUERY})
             assert "Deploys go through the staging cluster first." in text_of(result)
+
+
+# --- another agent's memory -----------------------------------------------------------------
+
+
+async def test_another_agents_memory_is_declined_with_the_notice(tmp_path: Path) -> None:
+    """A Hermes memory dir: recall, lint and the memory tool's writes decline, each with the
+    sentence every face uses; reading (view, search, index) still works; nothing is written."""
+    from memdir.agent.formats import notice, recognise_dir
+    from other_formats import HERMES, make_format_dir, tree_bytes
+
+    root = make_format_dir(tmp_path / "hermes", HERMES)
+    found = recognise_dir(root)
+    assert found is not None
+    sentence = f"{root}: {notice(found)}"
+    before = tree_bytes(tmp_path)
+    async with connect(root) as client:
+        recall = await client.call_tool("memory_recall", {"query": "when does staging reboot?"})
+        assert not recall.is_error and text_of(recall) == f"No memories recalled: {sentence}"
+        lint = await client.call_tool("memory_lint", {})
+        assert text_of(lint) == sentence
+        assert lint.structured_content == {"files": 0, "diagnostics": [], "notice": sentence}
+        create = await client.call_tool(
+            "memory", {"command": "create", "path": "/memories/x.md", "file_text": "hi\n"}
+        )
+        assert create.is_error and text_of(create) == f"Error: `create` declined: {sentence}"
+        view = await client.call_tool("memory", {"command": "view", "path": "/memories"})
+        assert not view.is_error and "USER.md" in text_of(view)
+        found_lines = await client.call_tool("memory_search", {"pattern": "staging"})
+        assert "MEMORY.md:1:" in text_of(found_lines)
+    assert tree_bytes(tmp_path) == before
+
+
+async def test_the_setting_lets_mcp_treat_it_as_claude_codes(tmp_path: Path) -> None:
+    from other_formats import HERMES, make_format_dir
+
+    root = make_format_dir(tmp_path / "hermes", {**HERMES, "memdir.toml": "any_format = true\n"})
+    async with connect(root) as client:
+        lint = await client.call_tool("memory_lint", {})
+        assert lint.structured_content is not None and lint.structured_content["files"] == 1
+        create = await client.call_tool(
+            "memory", {"command": "create", "path": "/memories/x.md", "file_text": "hi\n"}
+        )
+        assert not create.is_error
+    assert (root / "x.md").is_file()

@@ -487,6 +487,8 @@ export interface StatusDirectory {
   writable: boolean;
   /** Why it is read-only, and what would let the server write (null when writable). */
   readOnlyReason: string | null;
+  /** Set when the directory looks like another agent's memory (OpenClaw, Hermes, a memory bank ...): the sentence said once to the user; nothing is checked, fixed or written there (null: Claude Code's format, or forced by the `anyFormat` setting). */
+  notice: string | null;
   /** The session asked for by `sessionId` (null: no such session yet). */
   session: SessionState | null;
 }

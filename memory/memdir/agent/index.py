@@ -29,14 +29,33 @@ from memdir.textio import decode_bytes, read_text, utf8_len, utf16_len, utf16_pr
 #: bracketed (parenthesised) parts; each run is possessive because the first character decides
 #: which part comes next, so giving back never helps.
 _ENTRY = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<bullet>[-*+])[ \t]+"
+    r"^(?P<indent>[ \t]*)(?P<bullet>[-*+]|\d{1,9}[.)])[ \t]+"
     r"\[(?P<title>(?:[^\\\[\]]++|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
     r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]++|\\.|\([^()\s]*+\))++)(?:[ \t]+\"[^\"]*\")?\)"
     r"(?P<rest>(?P<lead>[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*)?.*)$"
 )
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-#: How nearly every entry line starts.
+#: How nearly every entry line starts (a numbered entry, ``1. [Title](file.md)``, is read too).
 _ENTRY_STARTS = ("- [", "* [", "+ [")
+#: A Markdown link anywhere on a line (a table cell, prose): the title and the target, with the
+#: target grammar of :data:`_ENTRY`.
+_LINK = re.compile(
+    r"\[(?P<title>(?:[^\\\[\]]++|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
+    r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]++|\\.|\([^()\s]*+\))++)(?:[ \t]+\"[^\"]*\")?\)"
+)
+#: A file named in code form, ``notes.md`` in backticks: the model reads the name as a pointer.
+_CODE_NAME = re.compile(r"`(?:\./)?([^`\s]+\.md)(?:#[^`]*)?`")
+#: A list item that points at a file in code form instead of a link, e.g.
+#: ``- `notes/deploy.md` — how to deploy`` or ``- Guide: `~/guides/x.md` — …``: a short label
+#: may come first, a hook after.
+_POINTER = re.compile(
+    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:[^`]{0,40}?[:\uff1a][ \t]*)?`[^`]+\.md`"
+    r"[ \t]*(?:(?:—|–|--|-|:)(?:[ \t]|$).*)?$"
+)
+#: A table row (or its delimiter row), e.g. ``| [Title](file.md) | hook |``.
+_TABLE_ROW = re.compile(r"^[ \t]*\|")
+#: A thematic break, ``---``, ``***`` or ``___``: structure, never content.
+_RULE = re.compile(r"^ {0,3}([-*_])[ \t]*(?:\1[ \t]*){2,}$")
 #: A fenced code block's opening or closing line; the group is the fence (a closing one is at
 #: least as long, of the same character). :class:`Fences` tracks it. Any indent: a fence nested
 #: in a list item is indented as deep as the item's text.
@@ -211,6 +230,11 @@ class Index:
     #: The line opening a fenced block or HTML comment left open at the end of the text: a line
     #: appended after it would be hidden in it (not an entry), so new entries go before it.
     open_block: int | None = None
+    #: Links to ``.md`` files written outside entry lines (table cells, prose, headings), as
+    #: entries without bullet or hook: the model follows a link wherever the index has it.
+    references: tuple[IndexEntry, ...] = ()
+    #: ``.md`` paths the index names in code form (`` `notes.md` ``), outside code blocks.
+    named: tuple[str, ...] = ()
 
 
 def _to_fixed_1(value: float) -> str:
@@ -600,7 +624,50 @@ def _line_kind(line: str) -> str:
         return "blank"
     if _HEADING.match(line):
         return "heading"
-    return "bullet" if BULLET.match(line) else "text"
+    if _RULE.match(line):
+        return "rule"
+    if _TABLE_ROW.match(line):
+        return "table"
+    if BULLET.match(line):
+        return "pointer" if "`" in line and _POINTER.match(line) else "bullet"
+    return "text"
+
+
+def _references(
+    entries: tuple[IndexEntry, ...], other: tuple[IndexLine, ...]
+) -> tuple[tuple[IndexEntry, ...], tuple[str, ...]]:
+    """The links to ``.md`` files on lines that are no entries, and the ``.md`` paths named in
+    code form anywhere outside code blocks and comments (see :attr:`Index.references`)."""
+    links: list[IndexEntry] = []
+    named: list[str] = []
+    for item in other:
+        if item.kind not in _READ_KINDS:
+            continue
+        line = item.raw
+        if "](" in line:
+            for match in _LINK.finditer(line):
+                path = normalize_target(match.group(2))
+                if not path.lower().endswith(".md"):
+                    continue
+                title_start, title_end = match.span(1)
+                target_start, target_end = match.span(2)
+                end = len(line.rstrip())
+                links.append(
+                    IndexEntry(
+                        item.line, line, "", sys.intern(path), "",
+                        title_start, title_end, target_start, target_end, end, end,
+                    )
+                )  # fmt: skip
+        if "`" in line:
+            named += (normalize_target(m) for m in _CODE_NAME.findall(line))
+    for entry in entries:
+        if "`" in entry.raw:
+            named += (normalize_target(m) for m in _CODE_NAME.findall(entry.hook))
+    return tuple(links), tuple(named)
+
+
+#: The lines whose links and code names the model reads as pointers to files.
+_READ_KINDS = frozenset({"text", "bullet", "pointer", "table", "heading"})
 
 
 def _not_loaded(load: IndexLoad, size: int, limit: int) -> IndexLoad:
@@ -638,6 +705,7 @@ def parse_index(
         text, problems, size = _read_cap(text, problems)
     lines = tuple(text.split("\n"))
     entries, other, open_block = _classify(lines)
+    references, named = _references(entries, other)
     load = load_cap(text, target=target)
     limit = target.index_max_file_bytes
     if limit is not None and size is not None and size > limit:
@@ -659,6 +727,8 @@ def parse_index(
         problems=problems,
         cut_entries=cut,
         open_block=open_block,
+        references=references,
+        named=named,
     )
 
 

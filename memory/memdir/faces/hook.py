@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from memdir.agent.formats import declined
 from memdir.agent.paths import locate_memory_dir, state_dir
 from memdir.config import Settings, load_settings
 from memdir.containment import relative_inside
@@ -289,6 +290,11 @@ def user_prompt_submit(
     notes: list[str] = []
     settings: Settings = load_settings(directory, location.project_root)
     notes.extend(f"settings: {error}" for error in settings.errors)
+    notice = declined(directory, settings.any_format)
+    if notice is not None:
+        # Another agent's memory: nothing of it is injected as Claude Code's memories.
+        notes.append(f"{directory}: {notice}")
+        return HookOutcome(None, "; ".join(notes), sid, directory)
     states = state_dir(env, home)
     path = session_path(states, parsed.session_id)
     try:

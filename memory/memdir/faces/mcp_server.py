@@ -205,11 +205,23 @@ class MemdirMCP:
 
     # -- the memory tool ------------------------------------------------------------------------
 
+    def declined(self, root: Path) -> str | None:
+        """The notice for a served dir that holds another agent's memory (None: Claude Code's,
+        or forced by its ``any_format`` setting): recall, lint and writes decline with it."""
+        from memdir.agent.formats import declined
+
+        sentence = declined(root, load_settings(root).any_format)
+        return None if sentence is None else f"{root}: {sentence}"
+
     async def memory(self, data: dict[str, Any], directory: str | None = None) -> CallToolResult:
         root = self.pick(directory)
         command = data.get("command")
         if self.read_only and command in WRITE_COMMANDS:
             return read_only_refusal(str(command))
+        if command in WRITE_COMMANDS:
+            notice = await asyncio.to_thread(self.declined, root)
+            if notice is not None:
+                return _text_result(f"Error: `{command}` declined: {notice}", is_error=True)
         # Here, not at startup: the writer behind the tool is the heaviest of memdir's imports.
         from memdir.writing.memory_tool import MemdirMemoryTool
 
@@ -240,6 +252,11 @@ class MemdirMCP:
         if not query.strip():
             raise ToolError("`query` must not be empty: pass the user's message")
         root = self.pick(directory)
+        notice = await asyncio.to_thread(self.declined, root)
+        if notice is not None:
+            return _text_result(
+                f"No memories recalled: {notice}", meta={RECALL_META_KEY: {"notice": notice}}
+            )
         session = self.session(root, session_id or DEFAULT_SESSION)
         result = await prefetch(query, root, session, recent_tools)
         if result.attachment:
@@ -291,6 +308,9 @@ class MemdirMCP:
         from memdir.lint.state import DirState
 
         root = self.pick(directory)
+        notice = self.declined(root)
+        if notice is not None:
+            return _text_result(notice, data={"files": 0, "diagnostics": [], "notice": notice})
         state = DirState(root, load_settings(root))
         state.refresh()
         result = state.lint()

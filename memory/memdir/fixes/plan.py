@@ -28,17 +28,21 @@ from memdir.agent.index import Index, encode_target, fit_entry, normalize_target
 from memdir.agent.topic import field_key
 from memdir.fixes.model import CreateFile, DeleteFile, Fix, TextEdit
 from memdir.fixes.text import (
-    first_heading,
+    DRAFT_HEAD_LINES,
+    agent_name,
     first_sentence,
     guess_title,
     guess_type,
     hook_after_title,
     kebab_slug,
+    lead_sentence,
     memory_name,
     name_from_file,
     render_frontmatter,
     render_topic,
+    stated_type,
     type_from_path,
+    type_spelling,
     unique_file_name,
     yaml_scalar,
 )
@@ -82,24 +86,65 @@ def _index_edit(index: Index, span: Span, new_text: str) -> TextEdit:
 # --- topic files -----------------------------------------------------------------------------
 
 
-def frontmatter_skeleton(topic: TopicFile) -> Fix:
-    """MEM101's safe fix: a frontmatter block above the untouched text.
+#: Checks a drafted description as MEM109 does: ``(description, name, rel_path)`` to why it is
+#: vague, or None. Lint passes its own, so that the fixes never import the rules.
+DescriptionCheck = Callable[[str, str, str], str | None]
 
-    ``name`` is the file name as a slug (:func:`name_from_file`); ``description`` a draft from
-    the first sentence (else the first heading); ``type`` only when the file name or folder says
-    it, since an unattended fix must not guess: lint keeps reporting the empty type until a
-    person fills it in.
+
+def _head(text: str) -> str:
+    return "\n".join(text.split("\n", DRAFT_HEAD_LINES)[:DRAFT_HEAD_LINES])
+
+
+def skeleton_type(topic: TopicFile) -> tuple[str, bool]:
+    """The type a skeleton for ``topic`` writes, and whether the file states it (else it is a
+    guess from the words: :func:`guess_type`)."""
+    stated = stated_type(topic.rel_path, _head(topic.text))
+    return (stated, True) if stated else (guess_type(topic.text), False)
+
+
+def frontmatter_skeleton(
+    topic: TopicFile, type_: str | None = None, *, vague: DescriptionCheck | None = None
+) -> Fix:
+    """MEM101's fix: a frontmatter block above the untouched text.
+
+    ``name`` is the file name as a slug (:func:`name_from_file`); ``description`` the first
+    sentence of the file's lead (:func:`lead_sentence`: never a dated bullet, a heading alone,
+    a link line or bookkeeping), else empty for a person to write; ``type`` is ``type_``, else
+    the type the file states (:func:`stated_type`), else a guess from its words.
+
+    Safe (``memdir lint --fix`` applies it) only when the result is finished: the type is the
+    one the file states, the description is drafted and ``vague`` (MEM109's check; without it
+    nothing is safe) finds nothing wrong with it, and the agent keeps the name as it is. Any
+    other skeleton would leave a finding of its own making (MEM103, MEM109, MEM115), so it is
+    left to the editor, where a person chooses the type (:func:`skeleton_choices`).
     """
-    head = "\n".join(topic.text.split("\n", 40)[:40])
-    description = first_sentence(head) or first_heading(head)
-    block = render_frontmatter(
-        name_from_file(topic.rel_path), description, type_from_path(topic.rel_path)
+    head = _head(topic.text)
+    guessed, stated = skeleton_type(topic)
+    chosen = type_ or guessed
+    name = name_from_file(topic.rel_path)
+    description = lead_sentence(head)
+    safe = (
+        stated
+        and chosen == guessed
+        and bool(description)
+        and agent_name(name) == name
+        and vague is not None
+        and vague(description, name, topic.rel_path) is None
     )
+    block = render_frontmatter(name, description, chosen)
     edit = TextEdit(topic.path, topic.rel_path, Span(0, 0, 0, 0), block)
-    return Fix("Add a frontmatter skeleton (name, description, type)", (edit,), safe=True)
+    return Fix(f"Add frontmatter as a `{chosen}` memory", (edit,), safe=safe)
 
 
-def set_type(topic: TopicFile, new_type: str) -> Fix | None:
+def skeleton_choices(topic: TopicFile, first: str | None = None) -> list[Fix]:
+    """One :func:`frontmatter_skeleton` per memory type, ``first`` first: the editor's MEM101
+    menu, for a person to say what kind of memory the file is."""
+    order = [first] if first in C.MEMORY_TYPES else []
+    order += [t for t in C.MEMORY_TYPES if t != first]
+    return [frontmatter_skeleton(topic, t) for t in order]
+
+
+def set_type(topic: TopicFile, new_type: str, *, safe: bool = False) -> Fix | None:
     """Replace a topic's (unknown) type value; None when there is no type value to replace."""
     fm = topic.frontmatter
     if fm is None:
@@ -108,7 +153,14 @@ def set_type(topic: TopicFile, new_type: str) -> Fix | None:
     if span is None:
         return None
     edit = TextEdit(topic.path, topic.rel_path, span, new_type)
-    return Fix(f"Change the type to `{new_type}`", (edit,))
+    return Fix(f"Change the type to `{new_type}`", (edit,), safe=safe)
+
+
+def correct_type(topic: TopicFile, suggestion: str) -> Fix | None:
+    """MEM104's fix: the suggested type; safe only when the value is that type misspelled
+    (:func:`type_spelling`: another case, a plural, one letter off), so nothing is guessed.
+    A synonym (``decision`` for ``project``) is the editor's, for a person to confirm."""
+    return set_type(topic, suggestion, safe=type_spelling(topic.raw_type or "") == suggestion)
 
 
 def set_name(topic: TopicFile, new_name: str, reason: str) -> Fix | None:
@@ -120,6 +172,17 @@ def set_name(topic: TopicFile, new_name: str, reason: str) -> Fix | None:
         return None
     edit = TextEdit(topic.path, topic.rel_path, span, yaml_scalar(new_name))
     return Fix(f"{reason}: rename to `{new_name}`", (edit,))
+
+
+def quote_value(topic: TopicFile, key: str, value: str, safe: bool) -> Fix | None:
+    """Write a top-level field's whole line ``value`` as a quoted scalar, so YAML keeps what a
+    `` #`` would otherwise cut as a comment (MEM124)."""
+    fm = topic.frontmatter
+    span = fm.value_spans.get(key) if fm is not None else None
+    if span is None:
+        return None
+    edit = TextEdit(topic.path, topic.rel_path, span, yaml_scalar(value))
+    return Fix(f"Quote the {key} so YAML keeps it whole", (edit,), safe=safe)
 
 
 def type_choices(topic: TopicFile, suggested: str | None = None) -> list[Fix]:
@@ -168,12 +231,40 @@ def entry_insertion(index: Index, line: str) -> TextEdit:
 
 
 def add_to_index(
-    index: Index, rel_path: str, title: str, description: str, limit: int = C.INDEX_LINE_LIMIT
+    index: Index,
+    rel_path: str,
+    title: str,
+    description: str,
+    limit: int = C.INDEX_LINE_LIMIT,
+    room: IndexRoom | None = None,
 ) -> Fix:
-    """MEM107's safe fix: an entry for an orphan topic file (and MEMORY.md when there is none)."""
+    """MEM107's fix: an entry for an orphan topic file (and MEMORY.md when there is none); safe
+    unless ``room`` (shared by the orphans of one run) has no room left for it."""
     entry = fit_entry(title, rel_path, description, limit)
     creates = () if index.exists else (CreateFile(index.path, C.INDEX_FILENAME, ""),)
-    return Fix(f"Add {rel_path} to MEMORY.md", (entry_insertion(index, entry),), creates, safe=True)
+    safe = room is None or room.take(entry)
+    return Fix(f"Add {rel_path} to MEMORY.md", (entry_insertion(index, entry),), creates, safe=safe)
+
+
+class IndexRoom:
+    """How many more entries ``memdir lint --fix`` may add to MEMORY.md unattended: as many as
+    keep it within the agent's rewrite target and the near-cap share of its characters (MEM003),
+    so that adding orphans never pushes the index near or past its load cap. Entries past that
+    are the editor's: which memories the index shows is then a person's choice."""
+
+    def __init__(self, index: Index) -> None:
+        load = index.load
+        self.lines = C.INDEX_REWRITE_TARGET_LINES - load.line_count
+        self.chars = int(C.INDEX_MAX_CHARS * C.INDEX_NEAR_CAP_RATIO) - load.char_count
+
+    def take(self, entry_line: str) -> bool:
+        """Whether ``entry_line`` still fits; if it does, its room is taken."""
+        size = utf16_len(entry_line) + 1
+        if self.lines < 1 or self.chars < size:
+            return False
+        self.lines -= 1
+        self.chars -= size
+        return True
 
 
 def remove_entry(index: Index, entry: IndexEntry, title: str, safe: bool = False) -> Fix:
@@ -414,23 +505,92 @@ def _append_hook(index: Index, entry: IndexEntry, rel: str, existing: str, limit
     return MovePlan(fix, rel, new_line, existing + lead + entry.hook + "\n")
 
 
-def content_block(index: Index, line: int) -> tuple[int, int] | None:
-    """The run of non-index content (text, bullets without links) around ``line``, if any.
+#: Lines that are memory content when they stand in MEMORY.md (a table only when no row of it
+#: links a file: then it is an index in table form).
+_CONTENT_KINDS = frozenset({"text", "bullet", "code", "table"})
+#: Lines that end a block: the index's own structure.
+_BLOCK_ENDS = frozenset({"heading", "frontmatter", "entry"})
 
-    Headings, blank lines and entries bound a block: content written straight into MEMORY.md
-    is what the agent is told never to do, and it is what "move to a topic file" is for.
-    """
+
+@dataclass(frozen=True)
+class ContentBlock:
+    """A run of content in MEMORY.md: the text between two headings or entries (blank lines,
+    rules, comments and pointer lines inside it do not split it), from its first content line
+    to its last."""
+
+    start: int
+    end: int
+    #: Content lines in it (blank lines and the structure between them not counted).
+    lines: int
+    #: The kinds of its content lines (``text``, ``bullet``, ``code``, ``table``).
+    kinds: frozenset[str]
+    #: A short note opening the index (at most :data:`C.INDEX_PREAMBLE_MAX_LINES` lines under at
+    #: most a title, before the first entry and followed by more): how the index is kept, not a
+    #: memory.
+    preamble: bool
+
+
+def content_blocks(index: Index) -> list[ContentBlock]:
+    """The blocks of content written into MEMORY.md, in order: what MEM004 reports (one finding
+    a block) and what "move to a topic file" moves from a cursor."""
     kinds = {item.line: item.kind for item in index.other}
-    movable = {"text", "bullet"}
-    if kinds.get(line) not in movable:
-        return None
-    start = line
-    while start - 1 >= 0 and kinds.get(start - 1) in movable:
-        start -= 1
-    end = line
-    while end + 1 < len(index.lines) and kinds.get(end + 1) in movable:
-        end += 1
-    return start, end
+    linking = {ref.line for ref in index.references}
+    index_rows = _index_tables(kinds, linking)
+    blocks: list[ContentBlock] = []
+    start = end = -1
+    count = 0
+    found: set[str] = set()
+    headings = 0
+    opened = True  # no entry or second heading seen yet: a block here may be the preamble
+    first = True
+
+    def close(followed: bool) -> None:
+        nonlocal start, count, first
+        if start >= 0:
+            preamble = first and opened and followed and count <= C.INDEX_PREAMBLE_MAX_LINES
+            blocks.append(ContentBlock(start, end, count, frozenset(found), preamble))
+            first = False
+        start, count = -1, 0
+        found.clear()
+
+    for number in range(len(index.lines)):
+        kind = kinds.get(number, "entry")
+        if kind in _BLOCK_ENDS:
+            close(followed=True)
+            if kind == "heading":
+                headings += 1
+            opened = opened and kind != "entry" and headings <= 1
+        elif kind in _CONTENT_KINDS and number not in index_rows:
+            if start < 0:
+                start = number
+            end = number
+            count += 1
+            found.add(kind)
+    close(followed=False)
+    return blocks
+
+
+def _index_tables(kinds: dict[int, str], linking: set[int]) -> set[int]:
+    """The rows of tables that link files (an index written as a table), header rows included."""
+    rows: set[int] = set()
+    run: list[int] = []
+    for number in [*sorted(n for n, kind in kinds.items() if kind == "table"), -2]:
+        if run and number != run[-1] + 1:
+            if linking.intersection(run):
+                rows.update(run)
+            run = []
+        run.append(number)
+    return rows
+
+
+def content_block(index: Index, line: int) -> tuple[int, int] | None:
+    """The block of content (:func:`content_blocks`) that ``line`` is in, if any: content
+    written straight into MEMORY.md is what the agent is told never to do, and it is what "move
+    to a topic file" is for."""
+    for block in content_blocks(index):
+        if block.start <= line <= block.end:
+            return block.start, block.end
+    return None
 
 
 def move_fixes(
@@ -450,7 +610,7 @@ def move_fixes(
     otherwise the cursor's line decides: the block of content around it, or an over-long entry.
     """
     kinds = {item.line: item.kind for item in index.other}
-    if selection and any(kinds.get(n) in ("text", "bullet", "code") for n in range(start, end + 1)):
+    if selection and any(kinds.get(n) in _CONTENT_KINDS for n in range(start, end + 1)):
         moved = move_to_topic(index, start, end, taken, limit, read_topic=read_topic)
         return [moved.fix] if moved is not None else []
     plans: list[MovePlan | None] = []

@@ -16,7 +16,7 @@ from collections.abc import Collection
 
 from memdir import constants as C
 from memdir.agent.index import BULLET
-from memdir.agent.topic import _YAML_AWKWARD, _simple_scalar
+from memdir.agent.yaml_loaders import _YAML_AWKWARD, _simple_scalar
 
 #: File names made from titles are cut to this many characters before ``.md`` (kept readable).
 SLUG_MAX_CHARS = 60
@@ -27,6 +27,13 @@ DRAFT_DESCRIPTION_CHARS = 100
 #: Titles drafted from moved text are cut to this many characters.
 TITLE_MAX_CHARS = 60
 UNTITLED = "Untitled memory"
+#: A misspelled type is read as a typo only from this many characters (``use`` is no ``user``).
+TYPE_TYPO_MIN_CHARS = 4
+#: A drafted description needs this many words (a CJK character counts half a word) of its own
+#: once links, URLs and code are taken out: fewer is a link line or a label, not a description.
+DESCRIPTION_MIN_PROSE_WORDS = 4
+#: Only the first lines of a file are searched for a stated type or a lead sentence.
+DRAFT_HEAD_LINES = 40
 
 _NOT_WORD = re.compile(r"[^\w]+|_+")
 _NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]+")
@@ -43,6 +50,34 @@ _NOT_PROSE = ("#", "```", "~~~", "<!--", "---", "|")
 #: Plain YAML scalars that need no parser to be sure they read back as the same string.
 _SURELY_PLAIN = re.compile(r"[^\W\d_][\w ,'()/-]*[\w)]", re.ASCII)
 _YAML_WORDS = frozenset(("true", "false", "yes", "no", "on", "off", "null", "y", "n"))
+_TYPES = "|".join(C.MEMORY_TYPES)
+#: A heading that opens with a type and a colon or dash: ``# Feedback: no mocks``.
+_TYPE_HEADING = re.compile(
+    rf"^ {{0,3}}#{{1,6}}[ \t]+[*_]*({_TYPES})[*_]*[ \t]*[:—–]", re.IGNORECASE
+)
+#: A ``Type: project`` line (a bullet, bold or code marks allowed).
+_TYPE_LINE = re.compile(
+    rf"^[ \t]*(?:[-*+][ \t]+)?[*_]*type[*_]*[ \t]*:[*_]*[ \t]*[*_`]*({_TYPES})[*_`]*[ \t]*$",
+    re.IGNORECASE,
+)
+#: A date where a line starts (``2026-03-01:``, ``**2026-03-01**``, ``[2026-03-01]``).
+_DATED = re.compile(r"^[\W_]*(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4})\b")
+#: ``Label: value`` lines that are bookkeeping, not a description of the memory.
+_LABEL = re.compile(r"^[*_]*([^\W\d][\w .-]{0,30}?)[*_]*[ \t]*[:：][*_]*(?:[ \t]|$)")
+_BOILERPLATE_LABELS = frozenset(
+    (
+        *("date", "updated", "last updated", "last update", "created", "modified", "author"),
+        *("status", "tags", "tag", "source", "sources", "version", "see", "see also", "related"),
+        *("todo", "tbd", "note", "notes", "type", "name", "links", "link", "ref", "refs", "owner"),
+    )
+)
+_BOILERPLATE_START = re.compile(
+    r"^(?:auto-?generated|generated (?:by|with|from)|do not edit|todo\b|tbd\b|wip\b"
+    r"|see (?:also\b|\[)"
+    r"|this (?:file|document|page) (?:is|was) (?:auto|generated|maintained|managed|updated))",
+    re.IGNORECASE,
+)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
 
 
 # --- names -----------------------------------------------------------------------------------
@@ -199,6 +234,68 @@ def first_sentence(text: str, limit: int = DRAFT_DESCRIPTION_CHARS) -> str:
     return shorten(sentence, limit)
 
 
+def _prose_words(line: str) -> float:
+    """How many words of its own a line has once links, URLs and code are taken out (a wide
+    CJK character counts half a word)."""
+    text = _URL.sub(" ", _CODE_SPAN.sub(" ", _LINK_TEXT.sub(" ", line)))
+    words = re.findall(r"[^\W\d_]+", text)
+    return sum(1 if w.isascii() else max(1, len(w) / 2) for w in words)
+
+
+def _describes(line: str) -> bool:
+    """A line of prose that can describe the memory: not a heading, list item, quote, table,
+    code or comment, not dated, not a link line and not bookkeeping (``Updated: ...``)."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith((*_NOT_PROSE, ">", "[!", "!")) or BULLET.match(line):
+        return False
+    if _DATED.match(stripped) or _BOILERPLATE_START.match(plain_text(stripped)):
+        return False
+    label = _LABEL.match(stripped)
+    if label and (
+        label.group(1).strip().casefold() in _BOILERPLATE_LABELS
+        or _DATED.match(stripped[label.end() :])
+    ):
+        return False
+    return _prose_words(stripped) >= DESCRIPTION_MIN_PROSE_WORDS
+
+
+def lead_sentence(text: str, limit: int = DRAFT_DESCRIPTION_CHARS) -> str:
+    """The first sentence of the file's lead, as plain words: a draft description that a fix
+    may write unattended; "" when the file has none.
+
+    The lead is the prose a file opens with, above or under its title and before its second
+    heading: what the file says it is about. Skipped on the way: list items (a dated log's
+    ``- 2026-03-01: ...`` bullets), quotes, tables, code, comments, link lines and bookkeeping
+    lines; a heading's words alone are a title, not a description. Prose under a later
+    section describes that section, so it is never taken.
+    """
+    paragraph: list[str] = []
+    headings = 0
+    fence = ""
+    for line in text.split("\n")[:DRAFT_HEAD_LINES]:
+        stripped = line.strip()
+        if fence:
+            fence = "" if stripped.startswith(fence) else fence
+            continue
+        if stripped.startswith(("```", "~~~")):
+            if paragraph:
+                break
+            fence = stripped[:3]
+            continue
+        if _describes(line) and not (paragraph and stripped.startswith(_NOT_PROSE)):
+            paragraph.append(plain_text(stripped))
+            continue
+        if paragraph:
+            break
+        if _HEADING.match(line):
+            headings += 1
+            if headings > 1:
+                break
+    words = " ".join(p for p in paragraph if p)
+    sentence = _SENTENCE_END.split(words, maxsplit=1)[0].rstrip(".。")
+    return shorten(sentence, limit) if _prose_words(sentence) >= DESCRIPTION_MIN_PROSE_WORDS else ""
+
+
 def first_heading(text: str) -> str:
     """The words of the first Markdown heading of ``text``, or ""."""
     for line in text.split("\n"):
@@ -227,10 +324,63 @@ def guess_title(block: str) -> str:
 
 
 def type_from_path(rel_path: str) -> str:
-    """The memory type a file's name or folder states (``user-notes.md``, ``reference/x.md``),
-    or "": safe to write unattended, since the user chose that name."""
-    stem = file_stem(rel_path)
-    return next((t for t in C.MEMORY_TYPES if stem.startswith(t) or f"{t}/" in rel_path), "")
+    """The memory type a file's name or folder states (``user_role.md``, ``feedback-tests.md``,
+    ``reference/x.md``), or "": safe to write unattended, since the user chose that name.
+
+    The type must be a whole word of the name (``users-api.md`` and ``projection.md`` say
+    nothing) or a whole folder name.
+    """
+    first_word = re.split(r"[-_. ]", file_stem(rel_path).casefold(), maxsplit=1)[0]
+    folders = [part.casefold() for part in rel_path.split("/")[:-1]]
+    return next((t for t in C.MEMORY_TYPES if t == first_word or t in folders), "")
+
+
+def stated_type(rel_path: str, text: str) -> str:
+    """The type a file states, by its name or folder (:func:`type_from_path`), a heading that
+    opens with it (``# Feedback: no mocks``) or a ``Type: project`` line; "" when it states none.
+
+    Unlike :func:`guess_type` this never reads the type from what the memory talks about: a
+    fix applied unattended writes only a type the file already says.
+    """
+    from_path = type_from_path(rel_path)
+    if from_path:
+        return from_path
+    for line in text.split("\n"):
+        said = _TYPE_HEADING.match(line) or _TYPE_LINE.match(line)
+        if said:
+            return said.group(1).casefold()
+    return ""
+
+
+def type_spelling(raw: str) -> str | None:
+    """The one memory type ``raw`` is a misspelling of, or None.
+
+    Another case (``Project``), a plural (``feedbacks``) or one letter added, dropped, changed
+    or swapped (``refrence``, ``porject``) in a value of at least
+    :data:`TYPE_TYPO_MIN_CHARS` characters, when exactly one type is that close. A synonym
+    (``decision``) or a value near two types is a guess, not a spelling.
+    """
+    value = raw.strip().casefold()
+    if value in C.MEMORY_TYPES:
+        return value
+    close = [t for t in C.MEMORY_TYPES if value == t + "s"]
+    if not close and len(value) >= TYPE_TYPO_MIN_CHARS:
+        close = [t for t in C.MEMORY_TYPES if _one_edit_apart(value, t)]
+    return close[0] if len(close) == 1 else None
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """One insertion, deletion, substitution or swap of neighbours turns ``a`` into ``b``."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        if len(diff) == 1:
+            return True
+        i = diff[0]
+        return len(diff) == 2 and diff[1] == i + 1 and a[i : i + 2] == b[i + 1] + b[i]
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def guess_type(text: str) -> str:

@@ -51,7 +51,18 @@ def _cell(text: str) -> str:
 
 
 def _fix_note(rule: Rule) -> str:
+    if rule.safe_when:
+        return " *Safe fix when sure, else editor fix.*"
     return {"safe": " *Safe fix.*", "editor": " *Editor fix.*"}.get(rule.fixable, "")
+
+
+def _fix_line(rule: Rule) -> str:
+    if rule.safe_when:
+        return (
+            f"safe when {rule.safe_when}: then `memdir lint --fix` applies it. Otherwise the "
+            "language server offers it as a quick fix for a person to accept"
+        )
+    return _FIXES.get(rule.fixable, rule.fixable)
 
 
 def _severity(rule: Rule, table: bool = False) -> str:
@@ -72,7 +83,7 @@ def rule_page(rule: Rule) -> str:
         "\n"
         f"- **Default severity**: {_severity(rule)}\n"
         f"- **Checks**: {_SCOPES.get(rule.scope, rule.scope)}\n"
-        f"- **Fix**: {_FIXES.get(rule.fixable, rule.fixable)}\n"
+        f"- **Fix**: {_fix_line(rule)}\n"
         "\n"
         "## What it means\n"
         "\n"

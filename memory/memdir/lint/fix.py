@@ -21,7 +21,14 @@ from pathlib import Path, PurePosixPath
 from memdir.agent.index import Index
 from memdir.fixes.apply import FixError, apply_text_edits, overlaps, take
 from memdir.fixes.model import Fix, TextEdit
-from memdir.fixes.plan import confined, dangling_fixes, distinct, type_choices
+from memdir.fixes.plan import (
+    confined,
+    dangling_fixes,
+    distinct,
+    skeleton_choices,
+    skeleton_type,
+    type_choices,
+)
 from memdir.lint.diagnostic import Diagnostic
 from memdir.model import TopicFile
 
@@ -163,6 +170,9 @@ def quick_fixes(
     if code == "MEM104" and topic is not None:
         suggested = attached.edits[0].new_text if attached is not None and attached.edits else None
         fixes += type_choices(topic, suggested)
+    if code == "MEM101" and topic is not None and topic.frontmatter is None:
+        # The attached skeleton's type comes first; the person may say it is another kind.
+        fixes += skeleton_choices(topic, skeleton_type(topic)[0])
     return distinct(fixes)
 
 

@@ -26,13 +26,17 @@ FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice", "hint": "notice"}
+#: The id of SARIF's note for a directory left alone (another agent's memory).
+NOTICE_ID = "not-claude-code-memory"
 
 
 @dataclass(frozen=True)
 class Section:
-    """One linted directory."""
+    """One linted directory, or one left alone: ``notice`` says why (another agent's memory,
+    :func:`memdir.agent.formats.notice`), and ``result`` is then empty."""
 
     result: LintResult
+    notice: str | None = None
 
 
 def _relative(path: Path, base: Path) -> Path | None:
@@ -155,12 +159,42 @@ def format_sarif(sections: Sequence[Section], cwd: Path | None = None) -> str:
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": base.as_uri() + "/"}},
                 "columnKind": "unicodeCodePoints",
                 "results": results,
+                **_sarif_notices(sections, base),
             }
         ],
     }
     import json
 
     return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
+
+
+def _directory_uri(root: Path, base: Path) -> str:
+    relative = _relative(root, base)
+    return relative.as_posix() if relative is not None else root.as_uri()
+
+
+def _sarif_notices(sections: Sequence[Section], base: Path) -> dict[str, object]:
+    """A directory left alone, as SARIF says what a tool did not do: a note in the run's
+    invocation (``toolExecutionNotifications``), with the directory as its location."""
+    notes = [
+        {
+            "level": "note",
+            "descriptor": {"id": NOTICE_ID},
+            "message": {"text": section.notice},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _directory_uri(section.result.root, base)}
+                    }
+                }
+            ],
+        }
+        for section in sections
+        if section.notice is not None
+    ]
+    if not notes:
+        return {}
+    return {"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]}
 
 
 def _escape_data(text: str) -> str:
@@ -176,6 +210,13 @@ def format_github(sections: Sequence[Section], cwd: Path | None = None) -> str:
     base = Path(os.path.abspath(cwd or Path.cwd()))
     lines: list[str] = []
     for section in sections:
+        if section.notice is not None:
+            where = _relative(section.result.root, base)
+            shown = where.as_posix() if where is not None else str(section.result.root)
+            lines.append(
+                f"::notice title={_escape_property(f'memdir: {shown}')}::"
+                f"{_escape_data(section.notice)}"
+            )
         for d in section.result.diagnostics:
             relative = _relative(d.path, base)
             file = relative.as_posix() if relative is not None else str(d.path)

@@ -729,6 +729,7 @@ async def memdir_status(ls: MemoryServer, params: Any) -> Any:
                 index_line_limit=directory.settings.index_line_limit,
                 writable=directory.writable,
                 read_only_reason=directory.read_only,
+                notice=directory.notice,
                 session=state,
             )
         )

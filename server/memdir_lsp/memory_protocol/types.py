@@ -346,6 +346,10 @@ class StatusDirectory:
     writable: bool = True
     #: Why it is read-only, and what would let the server write (null when writable).
     read_only_reason: str | None = None
+    #: Set when the directory looks like another agent's memory (OpenClaw, Hermes, a memory
+    #: bank ...): the sentence said once to the user; nothing is checked, fixed or written
+    #: there (null: Claude Code's format, or forced by the `anyFormat` setting).
+    notice: str | None = None
     #: The session asked for by ``sessionId`` (null: no such session yet).
     session: SessionState | None = None
 

@@ -194,13 +194,19 @@ async def test_frontmatter_skeleton_fix(client: LanguageClient, workspace: Works
     uri = open_doc(client, workspace, "role.md")
     found = await wait_until(client, uri, lambda f: "MEM101" in codes(f))
     skeleton = next(d for d in found if d.code == "MEM101")
-    [action] = await quick_fixes(client, uri, skeleton)
-    assert action.title == "Add a frontmatter skeleton (name, description, type)"
+    actions = await quick_fixes(client, uri, skeleton)
+    # Nothing in the file says what kind of memory it is: a person picks the type, the guess
+    # (what lint attached) preferred.
+    assert {a.title for a in actions} == {
+        f"Add frontmatter as a `{t}` memory" for t in C.MEMORY_TYPES
+    }
+    [preferred] = [a for a in actions if a.is_preferred]
+    assert preferred.title == "Add frontmatter as a `project` memory"
+    [action] = [a for a in actions if a.title == "Add frontmatter as a `user` memory"]
     assert action.edit is not None
     apply_workspace_edit(action.edit, encoding_of(client))
     post = frontmatter.loads(workspace.text("role.md"))
-    # The skeleton names the file; a person picks the type (the fix leaves it to them).
-    assert post["name"] and "type" in post.metadata and "description" in post.metadata
+    assert post["name"] == "role" and post["type"] == "user" and "description" in post.metadata
     assert post.content.startswith("# Role")
 
 

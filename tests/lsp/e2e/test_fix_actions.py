@@ -21,6 +21,7 @@ INDEX = (
     "- [Role](role.md) — who Ana is\n"
     "- [Role](role.md) — who Ana is\n"
     "- [Gone](gone.md) — the release calendar\n"
+    "- [Issue](issue.md) — retry limits\n"
     "\n"
     "Some paragraph written into the index.\n"
 )
@@ -35,17 +36,22 @@ FILES = {
         "type: project\nmodified: 2026-12-03T10:00:00.000Z\nlast_verified: 2020-01-02\n---\n"
         "The freeze starts next Friday.\n"
     ),
+    "issue.md": (
+        "---\nname: issue\ndescription: Issue #31 retry limits agreed with payments\n"
+        "type: project\n---\nRetries stop after five attempts.\n"
+    ),
 }
 #: Code -> (the file its planted finding is in, the titles of every action offered for it).
 PLANTED: dict[str, tuple[str, set[str]]] = {
     "MEM004": ("MEMORY.md", {"Move to topic file some-paragraph-written-into-the-index.md"}),
     "MEM005": ("MEMORY.md", {"Create gone.md", "Remove the dangling entry for gone.md"}),
     "MEM006": ("MEMORY.md", {"Remove the duplicate entry for role.md (line 3)"}),
-    "MEM101": ("bare.md", {"Add a frontmatter skeleton (name, description, type)"}),
+    "MEM101": ("bare.md", {f"Add frontmatter as a `{t}` memory" for t in C.MEMORY_TYPES}),
     "MEM104": ("role.md", {f"Change the type to `{t}`" for t in C.MEMORY_TYPES}),
     "MEM107": ("orphan.md", {"Add orphan.md to MEMORY.md"}),
     "MEM115": ("retention.md", {"Use the file name: rename to `retention`"}),
     "MEM119": ("freeze.md", {"Replace “next Friday” with 2026-12-11 (as written on 2026-12-03)"}),
+    "MEM124": ("issue.md", {"Quote the description so YAML keeps it whole"}),
     # The server judges against the real date (the one input of a run not frozen here).
     "MEM120": ("freeze.md", {f"Mark verified today ({dt.date.today().isoformat()})"}),
 }
@@ -55,7 +61,7 @@ PLANTED: dict[str, tuple[str, set[str]]] = {
 ELSEWHERE = {
     "MEM117": "test_citation_fix.py",
     "MEM111": "test_merge_fix.py",  # deletes a file: its own workspace
-    "MEM124": "test_instructions_fix.py",  # needs the project's CLAUDE.md
+    "MEM127": "test_instructions_fix.py",  # needs the project's CLAUDE.md
 }
 
 

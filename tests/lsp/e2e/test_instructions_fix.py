@@ -1,4 +1,4 @@
-"""MEM124's editor fix: a memory repeating the project's CLAUDE.md is offered "delete this copy"
+"""MEM127's editor fix: a memory repeating the project's CLAUDE.md is offered "delete this copy"
 (the file deleted, its index entry removed). The workspace folder is a project with a CLAUDE.md;
 its memory is the agent's memory dir of that project."""
 
@@ -53,8 +53,8 @@ def workspace(tmp_path: Path) -> Workspace:
 async def test_delete_a_copy_of_claude_md(client: LanguageClient, workspace: Workspace) -> None:
     memory = agent_memory_dir(CONFIG_DIR, workspace.root)
     uri = (memory / "dev-shell.md").as_uri()
-    found = await wait_until(client, uri, lambda f: "MEM124" in codes(f))
-    [diagnostic] = [d for d in found if d.code == "MEM124"]
+    found = await wait_until(client, uri, lambda f: "MEM127" in codes(f))
+    [diagnostic] = [d for d in found if d.code == "MEM127"]
     assert diagnostic.severity == types.DiagnosticSeverity.Information
     [action] = await quick_fixes(client, uri, diagnostic)
     assert action.title == "Delete dev-shell.md: CLAUDE.md already says it"

@@ -190,3 +190,27 @@ def describe_os_error(exc: OSError) -> str:
         return reason
     name = os.path.basename(os.fsdecode(exc.filename)) or os.fsdecode(exc.filename)
     return f"{reason}: {shorten(name)}"
+
+
+def add_any_format_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--any-format``: a command that writes (or checks) a memory dir refuses another agent's
+    memory (:mod:`memdir.agent.formats`) unless given this or the ``any_format`` setting."""
+    parser.add_argument(
+        "--any-format",
+        action="store_true",
+        help=f"{what} even when the directory looks like another agent's memory (OpenClaw, "
+        "Hermes, a memory bank ...), which is otherwise left alone with a notice",
+    )
+
+
+def refuse_other_format(args: argparse.Namespace, directory: Path) -> None:
+    """Raise the notice as a usage error when ``directory`` holds another agent's memory and
+    neither ``--any-format`` nor the directory's ``any_format`` setting forces the command."""
+    from memdir.agent.formats import declined
+    from memdir.config import load_settings
+
+    if getattr(args, "any_format", False):
+        return
+    sentence = declined(directory, load_settings(directory).any_format)
+    if sentence is not None:
+        raise CliError(f"{shown(directory)}: {sentence}")

@@ -11,8 +11,10 @@ from pathlib import Path
 
 from memdir.faces.cli.common import (
     CliError,
+    add_any_format_argument,
     add_dir_argument,
     add_json_argument,
+    refuse_other_format,
     resolve_dir,
     shown,
 )
@@ -47,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--dry-run", action="store_true", help="show the writes it would make; write nothing"
     )
     add_json_argument(extract)
+    add_any_format_argument(extract, "extract into it")
     extract.set_defaults(func=cmd_extract)
 
 
@@ -55,6 +58,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     if not transcript.is_file():
         raise CliError(f"no such transcript: {transcript}")
     directory = resolve_dir(args)
+    refuse_other_format(args, directory)
     project: Path | None = args.project
     if project is not None:
         project = project.expanduser()

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from memdir.faces.cli.common import (
     CliError,
+    add_any_format_argument,
     add_dir_argument,
     existing_dir,
     given_dirs,
@@ -50,8 +51,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     lint.add_argument(
         "--fix",
         action="store_true",
-        help="apply safe fixes (add orphans to the index, drop exact duplicate entries, "
-        "add a frontmatter skeleton) and report what is left",
+        help="apply safe fixes (add orphans to the index, drop exact duplicate entries, add "
+        "frontmatter to a file that states its type, correct a misspelled type) and report what "
+        "is left",
     )
     lint.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when problems are found"
@@ -64,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(MEM117, MEM118; default: the project of the agent's memory dir when no DIR is given, "
         "else not checked)",
     )
+    add_any_format_argument(lint, "check it (and with --fix, fix it)")
     lint.add_argument(
         "--absolute-paths",
         action="store_true",
@@ -121,13 +124,14 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from memdir.agent.formats import declined
     from memdir.agent.paths import display_path
     from memdir.config import load_settings
     from memdir.lint.diagnostic import FAILING
     from memdir.lint.engine import with_cli_codes
     from memdir.lint.formats import Section, render
     from memdir.lint.rules import expand_codes
-    from memdir.lint.state import DirState
+    from memdir.lint.state import DirState, LintResult
 
     select = _codes(args.select, "--select")
     ignore = _codes(args.ignore, "--ignore")
@@ -143,6 +147,15 @@ def _run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot read settings: {settings.load_error}")
         for error in settings.errors:
             print(f"memdir lint: warning: {settings.source}: {error}", file=sys.stderr)
+        notice = declined(directory, args.any_format or settings.any_format)
+        if notice is not None:
+            # Another agent's memory: no finding, nothing fixable, nothing written.
+            print(
+                f"memdir lint: notice: {display_path(directory, relative_to)}: {notice}",
+                file=sys.stderr,
+            )
+            sections.append(Section(LintResult(directory, 0), notice))
+            continue
         cited_root = explicit_project or project_root
         project = None
         if any(settings.code_enabled(code) for code in _CITATION_CODES):
@@ -191,7 +204,7 @@ def _run(args: argparse.Namespace) -> int:
     sys.stdout.write(render(args.format, sections, cwd, args.absolute_paths))
     sys.stdout.flush()
     diagnostics = [d for section in sections for d in section.result.diagnostics]
-    if args.format == "text":
+    if args.format == "text" and any(s.notice is None for s in sections):
         print(_summary(diagnostics, sum(s.result.files for s in sections)), file=sys.stderr)
     if args.exit_zero:
         return 0

@@ -12,7 +12,13 @@ import argparse
 import json
 import sys
 
-from memdir.faces.cli.common import CliError, add_dir_argument, resolve_dir
+from memdir.faces.cli.common import (
+    CliError,
+    add_any_format_argument,
+    add_dir_argument,
+    refuse_other_format,
+    resolve_dir,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help='the command, e.g. \'{"command": "view", "path": "/memories"}\' ("-": read stdin)',
     )
     add_dir_argument(tool)
+    add_any_format_argument(tool, "write")
     tool.set_defaults(func=cmd_tool)
 
 
@@ -42,12 +49,16 @@ def cmd_tool(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         raise CliError(f"the command is not valid JSON: {exc}") from None
     # Imported here: the writer behind it is more than most subcommands need.
+    from memdir.writing.memory_commands import WRITE_COMMANDS
     from memdir.writing.memory_tool import InvalidCommandError, MemdirMemoryTool, parse_command
 
     try:
         command = parse_command(data)
     except InvalidCommandError as exc:
         raise CliError(str(exc)) from None
+    if command.command in WRITE_COMMANDS:
+        # Another agent's memory is read (view), never written in Claude Code's format.
+        refuse_other_format(args, directory)
     result = MemdirMemoryTool(directory).execute(command)
     print(result.text)
     # stdout is the API's text, exactly; what else the user should know goes to stderr.

@@ -10,7 +10,7 @@ points run whatever the registry holds, so a rule added to an area's list reache
 * :func:`check_index`: the rules that read MEMORY.md (MEM001-MEM004, MEM006, MEM007, and its
   secrets, encoding and citations);
 * :func:`check_directory`: the rules that read the index with a :class:`TopicSummary` of every
-  topic file (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123, MEM124), and MEM122 (an
+  topic file (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123, MEM127), and MEM122 (an
   interrupted write).
 
 Every message says why the finding matters to the agent.

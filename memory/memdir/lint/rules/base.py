@@ -159,6 +159,9 @@ class Rule:
     #: ``safe``: ``memdir lint --fix`` applies the fix; ``editor``: a fix is offered as a code
     #: action for a person to accept; ``none``: no automatic fix.
     fixable: Fixability = "none"
+    #: For a ``safe`` rule whose fix is safe only sometimes: when (the rest of the time the
+    #: editor offers it for a person to accept). The rule page says so.
+    safe_when: str = ""
     #: The severity in a recall mode where it differs from ``severity`` (path A and path B are
     #: alternatives: a finding about the path not in use is a note).
     severity_by_mode: Mapping[RecallMode, Severity] = field(default_factory=dict)

@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 # --- MEM106 --------------------------------------------------------------------------------------
 
 
-def injection_cut(text: str, size: int) -> tuple[int, int, str] | None:
-    """Where path B stops injecting this file: (line, column, reason), or None if it fits."""
+def injection_cut(text: str, size: int) -> tuple[int, int, str, int] | None:
+    """Where path B stops injecting this file: (line, column, reason, bytes left out), or None
+    if it fits. ``size`` is the file's size in bytes (``text`` may be only its first part)."""
     if size <= C.SURFACE_MAX_BYTES and text.count("\n") < C.SURFACE_MAX_LINES:
         return None  # cannot exceed either cap: skip the line-by-line cut
     from memdir.recall.surface import (
@@ -37,9 +38,10 @@ def injection_cut(text: str, size: int) -> tuple[int, int, str] | None:
     kept_lines = kept.split("\n")
     lines = text.split("\n", len(kept_lines))
     last = len(kept_lines) - 1
+    hidden = max(size - len(kept.encode("utf-8", "surrogatepass")), 0)
     if len(kept_lines[last]) < len(lines[last]):
-        return last, len(kept_lines[last]), reason  # cut inside one giant line
-    return len(kept_lines), 0, reason
+        return last, len(kept_lines[last]), reason, hidden  # cut inside one giant line
+    return len(kept_lines), 0, reason, hidden
 
 
 def _body_past_injection_cap(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
@@ -47,7 +49,11 @@ def _body_past_injection_cap(view: TopicView, ctx: LintContext) -> list[Diagnost
     cut = injection_cut(topic.text, topic.size) if view.usable else None
     if cut is None:
         return []
-    line, col, reason = cut
+    line, col, reason, hidden = cut
+    if hidden < C.INJECTION_CUT_MIN_SHARE * topic.size:
+        # Only the last lines or so are left out: the agent is told to read the rest, and
+        # moving a closing bullet up is not worth a finding.
+        return []
     lines = topic.text.split("\n", line + 1)
     end = len(lines[line].rstrip("\r")) if line < len(lines) else col
     note = ""
@@ -74,7 +80,9 @@ MEM106 = Rule(
     severity="info",
     scope="topic",
     summary=f"The file is longer than path B injects ({C.SURFACE_MAX_LINES} lines or "
-    f"{C.SURFACE_MAX_BYTES:,} bytes); the range is the first line that is not injected.",
+    f"{C.SURFACE_MAX_BYTES:,} bytes); the range is the first line that is not injected. A file "
+    f"that overshoots by less than {C.INJECTION_CUT_MIN_SHARE:.0%} of its bytes (its last "
+    "lines) is not reported.",
     why="When the memory is recalled, the agent sees only the part before this line, plus "
     "a note to read the rest itself.",
     example=f"line {C.SURFACE_MAX_LINES + 1} of a long runbook, or the line that crosses byte "

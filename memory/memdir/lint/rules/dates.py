@@ -9,6 +9,7 @@ over the top level), else the file's modification time.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,28 @@ def _searched_lines(topic: TopicFile) -> Iterator[tuple[int, str]]:
             yield number, lines[number]
 
 
+#: A Markdown heading, or a line that is only a bold label (``**昨日回顾**``, ``**Tomorrow:**``):
+#: a section's name, not a sentence about a day.
+_HEADING = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|\*\*[^*\n]+\*\*:?[ \t]*$|__[^_\n]+__:?[ \t]*$)")
+#: Quoted text on a line: a title or label cited as written ("Next year" as a flag's name).
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|«[^»\n]*»|「[^」\n]*」|『[^』\n]*』')
+
+
+def _quoted(line: str, start: int, end: int) -> bool:
+    """Whether ``line[start:end]`` lies inside quotes."""
+    if not any(mark in line for mark in '"“«「『'):
+        return False
+    return any(m.start() < start and end < m.end() for m in _QUOTED.finditer(line))
+
+
+def _prose_lines(topic: TopicFile) -> Iterator[tuple[int, str]]:
+    """:func:`_searched_lines` without headings and bold labels (a section named "昨日回顾",
+    "yesterday's review", names a part of the file, not a day)."""
+    for number, line in _searched_lines(topic):
+        if _HEADING.match(line) is None:
+            yield number, line
+
+
 # --- MEM119 --------------------------------------------------------------------------------------
 
 
@@ -64,9 +87,14 @@ def _relative_date(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     if topic.type != "project" or not view.usable:
         return []
     anchor: dt.date | None = None
+    # The modification time is a poor witness: a clone, checkout or copy sets it to that day.
+    stamped = parse_day(topic.modified) is not None
+    source = "its `modified` field" if stamped else _MTIME_CAVEAT
     found: list[Diagnostic] = []
-    for number, line in _searched_lines(topic):
+    for number, line in _prose_lines(topic):
         for relative in find_relative_dates(line):
+            if _quoted(line, relative.start, relative.end):
+                continue
             anchor = anchor or written_on(topic)
             absolute = render(relative, anchor)
             span = Span.on_line(number, relative.start, relative.end)
@@ -84,12 +112,17 @@ def _relative_date(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
                     span,
                     f"relative date “{relative.text}”: the agent reads this memory in later "
                     f"sessions, when it no longer means what it did; write the date itself "
-                    f"({absolute} if it was written on {anchor.isoformat()}, the file's last "
-                    f"change){passed}",
+                    f"({absolute} if it was written on {anchor.isoformat()}, {source}){passed}",
                     fix,
                 )
             )
     return found
+
+
+_MTIME_CAVEAT = (
+    "the file's modification time; the file has no `modified` field, and a clone or copy "
+    "resets that time, so check the day"
+)
 
 
 MEM119 = Rule(
@@ -100,15 +133,17 @@ MEM119 = Rule(
     summary="A `project` memory says when something happens relative to the day it was written "
     "(*tomorrow*, *next Friday*, *in two weeks*, *明天*, *下周五*, *下个月*, *明日*, *来週の金曜*, "
     "*来月*...). Durations (*for two weeks*, *90 天*), recurring days (*every Friday*) and "
-    "expressions in code are not reported.",
+    "expressions in code, headings (a section named *昨日回顾*) and quoted titles or labels are "
+    "not reported: only running prose.",
     why="Memories are read in later sessions, weeks or months on: *next Friday* then names a day "
     "that has long passed, and the agent cannot tell which. The agent is told to turn relative "
     "dates into absolute ones when it saves a project memory.",
     example="`The freeze starts next Friday.` in a `type: project` memory",
     remedy="Write the date itself. The editor offers the date the expression meant on the "
     "file's last change (its `modified` field, else its modification time), to confirm: a "
-    "sentence written earlier than the file's last change meant an earlier date. Weeks start on "
-    "Monday; *next Friday* is the Friday of the following week.",
+    "sentence written earlier than the file's last change meant an earlier date, and a file "
+    "without `modified` may carry the day it was cloned or copied (the message says so). Weeks "
+    "start on Monday; *next Friday* is the Friday of the following week.",
     fixable="editor",
     topic=_relative_date,
 )
@@ -182,6 +217,25 @@ MEM120 = Rule(
 
 # --- MEM121 --------------------------------------------------------------------------------------
 
+#: Words saying a milestone is reached: a date in the same sentence is when it was due, not a
+#: plan still ahead ("ACC support added (by 2026-04-05)").
+_DONE = re.compile(
+    r"(?i)\b(?:done|complete|completed|shipped|added|released|merged|landed|finished|delivered"
+    r"|launched|deployed|closed|resolved)\b|✅|☑|\[x\]|已完成|已上线|已发布|完成了|完了|済み"
+)
+#: Where a sentence ends (Latin, CJK).
+_SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|[。；！？]")
+
+
+def _reported_done(line: str, at: int) -> bool:
+    """Whether the sentence around ``line[at]`` says what it dates is done."""
+    start = 0
+    for match in _SENTENCE_END.finditer(line, 0, at):
+        start = match.end()
+    end_match = _SENTENCE_END.search(line, at)
+    end = end_match.start() if end_match else len(line)
+    return _DONE.search(line, start, end) is not None
+
 
 def _past_deadline(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
@@ -191,7 +245,7 @@ def _past_deadline(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     for number, line in _searched_lines(topic):
         for deadline in find_deadlines(line):
             days = (ctx.today - deadline.day).days
-            if days <= 0:
+            if days <= 0 or _reported_done(line, deadline.start):
                 continue
             found.append(
                 ctx.diag(
@@ -220,7 +274,9 @@ MEM121 = Rule(
     "ahead of it and acts on it (a freeze that ended, an API already shut down).",
     example="`Partners must move off /v1/ by 2026-11-30.` read on 2026-12-03",
     remedy="Say what happened (done, moved to a new date, dropped), or delete what no longer "
-    "holds. Dates after words that also date the past (*before*, *之前*, *まで*) are not reported.",
+    "holds. Dates after words that also date the past (*before*, *之前*, *まで*) are not "
+    "reported, nor dates in a sentence that says the work is done (*shipped*, *added*, "
+    "*completed*, ✅, *已完成*, *完了*).",
     topic=_past_deadline,
 )
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
+from memdir.agent.topic import comment_cut
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, field_span
 
@@ -79,20 +80,47 @@ def description_words(text: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(text.lower()))
 
 
+#: Scripts written without spaces between words that are not East Asian wide: Thai, Lao,
+#: Myanmar, Khmer. A run of them is a phrase, not a word.
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
+#: Letters (vowel and tone marks left out) of a word in those scripts, on average.
+_UNSPACED_LETTERS_PER_WORD = 4
+
+
+def _informative_words(description: str) -> float:
+    """How many words a description says, in any script: a word of letters counts one, two East
+    Asian wide characters (written without spaces) count one, and so do
+    :data:`_UNSPACED_LETTERS_PER_WORD` letters of Thai, Lao, Myanmar or Khmer.
+
+    Combining marks are left out first: Python's word pattern splits a Thai, Hindi or Arabic word
+    at each vowel sign, which would count its pieces as words.
+    """
+    import unicodedata  # only for descriptions beyond ASCII
+
+    bare = "".join(c for c in description if not unicodedata.category(c).startswith("M"))
+    total = 0.0
+    for word in _WORD.findall(bare):
+        wide = _wide_count(word)
+        unspaced = len(_UNSPACED.findall(word)) if _UNSPACED.search(word) else 0
+        rest = len(word) - wide - unspaced
+        total += wide / 2 + unspaced / _UNSPACED_LETTERS_PER_WORD + (1 if rest else 0)
+    return total
+
+
 def description_problem(description: str, name: str | None, rel_path: str) -> str | None:
     """Why a description is too vague for the selector (MEM109), or None."""
     if "\n" in description:
         return "it spans several lines, but the manifest gives each memory one line"
-    ascii_only = description.isascii()
-    wide = 0 if ascii_only else _wide_count(description)
-    width = len(description) + wide
-    if width > C.DESCRIPTION_MAX_WIDTH:
+    length = len(description)
+    if length > C.DESCRIPTION_MAX_CHARS:
         return (
-            f"{width} characters wide, longer than a manifest line should be "
-            f"({C.DESCRIPTION_MAX_WIDTH}); the selector reads one line per memory"
+            f"{length} characters long, more than {C.DESCRIPTION_MAX_CHARS}: that is the memory's "
+            "content, not a line saying what it covers, and the selector reads such a line for "
+            "every memory at once"
         )
     words = description_words(description)
-    informative = len(words) if ascii_only else sum(map(str.isascii, words)) + wide / 2
+    ascii_only = description.isascii()
+    informative = len(words) if ascii_only else _informative_words(description)
     if informative < C.DESCRIPTION_MIN_WORDS:
         return "too short to say what the memory covers or when it applies"
     # all() stops at the first specific word: cheap for every real description (and most
@@ -118,6 +146,8 @@ def _vague_description(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
     if not (topic.description and view.fields_readable):
         return []
+    if "#" in topic.text and comment_cut(topic, "description") is not None:
+        return []  # MEM124 says why it reads so little
     reason = description_problem(topic.description, topic.name, topic.rel_path)
     if reason is None:
         return []
@@ -139,9 +169,11 @@ MEM109 = Rule(
     name="vague-description",
     severity="warning",
     scope="topic",
-    summary="The description is too short, too generic (only words like *notes*, *misc*, "
-    "*preferences*, or the file name again), or too long or multi-line for a manifest "
-    "line.",
+    summary="The description is too short (fewer than "
+    f"{C.DESCRIPTION_MIN_WORDS} words, in any script: two Chinese, Japanese or Korean characters "
+    "count as a word), too generic (only words like *notes*, *misc*, *preferences*, or the file "
+    f"name again), longer than {C.DESCRIPTION_MAX_CHARS} characters, or multi-line. A "
+    "description cut short by a ` #` is [MEM124](MEM124.md)'s.",
     why="The selector chooses memories from their one-line descriptions alone; a vague one "
     "is never chosen, a long one crowds the manifest.",
     example="`description: notes`",

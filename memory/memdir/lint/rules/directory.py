@@ -8,6 +8,7 @@ MEM108 orders files with :func:`memdir.agent.scan.window_order`, as the prefetch
 from __future__ import annotations
 
 import heapq
+import itertools
 import posixpath
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -23,11 +24,13 @@ from memdir.fixes import plan
 from memdir.lint.diagnostic import Diagnostic, Fix
 from memdir.lint.rules.base import DirectoryView, Rule, head_span
 from memdir.lint.rules.descriptions import near_duplicate_pairs
+from memdir.lint.rules.index import entry_links, path_key
 from memdir.lint.rules.overlap import duplicate_pairs, shingles
 from memdir.model import Span, TopicFile
 from memdir.textio import not_read
 
 if TYPE_CHECKING:
+    from memdir.agent.index import Index
     from memdir.lint.engine import LintContext
 
 
@@ -88,18 +91,21 @@ def _exists(view: DirectoryView, ctx: LintContext, key: str) -> bool:
 
 
 def _dangling_links(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    references = entry_links(view.index.references)
+    linked = view.linked.union(key for _, key in references if key is not None)
     # Set arithmetic first: an index without a dangling key costs no loop over its entries.
-    missing = {key for key in view.linked - view.summaries.keys() if not _exists(view, ctx, key)}
+    missing = {key for key in linked - view.summaries.keys() if not _exists(view, ctx, key)}
     if not missing:
         return
-    for entry, key in view.links:
+    for entry, key in itertools.chain(view.links, references):
         if key in missing:
+            what = "hook" if entry.bullet else "link"
             yield ctx.diag(
                 "MEM005",
                 ctx.index_path,
                 C.INDEX_FILENAME,
                 entry.target_span,
-                f"dangling link: {key} does not exist; the agent sees this hook every "
+                f"dangling link: {key} does not exist; the agent sees this {what} every "
                 "session, but reading the memory fails. Write the file, fix the link or "
                 "remove the entry",
                 plan.create_missing(view.index, entry, key),
@@ -111,7 +117,8 @@ MEM005 = Rule(
     name="dangling-index-link",
     severity="error",
     scope="directory",
-    summary="An index entry links a topic file that does not exist.",
+    summary="An index entry links a topic file that does not exist; so does a link to a `.md` "
+    "file anywhere else in MEMORY.md (a table cell, a sentence).",
     why="The agent sees the hook every session, but reading the memory fails; it may act on "
     "the hook alone.",
     example="`- [Release calendar](release-calendar.md) — …` with no release-calendar.md",
@@ -125,12 +132,32 @@ MEM005 = Rule(
 # --- MEM107 --------------------------------------------------------------------------------------
 
 
+def referenced(index: Index) -> set[str]:
+    """The topic files MEMORY.md points at outside its entries: links in table cells, prose or
+    headings, and paths named in code form (`` `notes.md` ``). The model reads the raw index and
+    follows any of them, so none of these files is invisible."""
+    keys = {key for _, key in entry_links(index.references) if key is not None}
+    keys.update(key for path in index.named if (key := path_key(path)) is not None)
+    return keys
+
+
+def _document_for_people(summary: TopicSummary) -> bool:
+    """A file named in capitals (``README.md``, ``RESTORE.md``) without memory frontmatter: by
+    convention a document for people kept beside the memories, which no entry should list."""
+    stem = posixpath.splitext(posixpath.basename(summary.rel_path))[0]
+    return stem.isupper() and summary.name is None and summary.description is None
+
+
 def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     index = view.index
     summaries = view.summaries
-    for rel in sorted(summaries.keys() - view.linked):
+    unlinked = summaries.keys() - view.linked
+    if unlinked and (index.references or index.named):
+        unlinked -= referenced(index)
+    room = plan.IndexRoom(index)
+    for rel in sorted(unlinked):
         summary = summaries[rel]
-        if not (summary.listed and summary.usable):
+        if not (summary.listed and summary.usable) or _document_for_people(summary):
             continue
         if ctx.prefetch_mode:
             why = (
@@ -152,7 +179,12 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
             summary.head_span,
             f"orphan: {why}; add an entry for it",
             plan.add_to_index(
-                index, summary.rel_path, summary.title, summary.description or "", ctx.line_limit
+                index,
+                summary.rel_path,
+                summary.title,
+                summary.description or "",
+                ctx.line_limit,
+                room,
             ),
         )
 
@@ -162,15 +194,22 @@ MEM107 = Rule(
     name="orphan",
     severity="warning",
     scope="directory",
-    summary="A topic file that no index entry links.",
+    summary="A topic file that MEMORY.md does not point at: no entry links it, and no other "
+    "link (a table cell, a sentence) or name in code form (`` `notes.md` ``) in the index "
+    "names it. A file named in capitals without frontmatter (`README.md`, `RESTORE.md`) is "
+    "taken for a document for people, not a memory.",
     why="On path A the agent sees only the index: a memory missing from it is invisible "
     'unless the agent happens to list the directory. With `recall_mode = "prefetch"` the '
     "index is not injected, so it is only a note.",
     example="`old-notes.md`, linked from nowhere",
     remedy="Add `- [Title](old-notes.md) — hook` (`--fix` adds it, with the description as hook).",
     fixable="safe",
+    safe_when=f"the index stays within {C.INDEX_REWRITE_TARGET_LINES} lines and "
+    f"{C.INDEX_NEAR_CAP_RATIO:.0%} of its character cap (MEM003) with the entry added",
     severity_by_mode={"prefetch": "info"},
-    reads=frozenset({"index", "files", "listed", "usable", "title", "description", "head_span"}),
+    reads=frozenset(
+        {"index", "files", "listed", "usable", "name", "title", "description", "head_span"}
+    ),
     directory=_orphans,
 )
 

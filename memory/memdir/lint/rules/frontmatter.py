@@ -1,6 +1,7 @@
-"""Rules about a topic file's frontmatter (MEM101-MEM105, MEM115, MEM116): is it there, is it
-YAML, are the fields the agent reads present and valid, does the prefetch scan see it at all, and
-does the agent's own rewrite of the frontmatter keep what the file says.
+"""Rules about a topic file's frontmatter (MEM101-MEM105, MEM115, MEM116, MEM124): is it there,
+is it YAML, are the fields the agent reads present and valid, does the prefetch scan see it at
+all, does the agent's own rewrite of the frontmatter keep what the file says, and does a `` #``
+cut a value short.
 
 What the parser found is read from its problems' structured fields (``kind``, ``key``), never
 from their message text.
@@ -11,11 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
-from memdir.agent.topic import field_key
+from memdir.agent.topic import comment_cut, field_key
 from memdir.fixes import plan
 from memdir.fixes.text import agent_name, ascii_slug, file_stem
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import Rule, TopicView, field_span, head_span, or_list
+from memdir.lint.rules.descriptions import description_problem
 from memdir.model import Span
 
 if TYPE_CHECKING:
@@ -39,7 +41,7 @@ def _no_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
             "no frontmatter: the prefetch manifest shows this file without type or "
             "description, and the selector (which never sees bodies) has no reason to pick "
             "it; add name, description and type",
-            plan.frontmatter_skeleton(topic),
+            plan.frontmatter_skeleton(topic, vague=description_problem),
         )
     ]
 
@@ -53,8 +55,14 @@ MEM101 = Rule(
     why="The prefetch manifest shows it without type or description, so the selector "
     "(which never sees bodies) has no reason to pick it.",
     example="`# Deploy notes` as the first line",
-    remedy="Add `---` / `name:` / `description:` / `type:` / `---` (`--fix` adds a skeleton).",
+    remedy="Add `---` / `name:` / `description:` / `type:` / `---`. The fix adds them above the "
+    "text: the name from the file name, the description from the first sentence of the file's "
+    "opening prose (never a dated list item, a heading alone, a link line or a line like "
+    "`Updated: ...`), and the type the file states. In the editor you choose the type.",
     fixable="safe",
+    safe_when="the file states its type (its name or folder, as in `feedback_testing.md`, a "
+    "heading like `# Feedback: ...` or a `Type: ...` line) and its opening prose gives a "
+    "description MEM109 accepts",
     topic=_no_frontmatter,
 )
 
@@ -233,7 +241,7 @@ def _unknown_type(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     span = fm.value_spans.get(field_key(fm, "type"), field_span(topic, "type"))
     suggestion = suggest_type(raw)
     hint = f"; did you mean `{suggestion}`?" if suggestion else ""
-    fix = plan.set_type(topic, suggestion) if suggestion is not None else None
+    fix = plan.correct_type(topic, suggestion) if suggestion is not None else None
     return [
         ctx.diag(
             "MEM104",
@@ -257,8 +265,11 @@ MEM104 = Rule(
     "the nearest one is suggested.",
     why="The agent treats any other value as no type, so the manifest line loses its `[type]` tag.",
     example="`type: Project`",
-    remedy="Use the suggested type (`project`).",
-    fixable="editor",
+    remedy="Use the suggested type (`project`). A synonym (`decision` for `project`) is a "
+    "guess: the editor offers it first, then every other type.",
+    fixable="safe",
+    safe_when="the value is one of the types in another case, in the plural or with one letter "
+    "wrong (`Project`, `feedbacks`, `refrence`)",
     topic=_unknown_type,
 )
 
@@ -394,4 +405,58 @@ MEM116 = Rule(
     topic=_type_conflict,
 )
 
-RULES = (MEM101, MEM102, MEM103, MEM104, MEM105, MEM115, MEM116)
+
+# --- MEM124 --------------------------------------------------------------------------------------
+
+#: The fields a person writes as text, shown to the agent: a comment on their line is a mistake.
+#: (On other lines, ``lang: en  # or fr``, a comment is what it says.)
+COMMENT_CUT_FIELDS = ("name", "description")
+#: How much of a long value the message quotes: its end, where the cut is.
+_SHOWN = 60
+
+
+def _cut_by_comment(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
+    topic = view.topic
+    fm = topic.frontmatter
+    if fm is None or not view.fields_readable or "#" not in topic.text:
+        return []  # nearly every file
+    found: list[Diagnostic] = []
+    for key in COMMENT_CUT_FIELDS:
+        cut = comment_cut(topic, key)
+        if cut is None:
+            continue
+        shown = cut.read if len(cut.read) <= _SHOWN else "…" + cut.read[-_SHOWN:].lstrip()
+        reads = f"reads `{shown}`" if cut.read else f"reads no {key} at all"
+        found.append(
+            ctx.diag(
+                "MEM124",
+                topic.path,
+                topic.rel_path,
+                fm.value_spans[key],  # the whole line's value: what is read and what is cut
+                f"`{key}` cut by a YAML comment: ` #` starts a comment, so the agent {reads} "
+                f"instead of the whole line; quote the value",
+                plan.quote_value(topic, key, cut.written, safe=cut.glued),
+            )
+        )
+    return found
+
+
+MEM124 = Rule(
+    code="MEM124",
+    name="value-cut-by-comment",
+    severity="warning",
+    scope="topic",
+    summary="An unquoted `name` or `description` holds ` #`: YAML reads the rest of the line as "
+    "a comment, so the value ends before it (`description: Fix for issue #123` is read as "
+    "`Fix for issue`).",
+    why="The agent parses the frontmatter as YAML: the selector sees only the part before the "
+    "` #`, often a word or a date that says nothing of the memory.",
+    example="`description: Decisions from PR #88 on retry limits`",
+    remedy='Quote the value (`description: "Decisions from PR #88 on retry limits"`). '
+    "`--fix` quotes it when the `#` starts a word (`#88`, `#tag`); after `# ` it may be a "
+    "comment someone meant, and the editor offers the quotes for a person to accept.",
+    fixable="safe",
+    topic=_cut_by_comment,
+)
+
+RULES = (MEM101, MEM102, MEM103, MEM104, MEM105, MEM115, MEM116, MEM124)

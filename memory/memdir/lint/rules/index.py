@@ -45,7 +45,12 @@ _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 def link_problem(entry: IndexEntry) -> str | None:
     """Why an entry's target is not a topic file of this dir (MEM007), or None."""
     raw = entry.target[1:-1] if entry.target.startswith("<") else entry.target
-    path = entry.path
+    return path_problem(raw, entry.path)
+
+
+def path_problem(raw: str, path: str) -> str | None:
+    """Why a target, as written (``raw``) and normalised (``path``), is not a topic file of
+    this dir, or None."""
     if not path:
         return "the link has no file name: it points nowhere the agent can read"
     if _SCHEME.match(raw) and not _DRIVE.match(raw):
@@ -94,17 +99,24 @@ def _checked_key(entry: IndexEntry) -> str | None:
     return None if link_problem(entry) is not None else link_key(entry.path)
 
 
+def path_key(path: str) -> str | None:
+    """The key of the topic file a normalised path names (written in code form, say), or None
+    when it names no topic file of this dir."""
+    return _plain_key(path) or (None if path_problem(path, path) else link_key(path))
+
+
 # --- MEM001 --------------------------------------------------------------------------------------
 
 
 def _line_length(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
-    """Entry and heading lines longer than the limit (UTF-16 units, like the cap)."""
+    """Entry and heading lines longer than the limit plus the tolerance (UTF-16 units, like
+    the cap); the range is everything past the limit itself."""
     index, limit = view.index, ctx.line_limit
     headings = (o.line for o in index.other if o.kind == "heading")
     for number in sorted(itertools.chain((e.line for e in index.entries), headings)):
         line = index.lines[number].rstrip()
         length = utf16_len(line)
-        if length <= limit:
+        if length <= limit + C.INDEX_LINE_TOLERANCE:
             continue
         start = utf16_prefix_index(line, limit)
         yield ctx.diag(
@@ -123,8 +135,10 @@ MEM001 = Rule(
     name="index-line-too-long",
     severity="warning",
     scope="index",
-    summary=f"An index line is longer than the limit ({C.INDEX_LINE_LIMIT} characters, "
-    "`index_line_limit`); the range is the part past the limit.",
+    summary=f"An index line is more than {C.INDEX_LINE_TOLERANCE} characters longer than the "
+    f'limit ({C.INDEX_LINE_LIMIT} characters, `index_line_limit`): the agent is told "about '
+    f'{C.INDEX_LINE_LIMIT} characters or less", so a line up to {C.INDEX_LINE_TOLERANCE} '
+    "over is let be. The range is the part past the limit.",
     why=f"The agent is told to keep each entry to one line of about {C.INDEX_LINE_LIMIT} "
     f"characters; long hooks use up the {C.INDEX_MAX_CHARS:,}-character load budget that every "
     "entry shares.",
@@ -233,35 +247,30 @@ MEM003 = Rule(
 
 # --- MEM004 --------------------------------------------------------------------------------------
 
-_LINKISH = re.compile(r"\[[^\]]*\]\([^)]*\.md[^)]*\)")
-
 
 def _content_in_index(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
-    """Paragraphs, code and detail bullets in MEMORY.md, one diagnostic per block."""
+    """Content written into MEMORY.md, one diagnostic per block (:func:`plan.content_blocks`):
+    a section's text, code and detail bullets together. The index's own structure is none:
+    headings, blank lines, rules, comments, a short preamble, pointer lines and tables of
+    links."""
     index = view.index
-    content = {o.line: o for o in index.other if o.kind in ("text", "bullet", "code")}
-    if not content:
+    if not any(o.kind in ("text", "bullet", "code", "table") for o in index.other):
         return
-    numbers = sorted(content)
-    blocks: list[list[int]] = []
-    for number in numbers:
-        if blocks and blocks[-1][-1] == number - 1:
-            blocks[-1].append(number)
-        else:
-            blocks.append([number])
-    for block in blocks:
-        first, last = block[0], block[-1]
+    linking = {ref.line for ref in index.references}
+    for block in plan.content_blocks(index):
+        if block.preamble:
+            continue
+        first, last = block.start, block.end
         span = Span(first, 0, last, len(index.lines[last].rstrip("\r")))
-        kinds = {content[n].kind for n in block}
-        if len(block) == 1 and _LINKISH.search(index.lines[first]):
+        if block.lines == 1 and first in linking:
             message = (
                 "not in the entry form `- [Title](file.md) — hook`: the agent writes and reads "
                 "index entries in exactly that form, and memdir cannot tell which memory this "
                 "line is for"
             )
         else:
-            what = "code block" if kinds == {"code"} else "memory content"
-            size = count(len(block), "line", "lines")
+            what = "code block" if block.kinds == {"code"} else "memory content"
+            size = count(block.lines, "line", "lines")
             message = (
                 f"{what} in the index ({size}): MEMORY.md should hold "
                 "only `- [Title](file.md) — hook` entries; this text is loaded into every "
@@ -276,8 +285,13 @@ MEM004 = Rule(
     name="content-in-index",
     severity="warning",
     scope="index",
-    summary="Lines of MEMORY.md that are not index entries: paragraphs, code blocks, detail "
-    "bullets, links in another form. One diagnostic per block.",
+    summary="Memory content written into MEMORY.md instead of a topic file: paragraphs, code "
+    "blocks, detail bullets, tables without links, links in another form. One diagnostic per "
+    "block (the content between two headings or entries), with its number of lines. The "
+    "index's own structure is not content: headings, blank lines, `---`, comments, a note of "
+    f"at most {C.INDEX_PREAMBLE_MAX_LINES} lines opening the index (under at most a title, "
+    "before the first entry), lines pointing at a file in code form (`` - `notes.md` — "
+    "hook ``) and tables whose rows link topic files.",
     why="Content in the index is loaded into every session against the cap, yet it is not "
     "a memory: the agent cannot find it by name, update it, or recall it on path B.",
     example="`We decided to keep the old billing export until Q3 because finance…`",

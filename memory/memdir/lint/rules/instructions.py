@@ -1,4 +1,4 @@
-"""A memory repeating the project's instructions (MEM124): CLAUDE.md and ``.claude/rules/`` are
+"""A memory repeating the project's instructions (MEM127): CLAUDE.md and ``.claude/rules/`` are
 loaded into every session already, so a memory saying the same is a second copy that the agent
 reads twice and that goes stale when the instructions change. The memory system's own rule is
 not to keep what instructions or CI already enforce.
@@ -113,7 +113,7 @@ def _repeats_instructions(view: DirectoryView, ctx: LintContext) -> Iterator[Dia
             deletes=(DeleteFile(summary.path, summary.rel_path),),
         )
         yield ctx.diag(
-            "MEM124",
+            "MEM127",
             summary.path,
             summary.rel_path,
             summary.head_span,
@@ -125,8 +125,8 @@ def _repeats_instructions(view: DirectoryView, ctx: LintContext) -> Iterator[Dia
         )
 
 
-MEM124 = Rule(
-    code="MEM124",
+MEM127 = Rule(
+    code="MEM127",
     name="repeats-instructions",
     severity="info",
     scope="directory",
@@ -149,4 +149,4 @@ MEM124 = Rule(
     directory=_repeats_instructions,
 )
 
-RULES = (MEM124,)
+RULES = (MEM127,)

@@ -1,5 +1,5 @@
 """How much of one text another says again, in runs of words (MEM111's near-duplicate bodies,
-MEM124's memories repeating the project's instructions).
+MEM127's memories repeating the project's instructions).
 
 A text is read as its set of *shingles*: every run of
 :data:`~memdir.constants.DUPLICATE_SHINGLE_WORDS` words in a row, lowercased (a CJK character

@@ -1,0 +1,272 @@
+"""The index rules on the layouts real MEMORY.md files use (issue 28): what is content and what
+is the index's own structure (MEM004), which files the index points at however it links them
+(MEM107, MEM005), and how far past the line limit MEM001 lets a line run.
+
+Every fixture is synthetic, in the shape of a misfire family seen in real memory directories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from memdir import constants as C
+from memdir.agent.index import parse_index
+from memdir.config import Settings
+from memdir.fixes.plan import content_block, content_blocks, move_fixes
+from memdir.lint import Diagnostic, DirState
+
+MakeDir = Callable[..., Path]
+
+DESCRIPTION = "release trains leave on Tuesdays once the canary has baked for a full day"
+
+
+def topic(name: str, description: str = DESCRIPTION) -> str:
+    return f"---\nname: {name}\ndescription: {description} ({name})\ntype: project\n---\nBody.\n"
+
+
+def run(root: Path, settings: Settings | None = None) -> list[Diagnostic]:
+    state = DirState(root, settings)
+    state.refresh()
+    return list(state.lint().diagnostics)
+
+
+def codes(found: list[Diagnostic], code: str) -> list[Diagnostic]:
+    return [d for d in found if d.code == code]
+
+
+def lines_of(diagnostic: Diagnostic) -> tuple[int, int]:
+    """1-based first and last line."""
+    return diagnostic.span.start_line + 1, diagnostic.span.end_line + 1
+
+
+# --- MEM001: a marginal overshoot is within "about 150" ------------------------------------
+
+
+@pytest.mark.parametrize("limit", [C.INDEX_LINE_LIMIT, 80])
+def test_mem001_lets_a_line_run_up_to_the_tolerance_past_the_limit(
+    make_dir: MakeDir, limit: int
+) -> None:
+    head = "- [Deploys](deploys.md) — "
+    within = head + "w" * (limit + C.INDEX_LINE_TOLERANCE - len(head))
+    over = within + "!"
+    root = make_dir({"MEMORY.md": f"{within}\n{over}\n", "deploys.md": topic("deploys")})
+    [found] = codes(run(root, Settings(index_line_limit=limit)), "MEM001")
+    assert found.span.start_line == 1
+    # The range still starts at the limit itself: that is where the line should end.
+    assert found.span.start_col == limit
+    assert f"{len(over)} characters (limit {limit})" in found.message
+
+
+# --- MEM004: one finding per block -----------------------------------------------------------
+
+SECTION = """# Project memory
+
+- [Deploys](deploys.md) — release trains
+
+## Billing migration
+
+We moved invoices to the new provider in the spring.
+
+The old export stays until finance signs off.
+
+---
+
+- refunds go through the support queue
+- the ledger job runs nightly
+
+```
+make ledger
+```
+
+## Later
+- [Deploys again](deploys.md) — second mention
+"""
+
+
+def test_mem004_reports_a_section_of_content_once_with_its_size(make_dir: MakeDir) -> None:
+    root = make_dir({"MEMORY.md": SECTION, "deploys.md": topic("deploys")})
+    [found] = codes(run(root), "MEM004")
+    assert lines_of(found) == (7, 18)
+    assert "memory content in the index (7 lines)" in found.message
+
+
+def test_mem004_fix_moves_the_whole_block_it_reports() -> None:
+    index = parse_index(SECTION, Path("/m/MEMORY.md"))
+    [block] = [b for b in content_blocks(index) if not b.preamble]
+    assert (block.start, block.end) == (6, 17)
+    # The cursor anywhere in the block (the finding's start, a blank line inside) moves all of it.
+    assert content_block(index, 6) == content_block(index, 9) == (6, 17)
+    [fix] = move_fixes(index, 6, 6, selection=False, taken=["deploys.md"])
+    [edit] = fix.edits
+    assert (edit.span.start_line, edit.span.end_line) == (6, 17)
+    [created] = fix.creates
+    assert "The old export stays" in created.text and "make ledger" in created.text
+
+
+# --- MEM004: the index's own structure is no content -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        # A short intro paragraph under the title.
+        "# Memory index\n\nShared knowledge of this repository. One line per memory; add a\n"
+        "line here whenever you add a file.\n\n",
+        # A one-line block quote note.
+        "# 记忆索引\n\n> 每次会话都会加载这个目录。\n\n",
+        # A note before the title, holding a quoted code block.
+        "> **Sync note**\n>\n> A copy of this memory also lives in the client folder:\n>\n"
+        "> ```\n> C:\\Users\\someone\\memory\n> ```\n\n# Memory\n\n",
+        # A maintenance bullet under the title.
+        "# Memory\n\n- **Upkeep**: when a memory changes here, update the copy in the repo too\n\n",
+    ],
+)
+def test_mem004_a_short_preamble_is_structure(make_dir: MakeDir, opening: str) -> None:
+    index = opening + "- [Deploys](deploys.md) — release trains\n"
+    root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys")})
+    assert codes(run(root), "MEM004") == []
+
+
+def test_mem004_a_long_opening_or_one_with_nothing_after_it_is_content(
+    make_dir: MakeDir,
+) -> None:
+    facts = "".join(
+        f"- fact number {i} about the build\n" for i in range(C.INDEX_PREAMBLE_MAX_LINES + 1)
+    )
+    long_opening = f"# Memory\n\n{facts}\n- [Deploys](deploys.md) — release trains\n"
+    root = make_dir({"MEMORY.md": long_opening, "deploys.md": topic("deploys")})
+    [found] = codes(run(root), "MEM004")
+    assert f"({C.INDEX_PREAMBLE_MAX_LINES + 1} lines)" in found.message
+    # Nothing but a title and a few facts: that is no preamble to an index.
+    root = make_dir({"MEMORY.md": "# Memory\n\nThe user prefers tabs.\n"})
+    assert len(codes(run(root), "MEM004")) == 1
+
+
+def test_mem004_content_after_a_section_heading_is_no_preamble(make_dir: MakeDir) -> None:
+    index = "# Memory\n\n## Rules\n\n1. never push on Fridays\n\n- [Deploys](deploys.md) — trains\n"
+    root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys")})
+    [found] = codes(run(root), "MEM004")
+    assert lines_of(found) == (5, 5)
+
+
+def test_mem004_rules_and_pointer_lines_are_structure(make_dir: MakeDir) -> None:
+    index = (
+        "# Memory\n\n- [Deploys](deploys.md) — release trains\n\n---\n\n"
+        "## Elsewhere\n"
+        "- `~/.claude/knowledge/shell-quoting.md` — how to quote paths with spaces\n"
+        "- Style guide: `~/guides/style.md` — the house tone\n"
+        "1. `notes/ops.md`\n"
+        "***\n"
+    )
+    root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys")})
+    assert codes(run(root), "MEM004") == []
+
+
+# --- an index written as a table ---------------------------------------------------------------
+
+TABLE = """# Memory
+
+| Memory | What it holds |
+|---|---|
+| [Deploys](deploys.md) | release trains |
+| [Billing](./billing.md) | invoice provider |
+| [Calendar](calendar.md) | freeze windows |
+"""
+
+
+def test_a_table_of_links_is_an_index(make_dir: MakeDir) -> None:
+    root = make_dir(
+        {"MEMORY.md": TABLE, "deploys.md": topic("deploys"), "billing.md": topic("billing")}
+    )
+    found = run(root)
+    assert codes(found, "MEM004") == []
+    assert codes(found, "MEM107") == []
+    [dangling] = codes(found, "MEM005")
+    assert "calendar.md does not exist" in dangling.message
+    line = TABLE.split("\n")[dangling.span.start_line]
+    assert line[dangling.span.start_col : dangling.span.end_col] == "calendar.md"
+    assert dangling.fix is not None
+    [create] = dangling.fix.creates
+    assert create.rel_path == "calendar.md" and "# Calendar" in create.text
+
+
+def test_a_table_without_links_is_content_reported_once(make_dir: MakeDir) -> None:
+    index = (
+        "# Memory\n\n- [Deploys](deploys.md) — trains\n\n## Hosts\n\n"
+        "| Host | Role |\n|---|---|\n| alpha | build |\n| beta | cache |\n"
+    )
+    root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys")})
+    [found] = codes(run(root), "MEM004")
+    assert lines_of(found) == (7, 10) and "(4 lines)" in found.message
+
+
+# --- MEM107: whatever way the index points at a file --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        # A link in a sentence.
+        "# Memory\n\n## API\n\nSee [the API notes](api-notes.md) for the endpoints.\n",
+        # A numbered list of entries.
+        "1. [API notes](api-notes.md) — endpoints\n2. [Deploys](deploys.md) — trains\n",
+        # A nested entry, `./` and angle brackets.
+        "- Services\n  - [API notes](./api-notes.md) — endpoints\n- [D](<deploys.md>) — trains\n",
+        # A link in a heading.
+        "## [API notes](api-notes.md)\n",
+        # The name in code form.
+        "- [Deploys](deploys.md) — trains\n\nDetails of the March fixes are in `api-notes.md`.\n",
+    ],
+)
+def test_mem107_a_file_the_index_points_at_in_any_form_is_no_orphan(
+    make_dir: MakeDir, index: str
+) -> None:
+    root = make_dir(
+        {"MEMORY.md": index, "api-notes.md": topic("api-notes"), "deploys.md": topic("deploys")}
+    )
+    orphans = [d.rel_path for d in codes(run(root), "MEM107")]
+    assert "api-notes.md" not in orphans
+
+
+def test_numbered_entries_are_entries(make_dir: MakeDir) -> None:
+    index = "1. [Deploys](deploys.md) — trains\n2) [Billing](billing.md) — invoices\n"
+    parsed = parse_index(index)
+    assert [(e.bullet, e.path) for e in parsed.entries] == [
+        ("1.", "deploys.md"),
+        ("2)", "billing.md"),
+    ]
+    root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys")})
+    found = run(root)
+    assert codes(found, "MEM004") == []
+    [dangling] = codes(found, "MEM005")
+    assert "billing.md does not exist" in dangling.message
+
+
+def test_links_outside_entries_are_no_entries(make_dir: MakeDir) -> None:
+    """A prose link to a web page is no bad entry (MEM007), and a table row beside an entry for
+    the same file is no duplicate (MEM006): those rules read entries only."""
+    index = (
+        "- [Deploys](deploys.md) — trains\n\n"
+        "Background in [the guide](https://example.com/guide.md).\n\n"
+        "| [Deploys](deploys.md) | again |\n"
+    )
+    root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys")})
+    found = run(root)
+    assert codes(found, "MEM007") == [] and codes(found, "MEM006") == []
+    assert codes(found, "MEM005") == []
+
+
+def test_mem107_a_document_for_people_is_no_orphan(make_dir: MakeDir) -> None:
+    guide = "# Setting up a new machine\n\n1. Install the tools.\n"
+    root = make_dir(
+        {
+            "MEMORY.md": "- [Deploys](deploys.md) — trains\n",
+            "deploys.md": topic("deploys"),
+            "SETUP.md": guide,
+            "NOTES.md": topic("notes"),
+        }
+    )
+    # SETUP.md is a guide for people; NOTES.md has memory frontmatter, so it is a memory.
+    assert [d.rel_path for d in codes(run(root), "MEM107")] == ["NOTES.md"]

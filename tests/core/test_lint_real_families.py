@@ -1,0 +1,209 @@
+"""Misfires and misses found on real memory directories (issue 28), each as a synthetic fixture.
+
+Every text here is written for this test; none is copied from a real directory. Each test names
+the family it guards: a finding that was wrong (a misfire) or a problem memdir did not report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from memdir import constants as C
+from memdir.agent.topic import parse_topic_text
+from memdir.config import Settings
+from memdir.fixes.apply import apply_text_edits
+from memdir.lint import Diagnostic, LintContext
+from memdir.lint.rules import check_topic
+from memdir.lint.rules.descriptions import description_problem
+from memdir.secrets import find_secrets
+
+TODAY = dt.date(2026, 12, 3)
+
+
+def lint(text: str, code: str, mtime: float = 0.0, today: dt.date = TODAY) -> list[Diagnostic]:
+    """The findings of ``code`` in one topic file ``t.md`` with this text."""
+    ctx = dataclasses.replace(LintContext.from_settings(Path("/m"), Settings()), today=today)
+    parsed = parse_topic_text(text, Path("/m/t.md"), "t.md", mtime, len(text.encode()))
+    return [d for d in check_topic(parsed, ctx) if d.code == code]
+
+
+def memory(description: str, body: str = "Body.\n", type_: str = "project", extra: str = "") -> str:
+    return f"---\nname: t\ndescription: {description}\ntype: {type_}\n{extra}---\n{body}"
+
+
+# --- MEM109: words in any script ---------------------------------------------------------------
+
+#: Descriptions whose English translation (in the comment) says enough: none is "too short".
+SPECIFIC_IN_ANY_SCRIPT = [
+    # uk: run integration tests locally before a release
+    "Перед релізом запускати інтеграційні тести локально",
+    # ru: the user wants short answers, no emoji
+    "Пользователь просит отвечать кратко и без эмодзи",
+    "Οι αναπτύξεις γίνονται μόνο την Τρίτη",  # el: deployments happen on Tuesdays only
+    "يتم نشر الإصدارات يوم الثلاثاء فقط",  # ar: releases are deployed on Tuesdays only
+    "Luôn chạy kiểm thử trước khi đẩy mã",  # vi: always run the tests before pushing code
+    "ทดสอบระบบก่อนปล่อยเวอร์ชันใหม่ทุกครั้ง",  # th: test the system before every new release
+    "배포 전에 통합 테스트를 반드시 실행",  # ko: always run integration tests before deploying
+    "हर रिलीज़ से पहले टेस्ट चलाना ज़रूरी है",  # hi: tests must run before every release
+    "Préférences de déploiement du client",  # fr: the client's deployment preferences
+]
+#: ... and ones that say no more than "notes" or "project notes": still too short.
+VAGUE_IN_ANY_SCRIPT = ["Заметки", "Σημειώσεις έργου", "บันทึก", "ملاحظات", "Ghi chú", "메모"]
+
+
+@pytest.mark.parametrize("description", SPECIFIC_IN_ANY_SCRIPT)
+def test_mem109_counts_words_in_every_script(description: str) -> None:
+    assert lint(memory(description), "MEM109") == []
+
+
+@pytest.mark.parametrize("description", VAGUE_IN_ANY_SCRIPT)
+def test_mem109_short_descriptions_stay_short_in_every_script(description: str) -> None:
+    (found,) = lint(memory(description), "MEM109")
+    assert "too short" in found.message
+
+
+def test_mem109_long_specific_descriptions_pass_and_length_is_in_characters() -> None:
+    # ~230 characters, one specific rule: the kind of description real directories keep.
+    specific = (
+        "Never backfill old rows with a one-off script: this service has a single operator, so "
+        "schema changes ship with a migration that fills the column on read, and the deploy "
+        "checklist verifies the count of rows still empty"
+    )
+    assert 200 < len(specific) <= C.DESCRIPTION_MAX_CHARS
+    assert description_problem(specific, "t", "t.md") is None
+    # 150 Chinese characters are 150 characters (300 columns wide): not "too long".
+    chinese = "发布前在本地运行全部集成测试并核对迁移脚本" * 7 + "确认回滚步骤可用并通知值班同事"
+    assert len(chinese) < C.DESCRIPTION_MAX_CHARS
+    assert description_problem(chinese, "t", "t.md") is None
+    dump = "status: " + "phase two shipped, four follow-ups open, metrics pending; " * 6
+    reason = description_problem(dump, "t", "t.md")
+    assert reason is not None and f"{len(dump)} characters long" in reason
+
+
+# --- MEM124: a value cut by a YAML comment -----------------------------------------------------
+
+
+def test_mem124_reports_a_description_cut_by_a_comment_and_quotes_it() -> None:
+    text = memory("Issue #412 retry limits settled with the payments team")
+    (found,) = lint(text, "MEM124")
+    assert "` #` starts a comment, so the agent reads `Issue`" in found.message
+    assert "quote the value" in found.message
+    assert found.fix is not None and found.fix.safe  # "#412" starts a word: it is text
+    fixed = apply_text_edits(text, list(found.fix.edits))
+    assert 'description: "Issue #412 retry limits settled with the payments team"' in fixed
+    assert lint(fixed, "MEM124") == []
+    reread = parse_topic_text(fixed, Path("/m/t.md"), "t.md", 0.0, len(fixed))
+    assert reread.description == "Issue #412 retry limits settled with the payments team"
+    # MEM109 does not call the cut description "too short": MEM124 says why.
+    assert lint(text, "MEM109") == []
+
+
+def test_mem124_name_whole_value_and_spaced_comment() -> None:
+    (name,) = lint(
+        memory("retry limits agreed with payments").replace("name: t", "name: PR #9"), "MEM124"
+    )
+    assert "`name` cut" in name.message and "reads `PR`" in name.message
+    (empty,) = lint(memory("#77 checkout timeouts raised to 30 seconds"), "MEM124")
+    assert "reads no description at all" in empty.message
+    # After "# " it may be a comment someone meant: offered in the editor, not applied by --fix.
+    (spaced,) = lint(memory("checkout timeouts for the mobile app  # see runbook"), "MEM124")
+    assert spaced.fix is not None and not spaced.fix.safe
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        '"Issue #412 retry limits settled with the payments team"',
+        "'Issue #412 retry limits settled with the payments team'",
+        "C# services log through the shared Serilog sink",
+        "Issue#412 retry limits settled with the payments team",
+    ],
+)
+def test_mem124_silent_when_yaml_keeps_the_hash(description: str) -> None:
+    assert lint(memory(description), "MEM124") == []
+
+
+# --- MEM106: a marginal overshoot --------------------------------------------------------------
+
+
+def test_mem106_ignores_an_overshoot_of_a_last_bullet_or_two() -> None:
+    head = memory("release checklist for the mobile apps, step by step", body="")
+    line = "- check the store listing, the screenshots and the release notes once more\n"
+    fits = head + line * ((C.SURFACE_MAX_BYTES - len(head)) // len(line))
+    marginal = fits + line * 2  # a few per cent of the file past the cut
+    assert len(marginal.encode()) > C.SURFACE_MAX_BYTES
+    assert lint(marginal, "MEM106") == []
+    long = fits + line * 20  # about a quarter of the file is never injected
+    (found,) = lint(long, "MEM106")
+    assert "not injected from here on" in found.message
+
+
+# --- MEM119: only running prose ----------------------------------------------------------------
+
+
+def test_mem119_skips_headings_labels_and_quoted_titles() -> None:
+    stamp = "modified: 2026-12-01T10:00:00.000Z\n"
+    body = (
+        "## 昨日回顾\n\n"
+        "**Tomorrow:**\n\n"
+        'The scoring table marks that row "retest next year" for the coach.\n'
+        "The report template is titled “Next week at a glance”.\n"
+    )
+    assert lint(memory("fitness test scoring rules", body, extra=stamp), "MEM119") == []
+    prose = memory("fitness test scoring rules", "We retest the group next week.\n", extra=stamp)
+    (found,) = lint(prose, "MEM119")
+    assert "its `modified` field" in found.message
+
+
+def test_mem119_says_when_the_anchor_is_only_the_modification_time() -> None:
+    mtime = dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC).timestamp()
+    (found,) = lint(memory("fitness test scoring rules", "Retest tomorrow.\n"), "MEM119", mtime)
+    assert "2026-12-01 if it was written on 2026-11-30" in found.message
+    assert "a clone or copy resets that time" in found.message
+
+
+# --- MEM121: a milestone reached is no deadline ------------------------------------------------
+
+
+def test_mem121_skips_dates_of_work_reported_done() -> None:
+    done = "Games came one at a time: the first (2026-03-02), the second added (by 2026-04-05).\n"
+    assert lint(memory("multi-game support history", done), "MEM121") == []
+    assert (
+        lint(memory("multi-game support history", "✅ Port the parser by 2026-04-05.\n"), "MEM121")
+        == []
+    )
+    plan = "Partners must move off the v1 endpoint by 2026-04-05. The importer shipped in May.\n"
+    (found,) = lint(memory("v1 endpoint retirement plan", plan), "MEM121")
+    assert "2026-04-05" in found.message
+
+
+# --- MEM110: identifiers that look random ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- Session key: 5d0c2b7e-41f3-4a8e-9c61-2f7b0d3e8a94",
+        "session_key = 5d0c2b7e-41f3-4a8e-9c61-2f7b0d3e8a94",
+        "idempotencyKey: 5d0c2b7e-41f3-4a8e-9c61-2f7b0d3e8a94",
+        "`py_compile` passed: every module under src/",
+        "api_key: abc123xyz",
+    ],
+)
+def test_mem110_identifiers_and_placeholders_are_no_secrets(line: str) -> None:
+    assert find_secrets(line) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "HEROKU_API_KEY=5d0c2b7e-41f3-4a8e-9c61-2f7b0d3e8a94",
+        "api key: 5d0c2b7e-41f3-4a8e-9c61-2f7b0d3e8a94",
+        "license_key = 5d0c2b7e-41f3-4a8e-9c61-2f7b0d3e8a94",
+    ],
+)
+def test_mem110_a_uuid_named_as_a_credential_is_still_one(line: str) -> None:
+    assert [m.kind for m in find_secrets(line)] != []
