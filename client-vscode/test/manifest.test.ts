@@ -60,6 +60,12 @@ describe('package.json', () => {
     }
   });
 
+  it('contributes the preview switch off: preview rules run only when a user turns them on', () => {
+    const preview = manifest.contributes.configuration.properties['memdir.preview'];
+    expect(preview?.default).toBe(false);
+    expect(SERVER_SETTING_KEYS).toContain('preview');
+  });
+
   it('the settings that choose the program are restricted in untrusted workspaces; the bundled server is the default', () => {
     expect([...manifest.capabilities.untrustedWorkspaces.restrictedConfigurations].sort()).toEqual(
       ['memdir.importStrategy', 'memdir.server.args', 'memdir.server.path', 'memdir.server.python'],

@@ -63,6 +63,10 @@ class Settings:
     #: Days after which a memory not verified since (``last_verified``, else its modified date)
     #: is reported (MEM120); 0 turns the check off.
     verify_after_days: int = 180
+    #: Run the preview rules too: rules not yet right often enough on real memory dirs to be
+    #: on by default (each rule's page gives its measured precision). As in ruff, selecting a
+    #: preview code without this does not run it.
+    preview: bool = False
     #: Which agent behaviour to reproduce: ``claude-code-<version>`` or ``seed`` (the spec).
     target: str = DEFAULT_TARGET.name
     #: Check and write the directory as Claude Code's even when it looks like another agent's
@@ -220,6 +224,11 @@ def settings_from_mapping(
                 errors.append(
                     f"`{raw_key}` must be a whole number of days (0: off), got {_shown(value)}"
                 )
+        elif key == "preview":
+            if isinstance(value, bool):
+                changes[key] = value
+            else:
+                errors.append(f"`{raw_key}` must be true or false, got {_shown(value)}")
         elif key == "severity":
             if not isinstance(value, Mapping):
                 errors.append(f"`{raw_key}` must be a table of CODE = severity")

@@ -171,3 +171,7 @@ QUERY_MAX_CHARS: Final = 20_000
 
 # --- writing (spec section 8) ----------------------------------------------------------------
 EXTRACTION_MAX_TURNS: Final = 5
+
+#: A project memory that is a snapshot of one moment ("next session", "Current status") is
+#: reported (MEM126) when that moment is more than this many days before today.
+STALE_SNAPSHOT_DAYS: Final = 90

@@ -28,7 +28,9 @@ def test_without_a_code_every_rule_is_listed(capsys: pytest.CaptureFixture[str])
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == list(RULES)
     for line, rule in zip(lines, RULES.values(), strict=True):
-        assert line.split()[1:] == [rule.name, rule.severity]
+        marked = ["preview", "(off", "unless", "--preview)"] if rule.preview else []
+        assert line.split()[1:] == [rule.name, rule.severity, *marked]
+    assert any(rule.preview for rule in RULES.values())
 
 
 def test_an_unknown_code_is_one_line_and_exit_2() -> None:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from memdir.config import Settings
 from memdir.faces.cli import main
 from memdir.fixes.citations import Form, renamed_text
 from memdir.lint.diagnostic import Diagnostic
@@ -21,6 +22,8 @@ from memdir.project.lookup import Project
 from memhelpers import EXAMPLES, ROOT, git, git_project, write_files
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+#: MEM117 and MEM118 are preview rules: on only with preview.
+PREVIEW = Settings(preview=True)
 
 
 def memory(tmp_path: Path, topics: dict[str, str]) -> Path:
@@ -40,7 +43,7 @@ def memory(tmp_path: Path, topics: dict[str, str]) -> Path:
 def findings(directory: Path, project_root: Path | None) -> list[tuple[str, str, str]]:
     """(file, code, message) of every MEM117/MEM118."""
     project = Project.load(project_root, directory) if project_root is not None else None
-    state = DirState(directory, project=project)
+    state = DirState(directory, PREVIEW, project)
     state.refresh()
     return [
         (d.rel_path, d.code, d.message)
@@ -321,7 +324,7 @@ def test_no_project_no_findings_and_nothing_loaded(tmp_path: Path) -> None:
     assert findings(directory, None) == []
     script = (
         "import sys\nfrom memdir.faces.cli import main\n"
-        f"main(['lint', {str(directory)!r}, '--exit-zero'])\n"
+        f"main(['lint', {str(directory)!r}, '--exit-zero', '--preview'])\n"
         "assert 'memdir.project.lookup' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)
@@ -370,12 +373,12 @@ def test_project_updates_one_file_at_a_time(tmp_path: Path) -> None:
 def test_cli_project_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = git_project(tmp_path, CODE)
     directory = memory(tmp_path, {"a.md": "See `src/app/gone.py`."})
-    assert main(["lint", str(directory), "--project", str(root)]) == 1
+    assert main(["lint", str(directory), "--project", str(root), "--preview"]) == 1
     out, _ = capsys.readouterr()
     assert "MEM117 `src/app/gone.py` does not exist in the project" in out
     # No project: not checked, and said when the codes are asked for.
-    assert main(["lint", str(directory)]) == 0
-    assert main(["lint", str(directory), "--select", "MEM117"]) == 0
+    assert main(["lint", str(directory), "--preview"]) == 0
+    assert main(["lint", str(directory), "--select", "MEM117", "--preview"]) == 0
     _, err = capsys.readouterr()
     assert err.count("pass --project ROOT") == 1
     assert main(["lint", str(directory), "--project", str(tmp_path / "nope")]) == 2
@@ -416,7 +419,7 @@ def test_cli_default_is_the_project_of_the_agents_memory_dir(
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(root)
-    assert main(["lint", "--select", "MEM117,MEM118"]) == 1
+    assert main(["lint", "--select", "MEM117,MEM118", "--preview"]) == 1
     out, err = capsys.readouterr()
     assert [line.split(" ")[2] for line in out.splitlines()] == ["MEM117"]
     assert "pass --project" not in err
@@ -461,7 +464,7 @@ def test_the_index_is_checked_too(tmp_path: Path) -> None:
 
 
 def diagnostics(directory: Path, project_root: Path) -> list[Diagnostic]:
-    state = DirState(directory, project=Project.load(project_root, directory))
+    state = DirState(directory, PREVIEW, Project.load(project_root, directory))
     state.refresh()
     return [d for d in state.lint().diagnostics if d.code in ("MEM117", "MEM118")]
 

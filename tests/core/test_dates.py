@@ -111,7 +111,7 @@ def test_parse_day() -> None:
 
 
 def context(today: dt.date = TODAY, verify_after_days: int = 180) -> LintContext:
-    settings = Settings(verify_after_days=verify_after_days)
+    settings = Settings(verify_after_days=verify_after_days, preview=True)  # MEM121
     ctx = LintContext.from_settings(Path("/m"), settings)
     return dataclasses.replace(ctx, today=today)
 
@@ -235,7 +235,7 @@ def test_setting_validation() -> None:
 def test_example_directories_have_no_date_findings_for_a_year(directory: Path) -> None:
     """The README, the install tests and the VS Code e2e expect these directories clean. Their
     deadlines are real dates: this fails a year before one passes, in time to move it."""
-    state = DirState(directory)
+    state = DirState(directory, Settings(preview=True))
     state.context = dataclasses.replace(
         state.context, today=dt.date.today() + dt.timedelta(days=365)
     )

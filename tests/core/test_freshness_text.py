@@ -158,7 +158,7 @@ def test_recheck_citations_rereads_only_citing_files(
     (memory_dir / "MEMORY.md").write_text(
         "".join(f"- [{rel}]({rel}) — x\n" for rel in files), encoding="utf-8"
     )
-    state = DirState(memory_dir, Settings(), project)
+    state = DirState(memory_dir, Settings(preview=True), project)
     state.refresh()
     assert not [d for d in state.lint().diagnostics if d.code == "MEM117"]
     # An editor's unsaved text survives the re-check.
@@ -180,7 +180,7 @@ def test_set_today_rejudges_every_file(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(
         head("last_verified: 2026-09-16\n") + "The freeze ends 2027-03-15.\n", encoding="utf-8"
     )
-    state = DirState(tmp_path, Settings())
+    state = DirState(tmp_path, Settings(preview=True))
     state.set_today(TODAY)
     state.refresh()
     assert not {"MEM120", "MEM121"} & {d.code for d in state.lint().diagnostics}
@@ -189,6 +189,6 @@ def test_set_today_rejudges_every_file(tmp_path: Path) -> None:
     assert {"MEM120", "MEM121"} <= {d.code for d in result.diagnostics}
     assert result.changed == frozenset({"a.md"})
     # The settings change keeps the day the state was told.
-    state.set_settings(Settings())
+    state.set_settings(Settings(preview=True))
     state.refresh()
     assert {"MEM120", "MEM121"} <= {d.code for d in state.lint().diagnostics}

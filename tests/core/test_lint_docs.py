@@ -29,6 +29,20 @@ def test_every_rule_has_a_page_and_a_row() -> None:
     assert table.count("\n") == len(RULES) + 2
 
 
+def test_preview_rules_say_so_with_their_measured_precision() -> None:
+    table = rules_table().splitlines()
+    preview = [rule for rule in RULES.values() if rule.preview]
+    assert {"MEM117", "MEM118", "MEM121"} <= {rule.code for rule in preview}
+    for rule in RULES.values():
+        page = rule_page(rule)
+        [row] = [line for line in table if f"[**{rule.code}**]" in line]
+        assert ("**Preview**: off by default" in page) == rule.preview, rule.code
+        assert ("*Preview*" in row) == rule.preview, rule.code
+        if rule.preview:
+            assert f"**Measured precision**: {rule.precision}" in page
+            assert "real memory dirs" in rule.precision
+
+
 def test_write_replaces_pages_of_removed_codes(tmp_path: Path) -> None:
     (tmp_path / "MEM999.md").write_text("# gone\n", encoding="utf-8")
     (tmp_path / "MEM001.md").write_text(pages()["MEM001.md"], encoding="utf-8")

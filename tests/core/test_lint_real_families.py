@@ -25,7 +25,9 @@ TODAY = dt.date(2026, 12, 3)
 
 def lint(text: str, code: str, mtime: float = 0.0, today: dt.date = TODAY) -> list[Diagnostic]:
     """The findings of ``code`` in one topic file ``t.md`` with this text."""
-    ctx = dataclasses.replace(LintContext.from_settings(Path("/m"), Settings()), today=today)
+    ctx = dataclasses.replace(
+        LintContext.from_settings(Path("/m"), Settings(preview=True)), today=today
+    )
     parsed = parse_topic_text(text, Path("/m/t.md"), "t.md", mtime, len(text.encode()))
     return [d for d in check_topic(parsed, ctx) if d.code == code]
 

@@ -13,6 +13,7 @@ from memdir.lint import Diagnostic, DirState, LintContext
 from memdir.lint.rules import (
     RULES,
     citations,
+    consistency,
     content,
     descriptions,
     directory,
@@ -622,6 +623,7 @@ def test_every_rule_defined_is_registered_with_a_check_for_its_scope() -> None:
             citations,
             date_rules,
             write_rules,
+            consistency,
             instructions,
         )
         for value in vars(area).values()
@@ -635,7 +637,7 @@ def test_every_rule_defined_is_registered_with_a_check_for_its_scope() -> None:
 def test_severity_by_mode_is_what_the_engine_applies() -> None:
     modes: tuple[RecallMode, ...] = ("index", "prefetch")
     for mode in modes:
-        context = LintContext.from_settings(Path("/m"), Settings(recall_mode=mode))
+        context = LintContext.from_settings(Path("/m"), Settings(recall_mode=mode, preview=True))
         for code, rule in RULES.items():
             assert context.severities[code] == rule.severity_by_mode.get(mode, rule.severity)
     assert RULES["MEM107"].severity_in("prefetch") == "info"

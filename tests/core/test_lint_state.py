@@ -327,7 +327,7 @@ def _citing_dir(tmp_path: Path) -> tuple[Path, Path]:
 def _fresh_findings(memory: Path, project_root: Path) -> list[tuple[str, str, str]]:
     from memdir.project.lookup import Project
 
-    state = DirState(memory, Settings(), Project.load(project_root, memory))
+    state = DirState(memory, Settings(preview=True), Project.load(project_root, memory))
     state.refresh()
     return [(d.rel_path, d.code, d.message) for d in state.lint().diagnostics]
 
@@ -340,7 +340,7 @@ def test_a_project_change_rechecks_only_the_memories_that_asked_about_it(
     reads = count_disk_reads(monkeypatch.setattr)
     project_root, memory = _citing_dir(tmp_path)
     project = Project.load(project_root, memory)
-    state = DirState(memory, Settings(), project)
+    state = DirState(memory, Settings(preview=True), project)
     state.refresh()
     assert not {d.code for d in state.lint().diagnostics} & {"MEM117", "MEM118"}
 
@@ -380,7 +380,7 @@ def test_what_a_file_asks_follows_its_editor_text(tmp_path: Path) -> None:
 
     project_root, memory = _citing_dir(tmp_path)
     project = Project.load(project_root, memory)
-    state = DirState(memory, Settings(), project)
+    state = DirState(memory, Settings(preview=True), project)
     state.refresh()
     state.update(memory / "plain.md", topic("plain", "about plain", body="See `refund_all()`.\n"))
     (project_root / "src/app/refunds.py").unlink()
@@ -397,7 +397,7 @@ def test_a_new_project_rechecks_what_a_partial_one_was_never_asked(tmp_path: Pat
     project_root, memory = _citing_dir(tmp_path)
     partial = Project.load(project_root, memory)
     partial.complete = False  # a walk that stopped: the citation rules ask it nothing
-    state = DirState(memory, Settings(), partial)
+    state = DirState(memory, Settings(preview=True), partial)
     state.refresh()
     (project_root / "src/app/payments.py").unlink()
     state.set_project(Project.load(project_root, memory))

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from memdir.config import Settings
 from memdir.faces.cli import main
 from memdir.lint import lint_directory
 from memdir.lint.state import DirState
@@ -197,7 +198,7 @@ def test_a_citation_finding_never_repeats_a_secret_it_cites(tmp_path: Path) -> N
     root = tmp_path / "memory"
     body = f"See `src/app/{GITHUB}.py` and `cards.{GITHUB}()`.\n"
     write_files(root, {"MEMORY.md": "- [Deploy](deploy.md) — steps\n", "deploy.md": topic(body)})
-    state = DirState(root, project=Project.load(project, root))
+    state = DirState(root, Settings(preview=True), Project.load(project, root))
     state.refresh()
     cited = {d.code: d.message for d in state.lint().diagnostics if d.code in ("MEM117", "MEM118")}
     assert cited["MEM117"].startswith(f"`src/app/{REDACTED}.py` does not exist")

@@ -250,7 +250,7 @@ def test_a_cited_project_file(kind: str, use_git: bool, tmp_path: Path, make_dir
     # After the commit: git's index has a regular file, the work tree the planted one.
     plant(project / "src" / "app.py", kind, "def retry_payment(): pass\n")
     code, out, err = memdir(
-        "lint", str(make_dir(MEMORY)), "--project", str(project), "--format", "json"
+        "lint", str(make_dir(MEMORY)), "--project", str(project), "--format", "json", "--preview"
     )
     assert code in (0, 1), err
     found = _citations(out)
@@ -269,7 +269,7 @@ def test_a_folder_link_leading_out_vouches_for_nothing(tmp_path: Path, make_dir:
     shutil.rmtree(project / "src")
     (project / "src").symlink_to(outside, target_is_directory=True)
     code, out, err = memdir(
-        "lint", str(make_dir(MEMORY)), "--project", str(project), "--format", "json"
+        "lint", str(make_dir(MEMORY)), "--project", str(project), "--format", "json", "--preview"
     )
     assert code in (0, 1), err
     assert "retry_payment" in _citations(out).get("MEM118", "")

@@ -294,7 +294,7 @@ def _lint(root: Path, memory: Path, extra_env: dict[str, str]) -> str:
     its JSON output."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     done = run_memdir(
-        "lint", str(memory), "--project", str(root), "--format", "json",
+        "lint", str(memory), "--project", str(root), "--format", "json", "--preview",
         env={**env, **extra_env}, timeout=120,
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stderr

@@ -141,7 +141,7 @@ def test_no_setting_is_a_path() -> None:
     assert {f.name for f in fields(Settings)} - {"source", "errors", "load_error"} == {
         "index_line_limit", "severity", "select", "ignore", "recall_mode", "selector", "model",
         "openai_base_url", "openai_model", "openai_timeout", "trigger", "verify_after_days",
-        "target", "any_format",
+        "target", "any_format", "preview",
     }  # fmt: skip
     for key in ("memory_dir", "project_root", "state_dir", "cache_dir", "log_file", "path"):
         assert f"unknown setting `{key}`" in settings_from_mapping({key: "/etc"}).errors

@@ -20,6 +20,7 @@ export const SERVER_SETTING_KEYS = [
   'severity',
   'select',
   'ignore',
+  'preview',
   'recallMode',
   'selector',
   'model',

@@ -36,6 +36,11 @@ Each code has a page, also printed by `memdir rule CODE` (`memdir rule` lists th
 Severities can be changed per code, and `recall_mode` shifts some of them: see
 [Configuration](../configuration.md).
 
+Rules marked *Preview* are off by default: they are not yet right often enough on real memory
+directories (each page gives the precision measured). Turn them on with `preview = true`,
+`memdir lint --preview` or the editor's `preview` setting ([Preview
+rules](../configuration.md#preview-rules)).
+
 <!-- Generated from the rule registry (memdir.lint.rules.RULES) by
 `python -m memdir.lint.docs`; tests/core/test_lint_docs.py keeps this page equal to it. -->
 
@@ -76,11 +81,23 @@ def _severity(rule: Rule, table: bool = False) -> str:
     return f"{rule.severity} ({'; '.join(modes)})"
 
 
+def _preview_lines(rule: Rule) -> str:
+    if not rule.preview:
+        return ""
+    return (
+        "- **Preview**: off by default; on with `preview = true` in memdir.toml, "
+        "`memdir lint --preview` or the editor's `preview` setting "
+        "([Preview rules](../configuration.md#preview-rules))\n"
+        f"- **Measured precision**: {rule.precision}\n"
+    )
+
+
 def rule_page(rule: Rule) -> str:
     """The Markdown page of one rule: ``docs/rules/<code>.md`` and ``memdir rule <code>``."""
     return (
         f"# {rule.code} `{rule.name}`\n"
         "\n"
+        f"{_preview_lines(rule)}"
         f"- **Default severity**: {_severity(rule)}\n"
         f"- **Checks**: {_SCOPES.get(rule.scope, rule.scope)}\n"
         f"- **Fix**: {_fix_line(rule)}\n"
@@ -112,7 +129,7 @@ def rules_table(rules: Iterable[Rule] | None = None) -> str:
     for rule in RULES.values() if rules is None else rules:
         cells = (
             f"[**{rule.code}**]({rule.code}.md) `{rule.name}`",
-            _severity(rule, table=True),
+            ("*Preview*: off; " if rule.preview else "") + _severity(rule, table=True),
             rule.summary,
             rule.why,
             rule.remedy + _fix_note(rule),

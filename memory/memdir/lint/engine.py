@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from memdir import constants as C
 from memdir.config import Settings
 from memdir.lint.diagnostic import Diagnostic, Fix, Severity
-from memdir.lint.rules import RULES
+from memdir.lint.rules import RULES, rule_enabled
 from memdir.model import Span
 from memdir.secrets import redact
 
@@ -47,7 +47,7 @@ class LintContext:
         enabled: set[str] = set()
         severities: dict[str, Severity] = {}
         for code, rule in RULES.items():
-            if not settings.code_enabled(code):
+            if not rule_enabled(settings, code):
                 continue
             severity: Severity = rule.severity_in(settings.recall_mode)
             override = settings.severity.get(code)
@@ -102,9 +102,15 @@ def _shown(text: str) -> str:
 
 
 def with_cli_codes(
-    settings: Settings, select: Sequence[str] | None, ignore: Sequence[str] | None
+    settings: Settings,
+    select: Sequence[str] | None,
+    ignore: Sequence[str] | None,
+    preview: bool = False,
 ) -> Settings:
-    """Command-line codes over the configured ones: ``--select`` replaces, ``--ignore`` adds."""
+    """Command-line codes over the configured ones: ``--select`` replaces, ``--ignore`` adds,
+    ``--preview`` turns the preview rules on (it never turns them off)."""
+    if preview and not settings.preview:
+        settings = replace(settings, preview=True)
     if select:
         settings = replace(settings, select=tuple(select))
     if ignore:

@@ -49,6 +49,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     lint.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")
     lint.add_argument(
+        "--preview",
+        action="store_true",
+        help="run the preview rules too: not yet right often enough on real memory dirs to be "
+        "on by default (`memdir rule` marks them; as `preview = true` in memdir.toml)",
+    )
+    lint.add_argument(
         "--fix",
         action="store_true",
         help="apply safe fixes (add orphans to the index, drop exact duplicate entries, add "
@@ -63,8 +69,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         metavar="ROOT",
         help="the project the memories cite: check their paths and identifiers against it "
-        "(MEM117, MEM118; default: the project of the agent's memory dir when no DIR is given, "
-        "else not checked)",
+        "(MEM117, MEM118: preview rules, run with --preview; default: the project of the "
+        "agent's memory dir when no DIR is given, else not checked)",
     )
     add_any_format_argument(lint, "check it (and with --fix, fix it)")
     lint.add_argument(
@@ -130,7 +136,7 @@ def _run(args: argparse.Namespace) -> int:
     from memdir.lint.diagnostic import FAILING
     from memdir.lint.engine import with_cli_codes
     from memdir.lint.formats import Section, render
-    from memdir.lint.rules import expand_codes
+    from memdir.lint.rules import expand_codes, preview_selections_ignored, rule_enabled
     from memdir.lint.state import DirState, LintResult
 
     select = _codes(args.select, "--select")
@@ -141,12 +147,23 @@ def _run(args: argparse.Namespace) -> int:
     explicit_project = _project_root(args.project)
     sections: list[Section] = []
     unchecked = False
+    warned: set[str] = set()
     for directory, project_root in _targets(args):
-        settings = with_cli_codes(load_settings(directory, project_root), select, ignore)
+        settings = with_cli_codes(
+            load_settings(directory, project_root), select, ignore, args.preview
+        )
         if settings.load_error is not None:
             raise CliError(f"cannot read settings: {settings.load_error}")
         for error in settings.errors:
             print(f"memdir lint: warning: {settings.source}: {error}", file=sys.stderr)
+        for code in preview_selections_ignored(settings):
+            if code not in warned:
+                warned.add(code)
+                print(
+                    f"memdir lint: warning: selecting {code} has no effect: it is a preview "
+                    "rule, and preview is off (pass --preview, or set preview = true)",
+                    file=sys.stderr,
+                )
         notice = declined(directory, args.any_format or settings.any_format)
         if notice is not None:
             # Another agent's memory: no finding, nothing fixable, nothing written.
@@ -158,13 +175,14 @@ def _run(args: argparse.Namespace) -> int:
             continue
         cited_root = explicit_project or project_root
         project = None
-        if any(settings.code_enabled(code) for code in _CITATION_CODES):
+        citations_on = [code for code in _CITATION_CODES if rule_enabled(settings, code)]
+        if citations_on:
             if cited_root is not None:
                 from memdir.project.citations import cited_words
                 from memdir.project.lookup import Project  # only with a project: keep lint light
 
                 # The cited names are looked up in one pass, while git lists the project.
-                words = cited_words(directory) if settings.code_enabled("MEM118") else ()
+                words = cited_words(directory) if "MEM118" in citations_on else ()
                 project = Project.load(cited_root, directory, words)
             else:
                 unchecked = True

@@ -16,7 +16,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "rule",
         help="explain a lint rule (MEM001); without a code, list the rules",
         description="Print the documentation of a lint rule: what it means, why it matters "
-        "to the agent, an example and how to fix it. Without a code, list every rule.",
+        "to the agent, an example and how to fix it. Without a code, list every rule; preview "
+        "rules (off unless `memdir lint --preview` or `preview = true`) are marked.",
     )
     rule.add_argument("code", nargs="?", metavar="CODE", help="rule code, e.g. MEM001")
     rule.set_defaults(func=cmd_rule)
@@ -30,7 +31,8 @@ def cmd_rule(args: argparse.Namespace) -> int:
     if code is None:
         width = max(len(rule.name) for rule in RULES.values())
         for rule in RULES.values():
-            print(f"{rule.code}  {rule.name:<{width}}  {rule.severity}")
+            preview = "  preview (off unless --preview)" if rule.preview else ""
+            print(f"{rule.code}  {rule.name:<{width}}  {rule.severity:<7}{preview}".rstrip())
         return 0
     found = RULES.get(code.strip().upper())
     if found is None:

@@ -4,14 +4,11 @@ Each area module defines its rules (a :class:`~memdir.lint.rules.base.Rule` besi
 that checks it) and lists them in its ``RULES``; :data:`RULES` here gathers them, and the entry
 points run whatever the registry holds, so a rule added to an area's list reaches every path:
 
-* :func:`check_topic`: the rules that read one topic file (MEM101-MEM106, MEM109, MEM110,
-  MEM112, MEM113, MEM115-MEM121), however the file arrived (disk, editor,
-  fast parser);
-* :func:`check_index`: the rules that read MEMORY.md (MEM001-MEM004, MEM006, MEM007, and its
-  secrets, encoding and citations);
+* :func:`check_topic`: the rules that read one topic file (``scope="topic"``), however the file
+  arrived (disk or editor);
+* :func:`check_index`: the rules that read MEMORY.md (``scope="index"``);
 * :func:`check_directory`: the rules that read the index with a :class:`TopicSummary` of every
-  topic file (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123, MEM127), and MEM122 (an
-  interrupted write).
+  topic file (``scope="directory"``), and MEM122 (an interrupted write).
 
 Every message says why the finding matters to the agent.
 """
@@ -24,8 +21,17 @@ from typing import TYPE_CHECKING
 
 from memdir.agent.index import Index
 from memdir.agent.scan import Skipped
+from memdir.config import Settings
 from memdir.lint.diagnostic import Diagnostic
-from memdir.lint.rules import citations, content, descriptions, directory, frontmatter, instructions
+from memdir.lint.rules import (
+    citations,
+    consistency,
+    content,
+    descriptions,
+    directory,
+    frontmatter,
+    instructions,
+)
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules import writes as write_rules
@@ -39,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_CODES",
+    "PREVIEW_CODES",
     "RULES",
     "Rule",
     "TopicSummary",
@@ -48,6 +55,8 @@ __all__ = [
     "directory_rules_reading",
     "entry_links",
     "expand_codes",
+    "preview_selections_ignored",
+    "rule_enabled",
     "run_directory_rules",
     "summarize",
     "unknown_codes",
@@ -73,6 +82,7 @@ RULES: dict[str, Rule] = _gather(
     citations.RULES,
     date_rules.RULES,
     write_rules.RULES,
+    consistency.RULES,
     instructions.RULES,
 )
 ALL_CODES: tuple[str, ...] = tuple(RULES)
@@ -83,6 +93,26 @@ _DIRECTORY = tuple(
 )
 if any(not RULES[code].reads for code, _ in _DIRECTORY):
     raise RuntimeError("a directory rule does not say what it reads (Rule.reads)")
+if any(rule.preview and not rule.precision for rule in RULES.values()):
+    raise RuntimeError("a preview rule does not say its measured precision (Rule.precision)")
+#: The rules off unless preview is on.
+PREVIEW_CODES: frozenset[str] = frozenset(code for code, rule in RULES.items() if rule.preview)
+
+
+def rule_enabled(settings: Settings, code: str) -> bool:
+    """Whether ``code`` runs under ``settings``: selected, not ignored or off, and, for a
+    preview rule, with preview on (selecting a preview rule does not turn preview on, as in
+    ruff: :func:`preview_selections_ignored` names such selections for a warning)."""
+    return settings.code_enabled(code) and (settings.preview or code not in PREVIEW_CODES)
+
+
+def preview_selections_ignored(settings: Settings) -> list[str]:
+    """Preview codes ``select`` names exactly while preview is off: they stay off, and the
+    person who asked for them should be told so. A prefix (``MEM1``) selects the preview
+    rules it covers only with preview on, silently, as ruff's prefixes do."""
+    if settings.preview:
+        return []
+    return [code for code in dict.fromkeys(settings.select) if code in PREVIEW_CODES]
 
 
 def expand_codes(patterns: tuple[str, ...] | list[str]) -> set[str]:

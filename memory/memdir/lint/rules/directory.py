@@ -23,6 +23,7 @@ from memdir.agent.topic import load_topic
 from memdir.fixes import plan
 from memdir.lint.diagnostic import Diagnostic, Fix
 from memdir.lint.rules.base import DirectoryView, Rule, head_span
+from memdir.lint.rules.consistency import Directive, directives
 from memdir.lint.rules.descriptions import near_duplicate_pairs
 from memdir.lint.rules.index import entry_links, path_key
 from memdir.lint.rules.overlap import duplicate_pairs, shingles
@@ -57,6 +58,8 @@ class TopicSummary:
     listed: bool = True
     #: False for binary or unreadable files (MEM113): no orphan or duplicate findings on top.
     usable: bool = True
+    #: The "always/never <verb> X" the memory states (MEM125); nearly always none.
+    directives: tuple[Directive, ...] = ()
     #: The body's runs of words (:func:`memdir.lint.rules.overlap.shingles`), for MEM111.
     body_shingles: frozenset[int] = frozenset()
 
@@ -527,5 +530,6 @@ def summarize(topic: TopicFile, root: Path) -> TopicSummary:
         head_span=head,
         listed=not ("unreadable" in kinds and topic.mtime == 0.0),
         usable=not kinds & {"unreadable", "binary"},
+        directives=directives(topic),
         body_shingles=shingles(topic.body),
     )
