@@ -270,3 +270,5 @@ def test_mem107_a_document_for_people_is_no_orphan(make_dir: MakeDir) -> None:
     )
     # SETUP.md is a guide for people; NOTES.md has memory frontmatter, so it is a memory.
     assert [d.rel_path for d in codes(run(root), "MEM107")] == ["NOTES.md"]
+    # Nor is the guide a memory missing its frontmatter.
+    assert codes(run(root), "MEM101") == []

@@ -13,6 +13,7 @@ runs a directory rule again only when what it reads (:attr:`Rule.reads`) changed
 from __future__ import annotations
 
 import functools
+import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -206,6 +207,14 @@ def offset_span(text: str, start: int, end: int) -> Span:
 def line_span(lines: Sequence[str], line: int) -> Span:
     text = lines[line] if 0 <= line < len(lines) else ""
     return Span(line, 0, line, len(text.rstrip("\r")))
+
+
+def named_for_people(rel_path: str) -> bool:
+    """A file named in capitals (``README.md``, ``RESTORE.md``): by convention a document for
+    people kept beside the memories. Without memory frontmatter it is neither a memory missing
+    its frontmatter (MEM101) nor one missing from the index (MEM107)."""
+    stem = posixpath.splitext(posixpath.basename(rel_path))[0]
+    return stem.isupper()
 
 
 def head_span(text: str) -> Span:

@@ -22,7 +22,7 @@ from memdir.agent.scan import excluded_entry, window_order
 from memdir.agent.topic import load_topic
 from memdir.fixes import plan
 from memdir.lint.diagnostic import Diagnostic, Fix
-from memdir.lint.rules.base import DirectoryView, Rule, head_span
+from memdir.lint.rules.base import DirectoryView, Rule, head_span, named_for_people
 from memdir.lint.rules.consistency import Directive, directives
 from memdir.lint.rules.descriptions import near_duplicate_pairs
 from memdir.lint.rules.index import entry_links, path_key
@@ -144,13 +144,6 @@ def referenced(index: Index) -> set[str]:
     return keys
 
 
-def _document_for_people(summary: TopicSummary) -> bool:
-    """A file named in capitals (``README.md``, ``RESTORE.md``) without memory frontmatter: by
-    convention a document for people kept beside the memories, which no entry should list."""
-    stem = posixpath.splitext(posixpath.basename(summary.rel_path))[0]
-    return stem.isupper() and summary.name is None and summary.description is None
-
-
 def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     index = view.index
     summaries = view.summaries
@@ -160,7 +153,10 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     room = plan.IndexRoom(index)
     for rel in sorted(unlinked):
         summary = summaries[rel]
-        if not (summary.listed and summary.usable) or _document_for_people(summary):
+        for_people = summary.name is None and summary.description is None
+        if not (summary.listed and summary.usable) or (
+            for_people and named_for_people(summary.rel_path)
+        ):
             continue
         if ctx.prefetch_mode:
             why = (

@@ -16,7 +16,14 @@ from memdir.agent.topic import comment_cut, field_key
 from memdir.fixes import plan
 from memdir.fixes.text import agent_name, ascii_slug, file_stem
 from memdir.lint.diagnostic import Diagnostic
-from memdir.lint.rules.base import Rule, TopicView, field_span, head_span, or_list
+from memdir.lint.rules.base import (
+    Rule,
+    TopicView,
+    field_span,
+    head_span,
+    named_for_people,
+    or_list,
+)
 from memdir.lint.rules.descriptions import description_problem
 from memdir.model import Span
 
@@ -30,7 +37,7 @@ _TYPES = or_list(C.MEMORY_TYPES)
 
 def _no_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
-    if not (view.usable and "no-frontmatter" in view.kinds):
+    if not (view.usable and "no-frontmatter" in view.kinds) or named_for_people(topic.rel_path):
         return []
     return [
         ctx.diag(
@@ -51,7 +58,8 @@ MEM101 = Rule(
     name="no-frontmatter",
     severity="error",
     scope="topic",
-    summary="A topic file has no YAML frontmatter.",
+    summary="A topic file has no YAML frontmatter (a file named in capitals, `README.md`, is a "
+    "document for people and not reported).",
     why="The prefetch manifest shows it without type or description, so the selector "
     "(which never sees bodies) has no reason to pick it.",
     example="`# Deploy notes` as the first line",
