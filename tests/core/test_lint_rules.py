@@ -18,6 +18,7 @@ from memdir.lint.rules import (
     descriptions,
     directory,
     frontmatter,
+    instructions,
 )
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
@@ -630,6 +631,7 @@ def test_every_rule_defined_is_registered_with_a_check_for_its_scope() -> None:
             date_rules,
             write_rules,
             consistency,
+            instructions,
         )
         for value in vars(area).values()
         if isinstance(value, Rule)
