@@ -71,9 +71,22 @@ def directories(sample: Path, wanted: str) -> list[dict[str, Any]]:
 NOTICE_PREFIX = "memdir lint: notice: "
 
 
+def linted_root(sample: Path, entry: dict[str, Any], project: bool) -> Path:
+    """The directory to lint: with ``--project``, the memory dir's copy inside its project
+    (``projects/<local>/<dir>``, the manifest's ``dir``) when there is one, so that the project
+    leaves its own memory dir out, as it does for a memory dir kept in a repository (a copy
+    outside would vouch for every word the memory cites); else ``SAMPLE/<local>`` (also for a
+    workspace whose memory is the repository's root, ``dir`` ``.``: its copy is the files the
+    sample took, not the whole repository)."""
+    inside = sample / "projects" / entry["local"] / entry.get("dir", ".")
+    if project and entry.get("dir", ".") != "." and inside.is_dir():
+        return inside
+    return sample / entry["local"]
+
+
 def lint(sample: Path, entry: dict[str, Any], project: bool, preview: bool) -> dict[str, Any]:
     """``memdir lint --format json`` of one directory (this interpreter's memdir)."""
-    root = sample / entry["local"]
+    root = linted_root(sample, entry, project)
     command = [sys.executable, "-m", "memdir", "lint", "--format", "json"]
     if preview:
         command.append("--preview")
@@ -90,8 +103,8 @@ def lint(sample: Path, entry: dict[str, Any], project: bool, preview: bool) -> d
     return {"diagnostics": json.loads(proc.stdout), "notice": "\n".join(notices)}
 
 
-def findings_of(entry: dict[str, Any], report: dict[str, Any], sample: Path) -> list[Finding]:
-    root = (sample / entry["local"]).resolve()
+def findings_of(entry: dict[str, Any], report: dict[str, Any], root: Path) -> list[Finding]:
+    root = root.resolve()
     found = []
     seen: set[str] = set()
     rows = sorted(
@@ -146,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         report = lint(sample, entry, args.project, args.preview)
         if report.get("notice"):
             notices[entry.get("format", "unknown")] += 1
-        for finding in findings_of(entry, report, sample):
+        for finding in findings_of(entry, report, linted_root(sample, entry, args.project)):
             verdict = verdicts.get(finding.key)
             by_format[entry.get("format", "unknown")] += 1
             by_code[finding.code]["findings"] += 1

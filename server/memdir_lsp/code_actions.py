@@ -180,7 +180,9 @@ def fix_actions(
         attached = found.fix.effect() if found.fix is not None else None
         for fix in fixes:
             kind = types.CodeActionKind.QuickFix.value
-            actions.append(to_action(ls, fix, kind, [diagnostic], fix.effect() == attached))
+            action = to_action(ls, fix, kind, [diagnostic], fix.effect() == attached)
+            if action.edit is not None or action.command is not None:
+                actions.append(action)  # none: the client cannot apply it (a deletion)
     return actions
 
 

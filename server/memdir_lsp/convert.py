@@ -55,11 +55,15 @@ def workspace_edit(
     (``ignoreIfExists``: never overwrite) followed by an edit inserting their text. Without it the
     edit carries only the text changes and a ``memdir.createFile`` command creates each new file
     afterwards (a code action's edit runs before its command); that command too refuses to
-    overwrite.
+    overwrite. Deleted files (a merged memory) are DeleteFile operations after the edits; a
+    client that cannot delete gets no edit at all (the action is then not offered).
     """
     text_edits = _text_edits(server, fix.edits)
     creates = [c for c in fix.creates if not c.path.exists()]
-    if "create" in server.resource_operations():
+    operations = server.resource_operations()
+    if fix.deletes and "delete" not in operations:
+        return None, None  # half a merge (the text added, the copy kept) is no fix
+    if "create" in operations or fix.deletes:
         changes: list[
             types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile
         ] = []
@@ -94,6 +98,13 @@ def workspace_edit(
                         uri=server.path_to_uri(path), version=server.open_version(path)
                     ),
                     edits=list(edits),
+                )
+            )
+        for deletion in fix.deletes:
+            changes.append(
+                types.DeleteFile(
+                    uri=server.path_to_uri(deletion.path),
+                    options=types.DeleteFileOptions(recursive=False, ignore_if_not_exists=True),
                 )
             )
         return (types.WorkspaceEdit(document_changes=changes) if changes else None), None

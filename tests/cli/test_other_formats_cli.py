@@ -45,7 +45,7 @@ def test_any_format_checks_it_as_claude_codes(
 ) -> None:
     root = make_format_dir(tmp_path / "h", OTHER_FORMATS["hermes"])
     code, out, err = run(["lint", str(root), "--any-format"], capsys)
-    assert code == 1 and "MEM101" in out and "notice" not in err
+    assert code == 1 and "MEM004" in out and "notice" not in err
 
 
 def test_the_setting_checks_it_as_claude_codes(
@@ -54,7 +54,7 @@ def test_the_setting_checks_it_as_claude_codes(
     root = make_format_dir(tmp_path / "h", OTHER_FORMATS["hermes"])
     (root / "memdir.toml").write_text("any_format = true\n", encoding="utf-8")
     code, out, _err = run(["lint", str(root)], capsys)
-    assert code == 1 and "MEM101" in out
+    assert code == 1 and "MEM004" in out
 
 
 def test_json_stays_an_array_and_the_notice_goes_to_stderr(

@@ -652,3 +652,147 @@ def test_examples_and_this_repository_as_the_project(tmp_path: Path) -> None:
     copy = tmp_path / "examples"
     shutil.copytree(EXAMPLES, copy)
     assert findings(copy, ROOT) == []
+
+
+# --- issue 28: the misfire families of real directories ------------------------------------------
+
+
+@pytest.mark.parametrize("in_git", [True, False])
+def test_ignored_build_output_and_runtime_data_are_not_missing(
+    tmp_path: Path, in_git: bool
+) -> None:
+    """A fresh checkout lacks what the project ignores (a build, a cache, runtime data): the
+    memory is right that the machine running the project has it. In git, git says; in a plain
+    copy (an unpacked archive), the .gitignore files are read."""
+    files = {
+        **CODE,
+        ".gitignore": "# runtime data\nvar/sessions/\n*.sqlite\n",
+        "web/.gitignore": "dist/\n",
+        "web/main.ts": "export const x = 1\n",
+        "var/keep.txt": "",
+    }
+    if in_git:
+        root = git_project(tmp_path, files)
+    else:
+        root = tmp_path / "plain"
+        write_files(root, files)
+    directory = memory(
+        tmp_path,
+        {
+            "deploy.md": "nginx serves `web/dist` after the build; sessions land in "
+            "`var/sessions/today.json` and the cache in `var/cache.sqlite`. "
+            "The entry point is `web/app.ts`.",
+        },
+    )
+    assert [m.split("`")[1] for _, _, m in findings(directory, root)] == ["web/app.ts"]
+
+
+def test_gitignore_reading() -> None:
+    from memdir.project.ignore import parse
+
+    patterns = parse("# c\n/build\n**/tmp/**\n*.log\n!keep.log\nout/\n\\#literal\n")
+    kinds = [(p.pattern, negated, dir_only) for p, negated, dir_only in patterns]
+    assert kinds[0][0].startswith("build") and not kinds[0][1]
+    assert [k[1] for k in kinds] == [False, False, False, True, False, False]
+    assert [k[2] for k in kinds] == [False, False, False, False, True, False]
+
+
+def test_ignored_checks_every_level(tmp_path: Path) -> None:
+    from memdir.project.ignore import ignored
+
+    write_files(
+        tmp_path,
+        {
+            ".gitignore": "/build\n*.log\n!important.log\nlogs/**/raw/\n",
+            "app/.gitignore": "generated/\n",
+        },
+    )
+    assert ignored(tmp_path, "build/x.js") and not ignored(tmp_path, "src/build/x.js")
+    assert ignored(tmp_path, "a/b/debug.log") and not ignored(tmp_path, "important.log")
+    assert ignored(tmp_path, "logs/2026/raw/x.txt") and not ignored(tmp_path, "logs/x.txt")
+    assert ignored(tmp_path, "app/generated/api.ts") and not ignored(tmp_path, "generated/a.ts")
+    assert ignored(tmp_path, "app/generated")  # cited without a slash: may be the directory
+    assert not ignored(tmp_path, "app/../build/x.js")
+
+
+def test_templates_and_placeholders_are_not_paths_or_names(tmp_path: Path) -> None:
+    root = git_project(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {
+            "checklist.md": "1. Write today's log to `src/logs/YYYY-MM-DD.md`.\n"
+            "2. Create the view `src/views/NombreView.jsx` and `src/app/xxx_handler.py`.\n"
+            "3. Name handlers like `CreateSomethingHandler`, clients like `FooApiClient`.\n",
+        },
+    )
+    assert findings(directory, root) == []
+
+
+def test_history_plans_and_other_places_are_not_claims(tmp_path: Path) -> None:
+    """A sentence telling that a path or name was deleted, renamed or is deprecated, that it is
+    planned, or that it lives on another branch or repository claims nothing about the project
+    now; the sentence beside it still does."""
+    root = git_project(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {
+            "story.md": "We deleted `src/app/legacy_sync.py` last spring. "
+            "The report is `src/app/report.md` on the release branch. "
+            "`src/app/plan.py` will hold the scheduler. "
+            "Retry used `retry_forever()` before it was removed; "
+            "the next step is a `pause_queue()` helper (planned). "
+            "`lib/old_shim.py` is deprecated. "
+            "The writer is `src/app/writer.py`.",
+            "renames.md": "- `fetch_all` → `load_all` in the client.\n"
+            "- `src/app/viz.sh` and `src/app/viz_node.py` are historical/deprecated now.\n",
+        },
+    )
+    assert [m.split("`")[1] for _, _, m in findings(directory, root)] == ["src/app/writer.py"]
+
+
+def test_shorthand_is_found_and_an_extension_variant_suggested(tmp_path: Path) -> None:
+    root = git_project(
+        tmp_path, {**CODE, "db/054_seed_plans.sql": "", "web/App.tsx": "export {}\n"}
+    )
+    directory = memory(tmp_path, {"db.md": "Seed data: `db/054`. The shell is `web/App.jsx`."})
+    [(_, code, message)] = findings(directory, root)
+    assert code == "MEM117"
+    assert message.startswith(
+        "`web/App.jsx` does not exist in the project; did you mean `web/App.tsx`?"
+    )
+
+
+def test_a_dated_log_tells_history(tmp_path: Path) -> None:
+    root = git_project(tmp_path, CODE)
+    directory = memory(
+        tmp_path,
+        {
+            "2026-03-14.md": "- `src/app/since_removed.py` — modified\n- called `gone_helper()`\n",
+            "notes.md": "`src/app/since_removed.py` holds the sync.",
+        },
+    )
+    assert [(rel, code) for rel, code, _ in findings(directory, root)] == [("notes.md", "MEM117")]
+
+
+def test_names_of_code_kept_elsewhere_are_not_checked(tmp_path: Path) -> None:
+    """A memory dir whose cited names the project mostly lacks (a dotfiles repository holding
+    the memory of other work, notes on an upstream codebase) is about code kept elsewhere: a
+    missing name there says nothing. Claude Code's own tools are never the project's."""
+    root = git_project(tmp_path, CODE)
+    elsewhere = [f"`kernel_probe_{i}()`" for i in range(12)]
+    directory = memory(
+        tmp_path,
+        {
+            "kernel.md": "Upstream driver work: " + ", ".join(elsewhere) + ", `charge_card()`.",
+            "agent.md": "Never use `AskUserQuestion`; send `SendMessage` to the subagent.",
+            "accounts.md": "The ad account is `act_313402723484124` (an id, not a name).",
+        },
+    )
+    assert findings(directory, root) == []
+    # The same names in a memory dir that is about this project: reported.
+    own = ["`charge_card()`, `retry_payment()`, `slugify()`, `MAX_RETRIES`"] * 4
+    directory2 = memory(
+        tmp_path / "two",
+        {"a.md": " ".join(own) + " and `vanished_helper()`."},
+    )
+    assert [m.split("`")[1] for _, _, m in findings(directory2, root)] == ["vanished_helper()"]

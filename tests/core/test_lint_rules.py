@@ -18,6 +18,7 @@ from memdir.lint.rules import (
     descriptions,
     directory,
     frontmatter,
+    instructions,
 )
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
@@ -178,10 +179,8 @@ def test_mem006_duplicate_entry_safe_only_when_identical(make_dir: MakeDir) -> N
     [
         ("https://example.com/notes.md", "links a URL"),
         ("/etc/notes.md", "absolute path"),
-        ("../outside.md", "leaves the memory dir"),
         ("notes.txt", "not a Markdown topic file"),
         ("MEMORY.md", "links MEMORY.md itself"),
-        ("sub/../../x.md", "leaves the memory dir"),
     ],
 )
 def test_mem007_bad_links(make_dir: MakeDir, target: str, words: str) -> None:
@@ -192,6 +191,15 @@ def test_mem007_bad_links(make_dir: MakeDir, target: str, words: str) -> None:
     assert pos(bad) == (1, 9, 1, 9 + len(target))
     assert words in bad.message
     assert only(found, "MEM005") == []
+
+
+@pytest.mark.parametrize("target", ["../docs/api.md", "sub/../../x.md", "../../README.md"])
+def test_mem007_a_relative_link_beside_the_dir_is_a_pointer(make_dir: MakeDir, target: str) -> None:
+    """A repository's memory dir points at the repository's docs (`../docs/api.md`): not a
+    memory, and neither a dangling memory nor a mistake."""
+    root = make_dir({"MEMORY.md": f"- [API]({target}) — the endpoints, for comparison\n"})
+    found = run(root)
+    assert only(found, "MEM007") == [] and only(found, "MEM005") == []
 
 
 # --- topic files -----------------------------------------------------------------------------
@@ -623,6 +631,7 @@ def test_every_rule_defined_is_registered_with_a_check_for_its_scope() -> None:
             date_rules,
             write_rules,
             consistency,
+            instructions,
         )
         for value in vars(area).values()
         if isinstance(value, Rule)

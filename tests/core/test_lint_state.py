@@ -409,7 +409,9 @@ def test_a_new_project_rechecks_what_a_partial_one_was_never_asked(tmp_path: Pat
 
 # --- what an edit re-runs (test doubles, never time) ------------------------------------------
 
-ALL_DIRECTORY_RULES = {"MEM005", "MEM107", "MEM108", "MEM111", "MEM114", "MEM122", "MEM123"}
+ALL_DIRECTORY_RULES = {
+    "MEM005", "MEM107", "MEM108", "MEM111", "MEM114", "MEM122", "MEM123", "MEM127"
+}  # fmt: skip
 
 
 def fresh(root: Path, texts: dict[str, str]) -> tuple[Diagnostic, ...]:
@@ -448,14 +450,19 @@ def test_each_directory_rule_runs_only_when_what_it_reads_changed(
         return ran_now
 
     index = (root / "MEMORY.md").read_text(encoding="utf-8")
-    # MEMORY.md: the rules that read it (dangling entries, orphans), not the prefetch window
-    # or the duplicates, which read the files' summaries only.
+    # MEMORY.md: the rules that read it (dangling entries, orphans, and the two whose fixes
+    # remove an entry: duplicates, copies of the instructions), not the prefetch window.
     assert ran("MEMORY.md", index + "- [Gone](gone.md) — not written yet\n") == {
         "MEM005",
         "MEM107",
+        "MEM111",
+        "MEM127",
     }
-    # A body edit that keeps the summary: none.
+    # A body edit too short to change its runs of words: none.
     assert ran("m03.md", topic("m03", f"'{describe(3)}'", body="Another body.\n")) == set()
+    # A body edit that keeps the rest of the summary: the rules comparing bodies.
+    body = "The rota swaps on Mondays and the lead signs off every swap.\n"
+    assert ran("m03.md", topic("m03", f"'{describe(3)}'", body=body)) == {"MEM111", "MEM127"}
     # A description: the rules that read descriptions (duplicates, the orphan fix's hook).
     assert ran("m04.md", topic("m04", "a new description of the deploy freeze rota")) == {
         "MEM107",
@@ -465,7 +472,7 @@ def test_each_directory_rule_runs_only_when_what_it_reads_changed(
     os.utime(root / "m06.md", (1_800_000_000, 1_800_000_000))
     assert ran("m06.md") == {"MEM108"}
     # A rescan that finds nothing new: the rules that look at the disk themselves.
-    assert ran() == {"MEM005", "MEM122", "MEM123"}
+    assert ran() == {"MEM005", "MEM122", "MEM123", "MEM127"}
     # A new file: every rule that reads the files.
     assert ran("new.md", topic("new", "a memory nobody has indexed yet, about tax rules")) == {
         "MEM005",
@@ -473,8 +480,10 @@ def test_each_directory_rule_runs_only_when_what_it_reads_changed(
         "MEM108",
         "MEM111",
         "MEM123",
+        "MEM127",
     }
-    assert ran("new.md", None) == {"MEM005", "MEM107", "MEM108", "MEM111", "MEM123"}  # gone again
+    gone = {"MEM005", "MEM107", "MEM108", "MEM111", "MEM123", "MEM127"}
+    assert ran("new.md", None) == gone  # gone again
 
 
 def test_dangling_entries_are_told_from_the_scan_without_a_syscall_each(

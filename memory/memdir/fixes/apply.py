@@ -98,7 +98,8 @@ def compatible(fixes: Iterable[Fix]) -> tuple[list[Fix], list[Fix]]:
 
 def combine(title: str, fixes: Iterable[Fix]) -> Fix | None:
     """The :func:`compatible` part of ``fixes`` as one fix (for the editor's "fix all")."""
-    chosen, _ = compatible(fixes)
+    # A deletion is a person's decision about one pair of memories, never part of "fix all".
+    chosen, _ = compatible(f for f in fixes if not f.deletes)
     if not chosen:
         return None
     edits = tuple(e for f in chosen for e in f.edits)

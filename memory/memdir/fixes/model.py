@@ -50,8 +50,21 @@ class CreateFile:
 
 
 @dataclass(frozen=True, slots=True)
+class DeleteFile:
+    """Delete the file ``path`` (a memory merged into another). Only an editor applies it, where
+    a person sees the change and can undo it: a fix that deletes is never ``safe``."""
+
+    path: Path
+    rel_path: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.rel_path}
+
+
+@dataclass(frozen=True, slots=True)
 class Fix:
-    """A change that resolves a diagnostic. File creations apply before the edits."""
+    """A change that resolves a diagnostic. File creations apply before the edits, deletions
+    after them."""
 
     title: str
     edits: tuple[TextEdit, ...] = ()
@@ -59,12 +72,20 @@ class Fix:
     #: Safe fixes only add text, or remove an exact duplicate: ``memdir lint --fix`` applies
     #: them unattended. Others are offered by the editor for a person to accept.
     safe: bool = False
+    deletes: tuple[DeleteFile, ...] = ()
 
-    def effect(self) -> tuple[frozenset[tuple[Path, Span, str]], frozenset[tuple[Path, str]]]:
+    def __post_init__(self) -> None:
+        if self.safe and self.deletes:
+            raise ValueError("a fix that deletes a file is never safe")
+
+    def effect(
+        self,
+    ) -> tuple[frozenset[tuple[Path, Span, str]], frozenset[tuple[Path, str]], frozenset[Path]]:
         """What the fix does, without its title: two fixes with equal effects are one fix."""
         return (
             frozenset((e.path, e.span, e.new_text) for e in self.edits),
             frozenset((c.path, c.text) for c in self.creates),
+            frozenset(d.path for d in self.deletes),
         )
 
     def to_json(self) -> dict[str, object]:
@@ -72,4 +93,6 @@ class Fix:
         if self.creates:
             data["creates"] = [c.to_json() for c in self.creates]
         data["edits"] = [e.to_json() for e in self.edits]
+        if self.deletes:
+            data["deletes"] = [d.to_json() for d in self.deletes]
         return data

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from memdir import constants as C
 from memdir.agent.index import Index, encode_target, fit_entry, normalize_target
 from memdir.agent.topic import field_key
-from memdir.fixes.model import CreateFile, Fix, TextEdit
+from memdir.fixes.model import CreateFile, DeleteFile, Fix, TextEdit
 from memdir.fixes.text import (
     DRAFT_HEAD_LINES,
     agent_name,
@@ -281,6 +281,38 @@ def remove_duplicate(index: Index, entry: IndexEntry, first: IndexEntry, key: st
         # Redacted where every diagnostic is made (LintContext.diag).
         title += f" and its hook: {entry.hook!r}"
     return remove_entry(index, entry, title, safe=same)
+
+
+def merge_memories(keep: TopicFile, copy: TopicFile, index: Index) -> Fix:
+    """MEM111's merge: ``copy`` into ``keep``. ``keep``'s body gains the lines of ``copy``'s
+    body it lacks (blank lines and lines already in ``keep`` dropped), ``copy`` is deleted and
+    its index entries are removed. Never safe: a person checks the merged text."""
+    have = {line.strip() for line in keep.text.split("\n")}
+    extra: list[str] = []
+    for line in copy.body.split("\n"):
+        if line.strip() and line.strip() not in have:
+            have.add(line.strip())
+            extra.append(line)
+    edits: list[TextEdit] = []
+    if extra:
+        lines = keep.text.split("\n")
+        last = len(lines) - 1
+        added = "\n".join(extra)
+        if keep.text.endswith("\n"):  # before the empty last line: one final newline kept
+            edits.append(TextEdit(keep.path, keep.rel_path, Span(last, 0, last, 0), f"\n{added}\n"))
+        else:
+            end = len(lines[last])
+            edits.append(
+                TextEdit(keep.path, keep.rel_path, Span(last, end, last, end), f"\n\n{added}")
+            )
+    for entry in sorted(entries_linking(index, copy.rel_path), key=lambda e: -e.line):
+        span = delete_lines_span(index.lines, entry.line)
+        edits.append(_index_edit(index, span, ""))
+    return Fix(
+        f"Merge {copy.rel_path} into {keep.rel_path} (and delete {copy.rel_path})",
+        tuple(edits),
+        deletes=(DeleteFile(copy.path, copy.rel_path),),
+    )
 
 
 def creatable(root: Path, rel: str) -> bool:
@@ -646,6 +678,12 @@ def confined(fix: Fix) -> bool:
     for create in fix.creates:
         root = create.path.parents[len(PurePosixPath(create.rel_path).parts) - 1]
         if not creatable(root, create.rel_path):
+            return False
+    for delete in fix.deletes:
+        from memdir.containment import relative_inside  # see creatable
+
+        root = delete.path.parents[len(PurePosixPath(delete.rel_path).parts) - 1]
+        if relative_inside(root, delete.rel_path, follow_links=True) is None:
             return False
     return True
 

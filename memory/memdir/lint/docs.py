@@ -38,8 +38,8 @@ Severities can be changed per code, and `recall_mode` shifts some of them: see
 
 Rules marked *Preview* are off by default: they are not yet right often enough on real memory
 directories (each page gives the precision measured; [Rules on real memory
-directories](../real-dirs.md) has every rule's figures and how they are measured). Turn them on with `preview = true`,
-`memdir lint --preview` or the editor's `preview` setting ([Preview
+directories](../real-dirs.md) has every rule's figures and how they are measured). Turn them
+on with `preview = true`, `memdir lint --preview` or the editor's `preview` setting ([Preview
 rules](../configuration.md#preview-rules)).
 
 <!-- Generated from the rule registry (memdir.lint.rules.RULES) by

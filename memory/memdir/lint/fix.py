@@ -78,6 +78,9 @@ def apply_fixes(diagnostics: Iterable[Diagnostic], *, safe_only: bool = True) ->
         if safe_only and not fix.safe:
             skipped.append((diagnostic, "not a safe fix: apply it in an editor"))
             continue
+        if fix.deletes:
+            skipped.append((diagnostic, "deletes a file: apply it in an editor"))
+            continue
         if overlaps(fix, taken):
             skipped.append((diagnostic, "overlaps another fix: run --fix again"))
             continue

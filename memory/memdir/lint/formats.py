@@ -119,7 +119,8 @@ def format_sarif(sections: Sequence[Section], cwd: Path | None = None) -> str:
                     }
                 ],
             }
-            if d.fix is not None and d.fix.edits and not d.fix.creates:
+            # A fix that creates or deletes a file is more than SARIF's text replacements.
+            if d.fix is not None and d.fix.edits and not d.fix.creates and not d.fix.deletes:
                 result["fixes"] = [
                     {
                         "description": {"text": d.fix.title},

@@ -33,6 +33,39 @@ PLACEHOLDERS = frozenset(
     {"foo", "bar", "baz", "qux", "xxx", "yyy", "zzz", "example", "your", "yours", "my", "some",
      "somewhere", "placeholder", "name", "file", "dir", "folder"}
 )  # fmt: skip
+#: Words that make a path component or a name an example to fill in (``logs/YYYY-MM-DD.md``,
+#: ``src/views/NombreView.jsx``, ``CreateSomethingHandler``), in the languages seen.
+TEMPLATE_WORDS = frozenset(
+    {"yyyy", "yy", "mm", "dd", "hh", "xxx", "xxxx", "nnn", "nombre", "nome", "nom", "something",
+     "foo", "bar", "baz", "placeholder", "example"}
+)  # fmt: skip
+_TEMPLATE_PART = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)|[A-Z]?[a-z]+|[A-Z]+")
+#: Words that tell a sentence is history, a plan, or about another place: a path or a name it
+#: cites need not exist in the project now (``the old x.py``, ``scripts/y.sh was
+#: deleted``, ``the fix will add retry_all()``, ``see docs/z.md on the release branch``).
+#: ``→`` marks a rename story. English, and the few other languages seen in memories.
+CONTEXT_WORDS = re.compile(
+    r"(?<![A-Za-z])(?:(?:delet|remov|retir|deprecat|histor|obsolete|supersed|replac|renam"
+    r"|propos|plann)[a-z]*|dropped|legacy|moved|formerly|previously|no longer|used to"
+    r"|dead|was|were|did|didn't|had|old|older|ex-|branch(?:es)?|repo|repos|repository|fork"
+    r"|upstream|another project|other project|plan|plans|will|todo|future|later|would)"
+    r"(?![A-Za-z])"
+    r"|→|->|=>|⇒|旧|舊|已删|已刪|删除|刪除|移除|废弃|廢棄|弃用|棄用|改名|重命名|计划|計劃|将来|將來"
+    r"|削除|廃止|予定|삭제|제거|예정|удал|устар|переимен|был|план|екс-|видал|перейм",
+    re.IGNORECASE,
+)
+#: A file named by a date (``2026-03-14.md``, ``session-2026-03-14.md``) is a log of that day:
+#: what it cites is history.
+DATED_NAME = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
+#: Claude Code's own tools, which memories about working with the agent name in backticks:
+#: never the project's.
+AGENT_TOOLS = frozenset(
+    {"AskUserQuestion", "SendMessage", "EnterWorktree", "ExitWorktree", "ExitPlanMode",
+     "EnterPlanMode", "TodoWrite", "TodoRead", "WebFetch", "WebSearch", "NotebookEdit",
+     "NotebookRead", "MultiEdit", "BashOutput", "KillShell", "SlashCommand", "TaskCreate",
+     "TaskUpdate", "TaskList", "TaskOutput", "TaskStop", "ToolSearch", "ListMcpResourcesTool",
+     "ReadMcpResourceTool"}
+)  # fmt: skip
 #: Backticked values that are values, not identifiers.
 VALUES = frozenset(
     {"true", "false", "null", "none", "nil", "yes", "no", "on", "off", "undefined", "nan", "inf"}
@@ -48,6 +81,8 @@ _BARE_PATH = re.compile(
 _PATH_TEXT = re.compile(r"[A-Za-z0-9_.@+-][A-Za-z0-9_.@+/-]*")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.:-][A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]")
+#: A name ending in a long number is an id of some other system (an ad account, a ticket).
+_NUMBERED_ID = re.compile(r"[_-]\d{6,}$")
 _RUNNERS = (("make",), ("npm", "run"), ("pnpm", "run"), ("yarn", "run"), ("just",))
 #: Programs that are never the project's own: a flag in a sentence naming one is theirs
 #: (`git commit` with `--no-verify`), not the project's.
@@ -74,7 +109,7 @@ _PROGRAM_WORDS = re.compile(
     re.IGNORECASE,
 )
 #: Where a sentence ends, in English and CJK prose.
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？；;]")
+_SENTENCE_END = re.compile(r"[.!?][\"'*_)\]]*(?=\s|$)|[。！？；;]")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 Kind = Literal["path", "identifier"]
@@ -137,11 +172,45 @@ def path_target(text: str) -> str | None:
         return None
     if "path/to" in "/".join(lowered):
         return None
+    if any(_template(part) for part in parts):
+        return None
     if "/" not in path:
         return path if _extension(path) in SOURCE_EXTENSIONS else None
     if "." in parts[0] and len(parts) > 1 and _extension(parts[0]) not in PATH_EXTENSIONS:
         return None  # github.com/owner/repo, example.org/x: a host, not a directory
+    if any(_extension(part) in SOURCE_EXTENSIONS | {"md"} for part in parts[:-1]):
+        return None  # README.md/README_ko.md, a.py/b.py: alternatives, not a path
     return path
+
+
+def _template(word: str) -> bool:
+    """Whether a path component or name is an example to fill in: one of its words (split at
+    case changes, digits and punctuation) is a :data:`TEMPLATE_WORDS` word (``YYYY-MM-DD``,
+    ``NombreView``, ``CreateSomethingHandler``)."""
+    return any(w.lower() in TEMPLATE_WORDS for w in _TEMPLATE_PART.findall(word))
+
+
+def says_elsewhere(text: str, start: int, end: int) -> bool:
+    """Whether the sentence around ``text[start:end]`` tells history, a plan or another place
+    (:data:`CONTEXT_WORDS`): then what it cites need not exist in the project now."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    at, until = start - line_start, end - line_start
+    # The words of the prose only: the citation (``src/old/x.py``), code spans and links are
+    # what is cited, not what is said of it.
+    plain = _blank(line, at, until)
+    for pattern in (_CODE_SPAN, _LINK):
+        plain = pattern.sub(lambda m: " " * len(m.group()), plain)
+    for match in _BARE_PATH.finditer(plain):
+        raw = match.group(1)
+        if raw.endswith("/") or _extension(raw) in PATH_EXTENSIONS:  # not historical/deprecated
+            plain = _blank(plain, match.start(1), match.end(1))
+    return any(
+        (begin <= at < stop or begin < until <= stop)
+        and CONTEXT_WORDS.search(plain[begin:stop]) is not None
+        for begin, stop in _sentences(plain)
+    )
 
 
 def identifier_target(text: str) -> str | None:
@@ -154,6 +223,8 @@ def identifier_target(text: str) -> str | None:
     name = name.lstrip("-") if flag else name.lstrip("@")
     if _IDENTIFIER.fullmatch(name) is None or name.lower() in VALUES:
         return None
+    if name in AGENT_TOOLS or _template(name) or _NUMBERED_ID.search(name) is not None:
+        return None  # the agent's tools, templates, ids (act_3134027234) are not the project's
     parts = re.split(r"[.:]", name)
     last = parts[-1]
     if len(parts) > 1:

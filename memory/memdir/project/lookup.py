@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.git import run_git
+from memdir.project import ignore
 from memdir.project.listing import (
     _PROBE_TIMEOUT,
     WALK_SKIP,
@@ -35,6 +36,9 @@ from memdir.project.words import (
     search_files,
     words_in,
 )
+
+#: :meth:`Project.found_share` needs this many words looked up to say anything.
+MIN_WORDS_FOR_SHARE = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +242,68 @@ class Project:
         gone. ``rel`` never holds ``..`` (the citation rules drop such paths)."""
         self._ask(rel)
         return ".." not in rel.split("/") and os.path.lexists(os.path.join(self.root, rel))
+
+    def ignored(self, rel: str) -> bool:
+        """Whether the project's ignore rules leave ``rel`` out: a build output, a cache or
+        runtime data, which a checkout lacks and the machine that builds or runs the project
+        has. git answers in a git repository (``git check-ignore``, through the one safe
+        runner); elsewhere the ``.gitignore`` files are read (:mod:`memdir.project.ignore`). A
+        path without an extension is asked about as a directory too (``frontend/dist``)."""
+        self._ask(rel)
+        bare = rel.rstrip("/")
+        if ".." in bare.split("/"):
+            return False
+        if not self.git:
+            return ignore.ignored(self.root, rel)
+        if self._git_stuck:
+            return False
+        asked = [bare]
+        if "." not in bare.rsplit("/", 1)[-1] or rel.endswith("/"):
+            asked.append(bare + "/")
+        done = run_git(
+            self.root,
+            "check-ignore",
+            "-z",
+            "--stdin",
+            input=b"".join(_path_bytes(path) + b"\0" for path in asked),
+            timeout=_PROBE_TIMEOUT,
+        )
+        if done is None:
+            self._git_stuck = True
+            return False
+        return done.returncode == 0 and bool(_zsplit(done.stdout))
+
+    def completions(self, rel: str) -> list[str]:
+        """The project files ``rel`` names in short: in its directory, a file whose name
+        starts with ``rel``'s name and goes on after a separator (``db/054`` for
+        ``db/054_seed_users.sql``), or with the same stem and another extension (``App.jsx``
+        for ``App.tsx``), sorted."""
+        self._ask(rel)
+        bare = rel.rstrip("/")
+        parent, _, name = bare.rpartition("/")
+        if not name:
+            return []
+        prefix = f"{parent}/" if parent else ""
+        stem = name.rsplit(".", 1)[0] if "." in name[1:] else name
+        found = []
+        for path in self.files:
+            if not path.startswith(prefix) or "/" in path[len(prefix) :]:
+                continue
+            other = path[len(prefix) :]
+            after = other[len(name) : len(name) + 1]
+            shorthand = other.startswith(name) and after != "" and after in "_-."
+            if shorthand or (stem != name and other.rsplit(".", 1)[0] == stem):
+                found.append(path)
+        return sorted(found)
+
+    def found_share(self) -> float | None:
+        """The share of the words looked up that the project holds, or None for fewer than
+        :data:`MIN_WORDS_FOR_SHARE`: a memory dir citing names its project mostly lacks is
+        about code kept elsewhere (a dotfiles repository, another checkout), where a missing
+        name says nothing."""
+        if len(self._postings) < MIN_WORDS_FOR_SHARE:
+            return None
+        return sum(1 for where in self._postings.values() if where) / len(self._postings)
 
     def renamed_to(self, rel: str) -> str | None:
         """Where git shows ``rel`` went (a file, or a directory whose files all moved together)."""

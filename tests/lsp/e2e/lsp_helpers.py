@@ -149,6 +149,8 @@ def apply_workspace_edit(edit: types.WorkspaceEdit, encoding: str) -> None:
             text = target.read_text(encoding="utf-8")
             edits = [e for e in change.edits if isinstance(e, types.TextEdit)]
             target.write_text(apply_text_edits(text, edits, encoding), encoding="utf-8")
+        elif isinstance(change, types.DeleteFile):
+            path_of(change.uri).unlink()
         else:
             raise AssertionError(f"unexpected resource operation {change!r}")
     for uri, edits in (edit.changes or {}).items():

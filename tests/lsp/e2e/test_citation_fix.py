@@ -32,7 +32,9 @@ def workspace(tmp_path: Path) -> Workspace:
     )
     git(root, "mv", "src/app/old.py", "src/app/retry.py")
     git(root, "commit", "-q", "-m", "rename")
-    build(agent_memory_dir(CONFIG_DIR, root), {"MEMORY.md": INDEX, "retries.md": MEMORY})
+    # MEM117 is a preview rule: the directory turns preview on.
+    files = {"MEMORY.md": INDEX, "retries.md": MEMORY, "memdir.toml": "preview = true\n"}
+    build(agent_memory_dir(CONFIG_DIR, root), files)
     return Workspace(root)
 
 

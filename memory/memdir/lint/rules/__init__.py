@@ -30,6 +30,7 @@ from memdir.lint.rules import (
     descriptions,
     directory,
     frontmatter,
+    instructions,
 )
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
@@ -82,6 +83,7 @@ RULES: dict[str, Rule] = _gather(
     date_rules.RULES,
     write_rules.RULES,
     consistency.RULES,
+    instructions.RULES,
 )
 ALL_CODES: tuple[str, ...] = tuple(RULES)
 _TOPIC = tuple((rule.code, rule.topic) for rule in RULES.values() if rule.topic is not None)

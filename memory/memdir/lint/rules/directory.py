@@ -19,13 +19,16 @@ from typing import TYPE_CHECKING
 from memdir import constants as C
 from memdir.agent.paths import name_key, unportable_name
 from memdir.agent.scan import excluded_entry, window_order
+from memdir.agent.topic import load_topic
 from memdir.fixes import plan
-from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.diagnostic import Diagnostic, Fix
 from memdir.lint.rules.base import DirectoryView, Rule, head_span, named_for_people
 from memdir.lint.rules.consistency import Directive, directives
 from memdir.lint.rules.descriptions import near_duplicate_pairs
 from memdir.lint.rules.index import entry_links, path_key
+from memdir.lint.rules.overlap import duplicate_pairs, shingles
 from memdir.model import Span, TopicFile
+from memdir.textio import not_read
 
 if TYPE_CHECKING:
     from memdir.agent.index import Index
@@ -57,6 +60,8 @@ class TopicSummary:
     usable: bool = True
     #: The "always/never <verb> X" the memory states (MEM125); nearly always none.
     directives: tuple[Directive, ...] = ()
+    #: The body's runs of words (:func:`memdir.lint.rules.overlap.shingles`), for MEM111.
+    body_shingles: frozenset[int] = frozenset()
 
     @property
     def path(self) -> Path:
@@ -310,6 +315,22 @@ def _duplicate_memories(view: DirectoryView, ctx: LintContext) -> Iterator[Diagn
     for a, b, ratio in pairs:
         similar.setdefault(a, []).append((b, ratio))
         similar.setdefault(b, []).append((a, ratio))
+    described = set(similar)
+    for copy, keep, share in duplicate_pairs({s.rel_path: s.body_shingles for s in usable}):
+        if copy in described:
+            continue  # already reported for its description
+        described.add(copy)
+        summary = by_rel[copy]
+        yield ctx.diag(
+            "MEM111",
+            summary.path,
+            copy,
+            summary.head_span,
+            f"near-duplicate memory: {share:.0%} of its body is also in {keep}; the agent "
+            "reads the same memory twice, and an update lands in one copy while the other "
+            f"stays stale. Merge it into {keep}",
+            _merge_fix(ctx.root, keep, copy, view),
+        )
     for rel in sorted(similar):
         summary = by_rel[rel]
         matches = sorted(similar[rel], key=lambda item: (-item[1], item[0]))
@@ -326,19 +347,50 @@ def _duplicate_memories(view: DirectoryView, ctx: LintContext) -> Iterator[Diagn
         )
 
 
+def _merge_fix(root: Path, keep: str, copy: str, view: DirectoryView) -> Fix | None:
+    """The editor's merge of ``copy`` into ``keep``, planned from the two files as they are
+    on disk (read only for a pair found: rare); None when one cannot be read."""
+    try:
+        kept = load_topic(root / keep, root)
+        copied = load_topic(root / copy, root)
+    except OSError:
+        return None
+    if not_read(kept.problems) or not_read(copied.problems):
+        return None
+    return plan.merge_memories(kept, copied, view.index)
+
+
 MEM111 = Rule(
     code="MEM111",
     name="duplicate-memory",
     severity="warning",
     scope="directory",
-    summary="Two topic files with the same `name`, or with near-identical descriptions "
-    f"(≥ {C.DUPLICATE_RATIO:.0%} similar).",
+    summary="Two topic files with the same `name`, with near-identical descriptions "
+    f"(≥ {C.DUPLICATE_RATIO:.0%} similar), or saying the same thing: at least "
+    f"{C.DUPLICATE_BODY_SHARE:.0%} of the shorter body's runs of {C.DUPLICATE_SHINGLE_WORDS} "
+    f"words are in the other (bodies of at least {C.DUPLICATE_BODY_MIN_SHINGLES} runs; a CJK "
+    "character counts as a word). The shorter one is reported as the copy.",
     why="`[[name]]` links become ambiguous, and the selector sees two near-identical "
     "manifest lines: it may surface the stale copy, and updates land in one of them.",
     example="`name: user-role` in both user-role.md and people/user-role.md",
-    remedy="Merge the two files.",
+    remedy="Merge the two files. For two bodies saying the same thing the editor offers to merge "
+    "the copy into the other: the other's body gains the copy's lines it lacks, the copy is "
+    "deleted and its MEMORY.md entry removed. `memdir lint --fix` does not apply it: a person "
+    "checks the merged text.",
+    fixable="editor",
     reads=frozenset(
-        {"files", "listed", "usable", "name", "description", "name_span", "description_span"}
+        {
+            "files",
+            "listed",
+            "usable",
+            "name",
+            "description",
+            "name_span",
+            "description_span",
+            "head_span",
+            "body_shingles",
+            "index",
+        }
     ),
     directory=_duplicate_memories,
 )
@@ -498,4 +550,5 @@ def summarize(topic: TopicFile, root: Path) -> TopicSummary:
         listed=not ("unreadable" in kinds and topic.mtime == 0.0),
         usable=not kinds & {"unreadable", "binary"},
         directives=directives(topic),
+        body_shingles=shingles(topic.body),
     )

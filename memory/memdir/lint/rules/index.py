@@ -344,9 +344,19 @@ MEM006 = Rule(
 def _bad_links(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
     for entry, key in view.links:
         if key is None:
+            if _beside(entry.path):
+                continue
             problem = link_problem(entry)
             assert problem is not None
             yield ctx.diag("MEM007", ctx.index_path, C.INDEX_FILENAME, entry.target_span, problem)
+
+
+def _beside(path: str) -> bool:
+    """A relative link leaving the dir (``../docs/api.md``): a pointer to a file beside the
+    memories, such as a repository's docs, which the model can open with its tools. Not a memory,
+    but no mistake either: on real dirs half of these were intended (docs/real-dirs.md)."""
+    normal = link_key(path) if path else ""
+    return normal == ".." or normal.startswith("../")
 
 
 MEM007 = Rule(
@@ -355,11 +365,11 @@ MEM007 = Rule(
     severity="error",
     scope="index",
     summary="An index entry links something that is not a topic file of this directory: a URL, "
-    "an absolute path, a path leaving the directory with `..`, a non-`.md` file, or "
-    "MEMORY.md itself.",
+    "an absolute path, a non-`.md` file, or MEMORY.md itself. A relative path leaving the "
+    "directory (`../docs/api.md`) is a pointer to a file beside the memories, not reported.",
     why="The agent reads memories from the memory dir only; such an entry is never a "
     "memory, and absolute paths break when the directory moves.",
-    example="`- [Notes](https://example.com/notes.md)` or `- [Old](../notes.md)`",
+    example="`- [Notes](https://example.com/notes.md)` or `- [Old](/home/me/notes.md)`",
     remedy="Link a `.md` file inside the memory dir with a relative path.",
     index=_bad_links,
 )

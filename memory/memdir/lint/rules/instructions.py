@@ -1,0 +1,152 @@
+"""A memory repeating the project's instructions (MEM127): CLAUDE.md and ``.claude/rules/`` are
+loaded into every session already, so a memory saying the same is a second copy that the agent
+reads twice and that goes stale when the instructions change. The memory system's own rule is
+not to keep what instructions or CI already enforce.
+
+The instruction files are those the agent loads for the project (the spec's instruction memory):
+``CLAUDE.md``, ``CLAUDE.local.md``, ``.claude/CLAUDE.md`` and ``.claude/rules/**/*.md`` of the
+project root, at most :data:`MAX_RULE_FILES` rule files and :data:`MAX_INSTRUCTION_BYTES` each,
+read through :mod:`memdir.textio` (never through a symlink leading out of the project). They
+are read only when the project is known (``memdir lint --project ROOT``, or the project of the
+agent's own memory dir), and kept while their files do not change.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memdir import constants as C
+from memdir.containment import relative_inside
+from memdir.fixes import plan
+from memdir.fixes.model import DeleteFile, Fix
+from memdir.lint.diagnostic import Diagnostic
+from memdir.lint.rules.base import DirectoryView, Rule
+from memdir.lint.rules.overlap import contained, shingles
+from memdir.textio import read_bytes
+
+if TYPE_CHECKING:
+    from memdir.lint.engine import LintContext
+
+#: The project's instruction files, relative to its root (the rules folder is walked).
+INSTRUCTION_FILES = ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md")
+RULES_FOLDER = ".claude/rules"
+#: Rule files read at most: real projects keep a handful.
+MAX_RULE_FILES = 100
+#: Bytes read of one instruction file.
+MAX_INSTRUCTION_BYTES = 512 * 1024
+
+
+def instruction_paths(root: Path) -> list[str]:
+    """The instruction files the project at ``root`` has (``/``-separated, sorted rules)."""
+    found = [rel for rel in INSTRUCTION_FILES if os.path.isfile(root / rel)]
+    rules: list[str] = []
+    top = root / RULES_FOLDER
+    if os.path.isdir(top) and not os.path.islink(top):
+        for directory, subdirs, names in os.walk(top, followlinks=False):
+            subdirs.sort()
+            for name in sorted(names):
+                if name.endswith(".md") and len(rules) < MAX_RULE_FILES:
+                    rel = os.path.relpath(os.path.join(directory, name), root)
+                    rules.append(rel.replace(os.sep, "/"))
+    return found + rules
+
+
+def _stamp(root: Path, rel: str) -> tuple[str, int, int]:
+    try:
+        stat = os.stat(root / rel)
+    except OSError:
+        return (rel, 0, 0)
+    return (rel, stat.st_mtime_ns, stat.st_size)
+
+
+def instructions(root: Path) -> tuple[tuple[str, frozenset[int]], ...]:
+    """(path, shingles) of each instruction file of the project at ``root``, read again when
+    one of them changes."""
+    paths = instruction_paths(root)
+    return _read_instructions(root, tuple(_stamp(root, rel) for rel in paths))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_instructions(
+    root: Path, stamps: tuple[tuple[str, int, int], ...]
+) -> tuple[tuple[str, frozenset[int]], ...]:
+    read: list[tuple[str, frozenset[int]]] = []
+    for rel, _, _ in stamps:
+        if relative_inside(root, rel, follow_links=True) is None:
+            continue  # a symlink leading out of the project
+        try:
+            data = read_bytes(root / rel, MAX_INSTRUCTION_BYTES)
+        except OSError:
+            continue
+        read.append((rel, shingles(data.decode("utf-8", "replace"))))
+    return tuple(read)
+
+
+def _repeats_instructions(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    if ctx.project is None:
+        return
+    loaded = instructions(ctx.project.root)
+    if not loaded:
+        return
+    together = frozenset().union(*(found for _, found in loaded))
+    for summary in view.usable:
+        body = summary.body_shingles
+        if len(body) < C.DUPLICATE_BODY_MIN_SHINGLES:
+            continue
+        share = contained(body, together)
+        if share < C.INSTRUCTIONS_REPEAT_SHARE:
+            continue
+        source = max(loaded, key=lambda item: (contained(body, item[1]), item[0]))[0]
+        edits = tuple(
+            plan.remove_entry(view.index, entry, "").edits[0]
+            for entry in sorted(
+                plan.entries_linking(view.index, summary.rel_path), key=lambda e: -e.line
+            )
+        )
+        fix = Fix(
+            f"Delete {summary.rel_path}: {source} already says it",
+            edits,
+            deletes=(DeleteFile(summary.path, summary.rel_path),),
+        )
+        yield ctx.diag(
+            "MEM127",
+            summary.path,
+            summary.rel_path,
+            summary.head_span,
+            f"this memory repeats the project's instructions: {share:.0%} of its wording is "
+            f"already in {source}, which the agent loads in every session; the copy is read "
+            "twice and goes stale when the instructions change. Delete it, or keep only what "
+            "the instructions do not say",
+            fix,
+        )
+
+
+MEM127 = Rule(
+    code="MEM127",
+    name="repeats-instructions",
+    severity="info",
+    scope="directory",
+    summary="A memory whose body repeats the project's instruction files: at least "
+    f"{C.INSTRUCTIONS_REPEAT_SHARE:.0%} of its runs of {C.DUPLICATE_SHINGLE_WORDS} words are "
+    "in `CLAUDE.md`, `CLAUDE.local.md`, `.claude/CLAUDE.md` or `.claude/rules/**/*.md` of "
+    f"the project (bodies of at least {C.DUPLICATE_BODY_MIN_SHINGLES} runs; a CJK character "
+    "counts as a word). Checked only when the project is known: `memdir lint --project "
+    "ROOT`, or the project of the agent's own memory dir (`memdir lint` with no directory).",
+    why="The agent loads the instruction files in every session: a memory saying the same is "
+    "read twice, costs context, and goes stale when the instructions change (and the memory "
+    "system's own rule is not to keep what instructions or CI already enforce).",
+    example="a feedback memory restating CLAUDE.md's `Run the test suite before every commit` "
+    "section word for word",
+    remedy="Delete the memory, or keep only what the instructions do not say. The editor offers "
+    "to delete it and remove its MEMORY.md entry; `memdir lint --fix` does not (a person "
+    "decides what to keep).",
+    fixable="editor",
+    reads=frozenset({"files", "usable", "head_span", "body_shingles", "index", "disk"}),
+    directory=_repeats_instructions,
+)
+
+RULES = (MEM127,)
