@@ -99,6 +99,20 @@ DATED_LOGS = {
     "2026-03-03.md": "## Session Summary\nPrepared the release notes.\n",
 }
 
+#: A repository's notes for the agent, kept by hand: an index and notes with no frontmatter,
+#: which the project's CLAUDE.md tells the agent to read at the start of each session.
+HAND_KEPT = {
+    "MEMORY.md": (
+        "# Project notes\n\n"
+        "- [Last session](last_session.md): where the previous session stopped\n"
+        "- [Conventions](conventions.md): naming and layout rules for the API\n"
+        "- [Open questions](open_questions.md): what the team has not decided yet\n"
+    ),
+    "last_session.md": "# Last session\n\nStopped halfway through the export endpoint.\n",
+    "conventions.md": "# Conventions\n\n- Routes are plural nouns.\n- Dates are ISO 8601.\n",
+    "open_questions.md": "# Open questions\n\n- Do we paginate by cursor or by page?\n",
+}
+
 #: Each format's key (``memdir.agent.formats.Recognised.key``) and its directory.
 OTHER_FORMATS: Mapping[str, Mapping[str, str]] = {
     "hermes": HERMES,
@@ -110,6 +124,7 @@ OTHER_FORMATS: Mapping[str, Mapping[str, str]] = {
     "cursor-memory-bank": CURSOR_BANK,
     "serena": SERENA,
     "dated-logs": DATED_LOGS,
+    "hand-kept": HAND_KEPT,
 }
 
 
@@ -145,6 +160,18 @@ CLAUDE_CODE_LOOKALIKES: Mapping[str, Mapping[str, str]] = {
         "2026-01-05-retro.md": claude_topic("retro", "what the January retro decided"),
         "2026-01-06-incident.md": claude_topic("incident", "the DNS incident and the runbook"),
         "2026-01-07-plan.md": claude_topic("plan", "the plan for the search rewrite"),
+    },
+    "new, two memories written by hand": {
+        "MEMORY.md": (
+            "- [Deploy](deploy.md) — how releases reach production\n"
+            "- [Style](style.md) — the team's code style\n"
+        ),
+        "deploy.md": "# Deploy\n\nTag, then let CI publish.\n",
+        "style.md": "# Style\n\nFour spaces, no tabs.\n",
+    },
+    "notes by hand beside one memory of the agent": {
+        **HAND_KEPT,
+        "api_owner.md": claude_topic("api owner", "who decides on breaking API changes"),
     },
     "a section sign in prose": {
         "MEMORY.md": "- [Law](law.md) — which § of the statute applies to refunds\n",

@@ -89,3 +89,20 @@ def test_the_setting_forces_the_check() -> None:
     assert settings_from_mapping({"anyFormat": True}).any_format is True
     bad = settings_from_mapping({"any_format": "yes"})
     assert bad.any_format is False and bad.errors
+
+
+def test_notes_kept_by_hand_are_recognised_only_when_every_note_lacks_frontmatter() -> None:
+    """An index and hand-kept notes (none opens with ``---``) are not the agent's auto memory; a
+    single note with frontmatter, fewer than three notes, a note not read, or no index, and the
+    directory is checked as Claude Code's."""
+    plain = "# Notes\n\nKept by hand.\n"
+    names = frozenset({"memory.md", "a.md", "b.md", "c.md"})
+    heads = {"memory.md": "- [A](a.md): a\n", "a.md": plain, "b.md": plain, "c.md": plain}
+    found = recognise(Listing(names, {}, heads))
+    assert found is not None and found.key == "hand-kept"
+    assert "none of its 3 notes has the frontmatter" in notice(found)
+    # Any frontmatter block, even one without the agent's keys, makes it Claude Code's.
+    assert recognise(Listing(names, {}, {**heads, "b.md": "---\ntitle: B\n---\n"})) is None
+    assert recognise(Listing(names - {"c.md"}, {}, heads)) is None
+    assert recognise(Listing(names, {}, {k: v for k, v in heads.items() if k != "c.md"})) is None
+    assert recognise(Listing(names - {"memory.md"}, {}, heads)) is None

@@ -105,6 +105,57 @@ def test_mem004_fix_moves_the_whole_block_it_reports() -> None:
     assert "The old export stays" in created.text and "make ledger" in created.text
 
 
+SUBSECTIONS = """# Project memory
+
+- [Deploys](deploys.md) — release trains
+
+## Bugs fixed
+
+### 1. Parser
+- a trailing comma in the config broke the loader
+- fixed by reading the file with the strict parser
+
+### 2. Cache
+- stale entries survived a deploy; keys now carry the build number
+
+## Endpoints
+
+### [Billing API](billing.md)
+- the sandbox rejects amounts under one cent
+
+### [Search API](search.md)
+- results are capped at one hundred
+
+# Appendix
+
+Old numbers from the first prototype.
+
+## Load test
+
+Peak was four hundred requests a second.
+"""
+
+
+def test_mem004_a_section_with_sub_headings_is_one_block(make_dir: MakeDir) -> None:
+    """``## Bugs fixed`` with ``### 1.``, ``### 2.`` under it is one block to move into one
+    topic file, its sub-headings included. A heading linking a topic file starts its own
+    block; under a level-1 heading (the title), each ``##`` is a section of its own."""
+    files = {"MEMORY.md": SUBSECTIONS, "deploys.md": topic("deploys")}
+    files |= {"billing.md": topic("billing"), "search.md": topic("search")}
+    found = codes(run(make_dir(files)), "MEM004")
+    assert [lines_of(d) for d in found] == [(7, 12), (17, 17), (20, 20), (24, 24), (28, 28)]
+    assert "(5 lines)" in found[0].message
+
+    index = parse_index(SUBSECTIONS, Path("/m/MEMORY.md"))
+    assert content_block(index, 6) == content_block(index, 9) == (6, 11)
+    [fix] = move_fixes(index, 6, 6, selection=False, taken=["deploys.md"])
+    [edit] = fix.edits
+    assert (edit.span.start_line, edit.span.end_line) == (6, 11)
+    [created] = fix.creates
+    assert "### 1. Parser" in created.text and "keys now carry the build number" in created.text
+    assert "## Endpoints" not in created.text
+
+
 # --- MEM004: the index's own structure is no content -----------------------------------------
 
 
@@ -158,6 +209,8 @@ def test_mem004_rules_and_pointer_lines_are_structure(make_dir: MakeDir) -> None
         "- `~/.claude/knowledge/shell-quoting.md` — how to quote paths with spaces\n"
         "- Style guide: `~/guides/style.md` — the house tone\n"
         "1. `notes/ops.md`\n"
+        "- [[release-checklist]] — what to walk through before a release\n"
+        "- Onboarding: [[Welcome Notes|the welcome notes]]\n"
         "***\n"
     )
     root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys")})
@@ -218,6 +271,13 @@ def test_a_table_without_links_is_content_reported_once(make_dir: MakeDir) -> No
         "## [API notes](api-notes.md)\n",
         # The name in code form.
         "- [Deploys](deploys.md) — trains\n\nDetails of the March fixes are in `api-notes.md`.\n",
+        # A wiki-link by the file's name, Obsidian-style.
+        "- [Deploys](deploys.md) — trains\n- Endpoints and their quirks: [[api-notes]]\n",
+        # A path in code form from the repository's root, in a table cell ...
+        "- [Deploys](deploys.md) — trains\n\n| file | what |\n|---|---|\n"
+        "| `memory/api-notes.md` | endpoints |\n",
+        # ... or in a sentence, from deeper still.
+        "- [Deploys](deploys.md) — trains\n\nEndpoints: see `.claude/memory/api-notes.md`.\n",
     ],
 )
 def test_mem107_a_file_the_index_points_at_in_any_form_is_no_orphan(
@@ -228,6 +288,28 @@ def test_mem107_a_file_the_index_points_at_in_any_form_is_no_orphan(
     )
     orphans = [d.rel_path for d in codes(run(root), "MEM107")]
     assert "api-notes.md" not in orphans
+
+
+def test_mem107_a_wiki_link_names_a_memory_by_its_frontmatter_name(make_dir: MakeDir) -> None:
+    """``[[name]]`` is how the agent links memories: the ``name`` of the frontmatter, whatever the
+    file is called. A wiki-link or a path that names no topic file leaves the orphan reported."""
+    index = (
+        "- [Deploys](deploys.md) — trains\n"
+        "- Before a release, walk through [[Release Checklist|the checklist]]\n"
+        "- Someday: [[roadmap]]; old notes in `memory/api.md`, `memory/api-notes.txt`\n"
+    )
+    root = make_dir(
+        {
+            "MEMORY.md": index,
+            "deploys.md": topic("deploys"),
+            "ship.md": topic("release checklist"),
+            "api-notes.md": topic("api-notes"),
+        }
+    )
+    parsed = parse_index(index)
+    assert parsed.wiki_named == ("Release Checklist", "roadmap")
+    orphans = [d.rel_path for d in codes(run(root), "MEM107")]
+    assert orphans == ["api-notes.md"]
 
 
 def test_numbered_entries_are_entries(make_dir: MakeDir) -> None:

@@ -88,6 +88,10 @@ _SERENA_OWN = (
 )
 #: A folder of dated logs: at least this many topic files, at least half named by a date.
 MIN_DATED_LOGS = 3
+#: Notes kept by hand beside an index: at least this many topic files, every one read and none
+#: with frontmatter. Fewer is a new Claude Code directory with a memory or two written by hand,
+#: which is checked (MEM101 offers the frontmatter).
+MIN_HAND_KEPT = 3
 
 
 @dataclass(frozen=True)
@@ -269,6 +273,26 @@ def _dated_logs(listing: Listing) -> Recognised | None:
     return None
 
 
+def _hand_kept(listing: Listing) -> Recognised | None:
+    """An index beside notes none of which has frontmatter: kept by hand (a repository's
+    ``.claude/memory/`` that its CLAUDE.md tells the agent to read), not the agent's auto memory,
+    whose every memory opens with ``---`` frontmatter. Only when every topic file was read: one
+    with frontmatter, even not the agent's keys, makes the directory Claude Code's."""
+    if C.INDEX_FILENAME.lower() not in listing.names:
+        return None
+    topics = _topic_names(listing)
+    heads = [listing.heads.get(n) for n in topics]
+    if len(topics) < MIN_HAND_KEPT or any(h is None for h in heads):
+        return None
+    if any((h or "").lstrip("\ufeff").startswith("---") for h in heads):
+        return None
+    return Recognised(
+        "hand-kept",
+        "notes kept by hand or by another tool",
+        f"none of its {len(topics)} notes has the frontmatter the agent writes in its memories",
+    )
+
+
 def recognise(listing: Listing) -> Recognised | None:
     """Another agent's format this listing shows, or None for Claude Code's."""
     hermes = _hermes(listing)
@@ -277,7 +301,7 @@ def recognise(listing: Listing) -> Recognised | None:
     # Topic files written in Claude Code's format make it Claude Code's, whatever else is there.
     if _claude_topics(listing):
         return None
-    for signature in (_openclaw, _aeon, _banks, _dated_logs):
+    for signature in (_openclaw, _aeon, _banks, _dated_logs, _hand_kept):
         found = signature(listing)
         if found is not None:
             return found

@@ -19,7 +19,7 @@ from typing import Literal
 from memdir import constants as C
 from memdir.agent.sanitize import for_model
 from memdir.agent.topic import JS_SPACE as _JS_SPACE
-from memdir.agent.topic import agent_frontmatter
+from memdir.agent.topic import agent_frontmatter, wiki_names
 from memdir.model import TITLE_ESCAPE, IndexEntry, IndexLine, Problem
 from memdir.target import DEFAULT_TARGET, Target
 from memdir.textio import decode_bytes, read_text, utf8_len, utf16_len, utf16_prefix_index
@@ -45,11 +45,12 @@ _LINK = re.compile(
 )
 #: A file named in code form, ``notes.md`` in backticks: the model reads the name as a pointer.
 _CODE_NAME = re.compile(r"`(?:\./)?([^`\s]+\.md)(?:#[^`]*)?`")
-#: A list item that points at a file in code form instead of a link, e.g.
-#: ``- `notes/deploy.md` — how to deploy`` or ``- Guide: `~/guides/x.md` — …``: a short label
-#: may come first, a hook after.
+#: A list item that points at a file in code form or by a ``[[name]]`` link instead of a
+#: Markdown link, e.g. ``- `notes/deploy.md` — how to deploy``, ``- Guide: `~/guides/x.md` — …``
+#: or ``- [[deploy]] — how to deploy``: a short label may come first, a hook after.
 _POINTER = re.compile(
-    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:[^`]{0,40}?[:\uff1a][ \t]*)?`[^`]+\.md`"
+    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:[^`]{0,40}?[:\uff1a][ \t]*)?"
+    r"(?:`[^`]+\.md`|\[\[[^\[\]\n]+\]\])"
     r"[ \t]*(?:(?:—|–|--|-|:)(?:[ \t]|$).*)?$"
 )
 #: A table row (or its delimiter row), e.g. ``| [Title](file.md) | hook |``.
@@ -235,6 +236,9 @@ class Index:
     references: tuple[IndexEntry, ...] = ()
     #: ``.md`` paths the index names in code form (`` `notes.md` ``), outside code blocks.
     named: tuple[str, ...] = ()
+    #: Names the index links as ``[[name]]``, outside code blocks: a memory's ``name`` or its
+    #: file name without ``.md``, as the agent links memories in topic files.
+    wiki_named: tuple[str, ...] = ()
 
 
 def _to_fixed_1(value: float) -> str:
@@ -629,17 +633,20 @@ def _line_kind(line: str) -> str:
     if _TABLE_ROW.match(line):
         return "table"
     if BULLET.match(line):
-        return "pointer" if "`" in line and _POINTER.match(line) else "bullet"
+        pointer = ("`" in line or "[[" in line) and _POINTER.match(line)
+        return "pointer" if pointer else "bullet"
     return "text"
 
 
 def _references(
     entries: tuple[IndexEntry, ...], other: tuple[IndexLine, ...]
-) -> tuple[tuple[IndexEntry, ...], tuple[str, ...]]:
-    """The links to ``.md`` files on lines that are no entries, and the ``.md`` paths named in
-    code form anywhere outside code blocks and comments (see :attr:`Index.references`)."""
+) -> tuple[tuple[IndexEntry, ...], tuple[str, ...], tuple[str, ...]]:
+    """The links to ``.md`` files on lines that are no entries, the ``.md`` paths named in code
+    form and the ``[[name]]`` links anywhere outside code blocks and comments (see
+    :attr:`Index.references`, :attr:`Index.named`, :attr:`Index.wiki_named`)."""
     links: list[IndexEntry] = []
     named: list[str] = []
+    wiki: list[str] = []
     for item in other:
         if item.kind not in _READ_KINDS:
             continue
@@ -660,10 +667,12 @@ def _references(
                 )  # fmt: skip
         if "`" in line:
             named += (normalize_target(m) for m in _CODE_NAME.findall(line))
+        wiki += wiki_names(line)
     for entry in entries:
         if "`" in entry.raw:
             named += (normalize_target(m) for m in _CODE_NAME.findall(entry.hook))
-    return tuple(links), tuple(named)
+        wiki += wiki_names(entry.hook)
+    return tuple(links), tuple(named), tuple(wiki)
 
 
 #: The lines whose links and code names the model reads as pointers to files.
@@ -705,7 +714,7 @@ def parse_index(
         text, problems, size = _read_cap(text, problems)
     lines = tuple(text.split("\n"))
     entries, other, open_block = _classify(lines)
-    references, named = _references(entries, other)
+    references, named, wiki_named = _references(entries, other)
     load = load_cap(text, target=target)
     limit = target.index_max_file_bytes
     if limit is not None and size is not None and size > limit:
@@ -729,6 +738,7 @@ def parse_index(
         open_block=open_block,
         references=references,
         named=named,
+        wiki_named=wiki_named,
     )
 
 

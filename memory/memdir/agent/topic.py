@@ -176,6 +176,11 @@ def valid_type(raw: str | None) -> str | None:
     return raw if raw in C.MEMORY_TYPES else None
 
 
+def wiki_names(line: str) -> list[str]:
+    """The names a line links as ``[[name]]`` (or ``[[name|label]]``), in order."""
+    return [match.group(1).strip() for match in _WIKI_LINK.finditer(line)] if "[[" in line else []
+
+
 def find_links(lines: list[str], start_line: int = 0) -> tuple[WikiLink, ...]:
     links: list[WikiLink] = []
     in_fence = False

@@ -508,19 +508,23 @@ def _append_hook(index: Index, entry: IndexEntry, rel: str, existing: str, limit
 #: Lines that are memory content when they stand in MEMORY.md (a table only when no row of it
 #: links a file: then it is an index in table form).
 _CONTENT_KINDS = frozenset({"text", "bullet", "code", "table"})
-#: Lines that end a block: the index's own structure.
+#: Lines that end a block: the index's own structure (a heading only at its section's level or
+#: above: see :func:`content_blocks`).
 _BLOCK_ENDS = frozenset({"heading", "frontmatter", "entry"})
+_HEADING_LEVEL = re.compile(r"^ {0,3}(#{1,6})")
 
 
 @dataclass(frozen=True)
 class ContentBlock:
-    """A run of content in MEMORY.md: the text between two headings or entries (blank lines,
-    rules, comments and pointer lines inside it do not split it), from its first content line
+    """A run of content in MEMORY.md: a section's content, from the heading or entry before it
+    to the next entry or heading of the section's level or above (blank lines, rules, comments,
+    pointer lines and deeper headings inside it do not split it), from its first content line
     to its last."""
 
     start: int
     end: int
-    #: Content lines in it (blank lines and the structure between them not counted).
+    #: Content lines in it, the deeper headings inside it included (blank lines and the
+    #: structure between them not counted).
     lines: int
     #: The kinds of its content lines (``text``, ``bullet``, ``code``, ``table``).
     kinds: frozenset[str]
@@ -530,9 +534,23 @@ class ContentBlock:
     preamble: bool
 
 
+def _heading_level(line: str) -> int:
+    match = _HEADING_LEVEL.match(line)
+    return len(match.group(1)) if match is not None else 0
+
+
 def content_blocks(index: Index) -> list[ContentBlock]:
     """The blocks of content written into MEMORY.md, in order: what MEM004 reports (one finding
-    a block) and what "move to a topic file" moves from a cursor."""
+    a block) and what "move to a topic file" moves from a cursor.
+
+    A block is a section's content: ``## Bugs fixed`` followed by ``### 1. parser``, text,
+    ``### 2. cache``, text is one block, from ``### 1. parser`` on, to move into one topic file.
+    Under a section heading of level 2 or more (the last heading that is no part of content),
+    a deeper heading stays in the block, or opens it when content follows; a level-1 heading is
+    the index's title, and the ``##`` under it are its sections. An entry, or a heading of the
+    section's level or above, ends the block, and so does a heading that links a topic file
+    (``### [Deploys](deploys.md)``: an entry in the form of a heading, whose content is its
+    own); headings after its last content line are no part of it."""
     kinds = {item.line: item.kind for item in index.other}
     linking = {ref.line for ref in index.references}
     index_rows = _index_tables(kinds, linking)
@@ -543,28 +561,45 @@ def content_blocks(index: Index) -> list[ContentBlock]:
     headings = 0
     opened = True  # no entry or second heading seen yet: a block here may be the preamble
     first = True
+    section = 0  # the level of the section heading the content is under (0: none)
+    under = False  # only blank lines and deeper headings since that heading
+    held_start, held = -1, 0  # deeper headings not yet followed by content
 
     def close(followed: bool) -> None:
-        nonlocal start, count, first
+        nonlocal start, count, first, held_start, held
         if start >= 0:
             preamble = first and opened and followed and count <= C.INDEX_PREAMBLE_MAX_LINES
             blocks.append(ContentBlock(start, end, count, frozenset(found), preamble))
             first = False
         start, count = -1, 0
+        held_start, held = -1, 0
         found.clear()
 
     for number in range(len(index.lines)):
         kind = kinds.get(number, "entry")
-        if kind in _BLOCK_ENDS:
+        if kind == "heading":
+            level = _heading_level(index.lines[number])
+            if section >= 2 and level > section and (start >= 0 or under) and number not in linking:
+                # A sub-heading of the section's content: held until content follows it.
+                if held_start < 0:
+                    held_start = number
+                held += 1
+            else:
+                close(followed=True)
+                section, under = level, True
+            headings += 1
+            opened = opened and headings <= 1
+        elif kind in _BLOCK_ENDS:
             close(followed=True)
-            if kind == "heading":
-                headings += 1
-            opened = opened and kind != "entry" and headings <= 1
+            under = False
+            opened = opened and kind != "entry"
         elif kind in _CONTENT_KINDS and number not in index_rows:
             if start < 0:
-                start = number
+                start = held_start if held_start >= 0 else number
             end = number
-            count += 1
+            count += 1 + held
+            held_start, held = -1, 0
+            under = False
             found.add(kind)
     close(followed=False)
     return blocks

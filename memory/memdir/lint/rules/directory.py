@@ -11,7 +11,7 @@ import heapq
 import itertools
 import posixpath
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -135,12 +135,33 @@ MEM005 = Rule(
 # --- MEM107 --------------------------------------------------------------------------------------
 
 
-def referenced(index: Index) -> set[str]:
+def referenced(index: Index, summaries: Mapping[str, TopicSummary]) -> set[str]:
     """The topic files MEMORY.md points at outside its entries: links in table cells, prose or
-    headings, and paths named in code form (`` `notes.md` ``). The model reads the raw index and
-    follows any of them, so none of these files is invisible."""
+    headings, paths named in code form (`` `notes.md` ``) and ``[[name]]`` links. The model
+    reads the raw index and follows any of them, so none of these files is invisible.
+
+    A path in code form names a topic file when it ends with the file's path in the dir: an
+    index often names a file from the repository's root (`` `memory/notes.md` `` in
+    ``memory/MEMORY.md``). A ``[[name]]`` names the file whose frontmatter ``name``, or whose
+    path without ``.md``, it is (case aside, as Obsidian-style links match)."""
     keys = {key for _, key in entry_links(index.references) if key is not None}
-    keys.update(key for path in index.named if (key := path_key(path)) is not None)
+    for path in index.named:
+        if (key := path_key(path)) is not None:
+            keys.add(key)
+        parts = [part for part in path.split("/") if part not in ("", ".", "..")]
+        keys.update(
+            suffix for i in range(1, len(parts)) if (suffix := "/".join(parts[i:])) in summaries
+        )
+    if index.wiki_named:
+        wanted = {name.casefold().removesuffix(".md") for name in index.wiki_named}
+        for rel, summary in summaries.items():
+            stem = rel.removesuffix(".md")
+            if (
+                stem.casefold() in wanted
+                or stem.rpartition("/")[2].casefold() in wanted
+                or (summary.name is not None and summary.name.strip().casefold() in wanted)
+            ):
+                keys.add(rel)
     return keys
 
 
@@ -148,8 +169,8 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     index = view.index
     summaries = view.summaries
     unlinked = summaries.keys() - view.linked
-    if unlinked and (index.references or index.named):
-        unlinked -= referenced(index)
+    if unlinked and (index.references or index.named or index.wiki_named):
+        unlinked -= referenced(index, summaries)
     room = plan.IndexRoom(index)
     for rel in sorted(unlinked):
         summary = summaries[rel]
@@ -194,7 +215,9 @@ MEM107 = Rule(
     severity="warning",
     scope="directory",
     summary="A topic file that MEMORY.md does not point at: no entry links it, and no other "
-    "link (a table cell, a sentence) or name in code form (`` `notes.md` ``) in the index "
+    "link (a table cell, a sentence), name in code form (`` `notes.md` ``, or a path ending "
+    "with the file's, like `` `memory/notes.md` `` written from the repository's root) or "
+    "`[[name]]` link (the file's frontmatter `name` or its name without `.md`) in the index "
     "names it. A file named in capitals without frontmatter (`README.md`, `RESTORE.md`) is "
     "taken for a document for people, not a memory.",
     why="On path A the agent sees only the index: a memory missing from it is invisible "

@@ -287,7 +287,10 @@ MEM004 = Rule(
     scope="index",
     summary="Memory content written into MEMORY.md instead of a topic file: paragraphs, code "
     "blocks, detail bullets, tables without links, links in another form. One diagnostic per "
-    "block (the content between two headings or entries), with its number of lines. The "
+    "block, with its number of lines: a section's content, up to the next entry or heading of "
+    "the section's level or above (`## Bugs fixed` with `### 1.`, `### 2.` under it is one "
+    "block, which moves into one topic file; a heading linking a topic file starts a block of "
+    "its own). The "
     "index's own structure is not content: headings, blank lines, `---`, comments, a note of "
     f"at most {C.INDEX_PREAMBLE_MAX_LINES} lines opening the index (under at most a title, "
     "before the first entry), lines pointing at a file in code form (`` - `notes.md` — "
