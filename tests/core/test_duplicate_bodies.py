@@ -1,4 +1,4 @@
-"""MEM111 on two memories saying the same thing in different files (and its merge, an editor-only
+"""MEM128 (preview) on two memories saying the same thing in two files (and its merge, editor-only
 fix), and MEM127 on a memory repeating the project's instructions (CLAUDE.md, .claude/rules/),
 with its "delete this copy" fix. All texts are written here."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memdir.config import Settings
 from memdir.faces.cli import main
 from memdir.fixes.apply import apply_text_edits, combine
 from memdir.lint.diagnostic import Diagnostic
@@ -26,9 +27,13 @@ def topic(name: str, description: str, body: str) -> str:
 
 
 def lint(
-    directory: Path, project: Path | None = None, codes: tuple[str, ...] = ("MEM111",)
+    directory: Path, project: Path | None = None, codes: tuple[str, ...] = ("MEM128",)
 ) -> list[Diagnostic]:
-    state = DirState(directory, project=Project.load(project, directory) if project else None)
+    state = DirState(
+        directory,
+        Settings(preview=True),
+        project=Project.load(project, directory) if project else None,
+    )
     state.refresh()
     return [d for d in state.lint().diagnostics if d.code in codes]
 
@@ -99,7 +104,7 @@ def test_lint_fix_never_merges(tmp_path: Path) -> None:
     apply_fixes(findings, safe_only=False)  # even when asked: a person merges
     assert {p.name: p.read_text() for p in directory.iterdir()} == before
     assert combine("all", [f.fix for f in findings if f.fix]) is None
-    assert main(["lint", "--fix", str(directory)]) == 1
+    assert main(["lint", "--fix", "--preview", str(directory)]) == 1
     assert {p.name: p.read_text() for p in directory.iterdir()} == before
 
 
@@ -127,7 +132,7 @@ def test_chinese_bodies_and_unrelated_memories(tmp_path: Path) -> None:
         },
     )
     # Near-identical CJK bodies are found; short bodies sharing a phrase are not.
-    assert [(d.rel_path, d.code) for d in lint(directory)] == [("a.md", "MEM111")]
+    assert [(d.rel_path, d.code) for d in lint(directory)] == [("a.md", "MEM128")]
 
 
 INSTRUCTIONS = (

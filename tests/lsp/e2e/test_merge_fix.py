@@ -1,4 +1,4 @@
-"""MEM111's editor fix: merge a near-duplicate memory into the one saying the same (the copy's
+"""MEM128's editor fix: merge a near-duplicate memory into the one saying the same (the copy's
 own lines appended, the copy deleted, its index entry removed). Offered only to clients that can
 delete files; never part of "fix all"."""
 
@@ -24,6 +24,7 @@ STEPS = (
     "The smoke suite must pass before anyone announces the release in the team channel.\n"
 )
 FILES = {
+    "memdir.toml": "preview = true\n",  # MEM128 is a preview rule
     "MEMORY.md": "# Index\n- [Deploy](deploy.md) — the staging deploy, step by step\n"
     "- [Release](release.md) — releasing the billing service to staging\n",
     "deploy.md": topic(
@@ -49,8 +50,8 @@ def _deletes(action: types.CodeAction) -> list[str]:
 @pytest.mark.files(FILES)
 async def test_merge_quick_fix(client: LanguageClient, workspace: Workspace) -> None:
     uri = open_doc(client, workspace, "deploy.md")
-    found = await wait_until(client, uri, lambda f: "MEM111" in codes(f))
-    [diagnostic] = [d for d in found if d.code == "MEM111"]
+    found = await wait_until(client, uri, lambda f: "MEM128" in codes(f))
+    [diagnostic] = [d for d in found if d.code == "MEM128"]
     [action] = await quick_fixes(client, uri, diagnostic)
     assert action.title == "Merge deploy.md into release.md (and delete deploy.md)"
     assert action.is_preferred and action.kind == types.CodeActionKind.QuickFix
@@ -77,7 +78,7 @@ async def test_no_merge_for_a_client_that_cannot_delete(
     client: LanguageClient, workspace: Workspace
 ) -> None:
     uri = open_doc(client, workspace, "deploy.md")
-    found = await wait_until(client, uri, lambda f: "MEM111" in codes(f))
-    [diagnostic] = [d for d in found if d.code == "MEM111"]
+    found = await wait_until(client, uri, lambda f: "MEM128" in codes(f))
+    [diagnostic] = [d for d in found if d.code == "MEM128"]
     # Half a merge (the text added, the copy kept) is no fix: nothing is offered.
     assert await quick_fixes(client, uri, diagnostic) == []

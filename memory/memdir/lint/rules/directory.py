@@ -315,22 +315,6 @@ def _duplicate_memories(view: DirectoryView, ctx: LintContext) -> Iterator[Diagn
     for a, b, ratio in pairs:
         similar.setdefault(a, []).append((b, ratio))
         similar.setdefault(b, []).append((a, ratio))
-    described = set(similar)
-    for copy, keep, share in duplicate_pairs({s.rel_path: s.body_shingles for s in usable}):
-        if copy in described:
-            continue  # already reported for its description
-        described.add(copy)
-        summary = by_rel[copy]
-        yield ctx.diag(
-            "MEM111",
-            summary.path,
-            copy,
-            summary.head_span,
-            f"near-duplicate memory: {share:.0%} of its body is also in {keep}; the agent "
-            "reads the same memory twice, and an update lands in one copy while the other "
-            f"stays stale. Merge it into {keep}",
-            _merge_fix(ctx.root, keep, copy, view),
-        )
     for rel in sorted(similar):
         summary = by_rel[rel]
         matches = sorted(similar[rel], key=lambda item: (-item[1], item[0]))
@@ -365,34 +349,60 @@ MEM111 = Rule(
     name="duplicate-memory",
     severity="warning",
     scope="directory",
-    summary="Two topic files with the same `name`, with near-identical descriptions "
-    f"(≥ {C.DUPLICATE_RATIO:.0%} similar), or saying the same thing: at least "
-    f"{C.DUPLICATE_BODY_SHARE:.0%} of the shorter body's runs of {C.DUPLICATE_SHINGLE_WORDS} "
-    f"words are in the other (bodies of at least {C.DUPLICATE_BODY_MIN_SHINGLES} runs; a CJK "
-    "character counts as a word). The shorter one is reported as the copy.",
+    summary="Two topic files with the same `name`, or with near-identical descriptions "
+    f"(≥ {C.DUPLICATE_RATIO:.0%} similar). Two bodies saying the same thing are MEM128's.",
     why="`[[name]]` links become ambiguous, and the selector sees two near-identical "
     "manifest lines: it may surface the stale copy, and updates land in one of them.",
     example="`name: user-role` in both user-role.md and people/user-role.md",
-    remedy="Merge the two files. For two bodies saying the same thing the editor offers to merge "
-    "the copy into the other: the other's body gains the copy's lines it lacks, the copy is "
-    "deleted and its MEMORY.md entry removed. `memdir lint --fix` does not apply it: a person "
-    "checks the merged text.",
-    fixable="editor",
+    remedy="Merge the two files.",
     reads=frozenset(
-        {
-            "files",
-            "listed",
-            "usable",
-            "name",
-            "description",
-            "name_span",
-            "description_span",
-            "head_span",
-            "body_shingles",
-            "index",
-        }
+        {"files", "listed", "usable", "name", "description", "name_span", "description_span"}
     ),
     directory=_duplicate_memories,
+)
+
+
+# --- MEM128 --------------------------------------------------------------------------------------
+
+
+def _duplicate_bodies(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    usable = view.usable
+    by_rel = {s.rel_path: s for s in usable}
+    for copy, keep, share in duplicate_pairs({s.rel_path: s.body_shingles for s in usable}):
+        summary = by_rel[copy]
+        yield ctx.diag(
+            "MEM128",
+            summary.path,
+            copy,
+            summary.head_span,
+            f"near-duplicate memory: {share:.0%} of its body is also in {keep}; the agent "
+            "reads the same memory twice, and an update lands in one copy while the other "
+            f"stays stale. Merge it into {keep}",
+            _merge_fix(ctx.root, keep, copy, view),
+        )
+
+
+MEM128 = Rule(
+    code="MEM128",
+    name="duplicate-body",
+    severity="warning",
+    scope="directory",
+    summary=f"Two topic files saying the same thing: at least {C.DUPLICATE_BODY_SHARE:.0%} of the "
+    f"shorter body's runs of {C.DUPLICATE_SHINGLE_WORDS} words are in the other (bodies of at "
+    f"least {C.DUPLICATE_BODY_MIN_SHINGLES} runs; a CJK character counts as a word). The "
+    "shorter one is reported as the copy.",
+    why="The agent reads the same memory twice, and an update lands in one copy while the "
+    "other stays stale.",
+    example="`deploy-notes.md` pasted into `release-process.md` with a line or two changed",
+    remedy="Merge the copy into the other: the editor offers it (the other's body gains the "
+    "copy's lines it lacks, the copy is deleted and its MEMORY.md entry removed). `memdir lint "
+    "--fix` does not apply it: a person checks the merged text.",
+    fixable="editor",
+    preview=True,
+    precision="not measured yet: no two bodies said the same thing on the 75 real memory dirs "
+    "in Claude Code's format of the samples (2026-12); its fixtures are synthetic",
+    reads=frozenset({"files", "listed", "usable", "head_span", "body_shingles", "index"}),
+    directory=_duplicate_bodies,
 )
 
 
@@ -507,7 +517,7 @@ MEM123 = Rule(
     directory=_unportable_names,
 )
 
-RULES = (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123)
+RULES = (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123, MEM128)
 
 
 # --- topic summaries -----------------------------------------------------------------------------
