@@ -22,6 +22,7 @@ vim.lsp.config('memdir', {
     memdir = {
       -- same keys as memdir.toml (camelCase or snake_case), plus `directories`
       indexLineLimit = 150,
+      -- preview = true,   -- run the preview rules too (unset: memdir.toml decides)
     },
   },
   handlers = {

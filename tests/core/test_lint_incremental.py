@@ -60,19 +60,19 @@ def test_a_body_edit_runs_only_the_body_readers_a_description_edit_more(
     assert runs["MEM111"] == 1
     state.update(root / "a.md", topic("a") + "A new line of body.\n")
     second = state.lint()
-    # Only the rules comparing bodies (near-duplicates, copies of the instructions) run again:
-    # the rest of the summary (name, description...) is the same.
-    body_readers = {"MEM111", "MEM127"}
+    # Only the rule comparing bodies with the instructions runs again (MEM128, comparing bodies
+    # with each other, is a preview rule): the rest of the summary is the same.
+    body_readers = {"MEM127"}
     assert {code for code, n in runs.items() if n > 1} == body_readers
     assert all(n == 1 for code, n in runs.items() if code not in body_readers)
     assert second.diagnostics == first.diagnostics and second.changed == frozenset()
     state.update(root / "a.md", topic("a").replace("what a is", "what b is"))
     state.lint()
-    assert runs["MEM111"] == 3  # a description changed: duplicates may have too
+    assert runs["MEM111"] == 2  # a description changed: duplicates may have too
     state.update(root / "MEMORY.md", INDEX + "- [C](c.md) — third\n")
     assert {d.code for d in state.lint().diagnostics if d.rel_path == "MEMORY.md"} >= {"MEM005"}
-    # MEM111's merge removes the copy's index entry: it reads the index.
-    assert runs["MEM005"] == 2 and runs["MEM111"] == 4
+    # Duplicates do not read the index; dangling entries do.
+    assert runs["MEM005"] == 2 and runs["MEM111"] == 2
     state.refresh()  # a rescan: the directory rules may look at the disk
     state.lint()
     assert runs["MEM005"] == 3

@@ -60,7 +60,7 @@ PLANTED: dict[str, tuple[str, set[str]]] = {
 #: Codes whose fix is planted in a test of their own (it needs a project's git history).
 ELSEWHERE = {
     "MEM117": "test_citation_fix.py",
-    "MEM111": "test_merge_fix.py",  # deletes a file: its own workspace
+    "MEM128": "test_merge_fix.py",  # deletes a file: its own workspace
     "MEM127": "test_instructions_fix.py",  # needs the project's CLAUDE.md
 }
 

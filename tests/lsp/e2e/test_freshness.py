@@ -55,7 +55,9 @@ def workspace(tmp_path: Path) -> Workspace:
         tmp_path, {"src/app.py": APP, "src/util.py": UTIL, "README.md": "# Payments\n"}
     )
     memory = agent_memory_dir(CONFIG_DIR, root)
-    build(memory, {"MEMORY.md": INDEX, "payments.md": MEMORY, "orphan.md": ORPHAN})
+    # The citation and deadline rules are preview rules: this memory dir turns them on.
+    preview = {"memdir.toml": "preview = true\n"}
+    build(memory, {"MEMORY.md": INDEX, "payments.md": MEMORY, "orphan.md": ORPHAN, **preview})
     return Workspace(root)
 
 

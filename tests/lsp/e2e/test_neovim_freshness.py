@@ -48,7 +48,8 @@ def test_freshness_in_neovim(tmp_path: Path, watch: bool) -> None:
     git(project, "commit", "-q", "-m", "rename app, drop old refunds")
     claude = tmp_path / "claude"
     memory = agent_memory_dir(claude, project)
-    build(memory, {"MEMORY.md": INDEX, "payments.md": MEMORY})
+    # The citation and deadline rules are preview rules: this memory dir turns them on.
+    build(memory, {"MEMORY.md": INDEX, "payments.md": MEMORY, "memdir.toml": "preview = true\n"})
     report = run_driver(
         tmp_path,
         "freshness.lua",

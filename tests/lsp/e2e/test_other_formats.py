@@ -86,6 +86,7 @@ async def test_the_notice_once_and_nothing_checked_or_written(
 async def test_the_editor_setting_checks_it_as_claude_codes(
     client: LanguageClient, workspace: Workspace
 ) -> None:
-    uri = open_doc(client, workspace, "SOUL.md")
+    # A daily log: no frontmatter (SOUL.md, named in capitals, is a document for people).
+    uri = open_doc(client, workspace, "memory/2026-01-05.md")
     await wait_until(client, uri, lambda found: "MEM101" in codes(found))
     assert notices(client) == []
