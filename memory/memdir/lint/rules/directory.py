@@ -26,7 +26,7 @@ from memdir.lint.rules.base import DirectoryView, Rule, head_span, named_for_peo
 from memdir.lint.rules.consistency import Directive, directives
 from memdir.lint.rules.descriptions import near_duplicate_pairs
 from memdir.lint.rules.index import entry_links, path_key
-from memdir.lint.rules.overlap import duplicate_pairs, shingles
+from memdir.lint.rules.overlap import duplicate_pairs, pack, shingles, unpack
 from memdir.model import Span, TopicFile
 from memdir.textio import not_read
 
@@ -60,8 +60,8 @@ class TopicSummary:
     usable: bool = True
     #: The "always/never <verb> X" the memory states (MEM125); nearly always none.
     directives: tuple[Directive, ...] = ()
-    #: The body's runs of words (:func:`memdir.lint.rules.overlap.shingles`), for MEM111.
-    body_shingles: frozenset[int] = frozenset()
+    #: The body's runs of words, packed (:func:`memdir.lint.rules.overlap.pack`): MEM127, MEM128.
+    body_shingles: bytes = b""
 
     @property
     def path(self) -> Path:
@@ -368,7 +368,7 @@ MEM111 = Rule(
 def _duplicate_bodies(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     usable = view.usable
     by_rel = {s.rel_path: s for s in usable}
-    for copy, keep, share in duplicate_pairs({s.rel_path: s.body_shingles for s in usable}):
+    for copy, keep, share in duplicate_pairs({s.rel_path: unpack(s.body_shingles) for s in usable}):
         summary = by_rel[copy]
         yield ctx.diag(
             "MEM128",
@@ -560,5 +560,5 @@ def summarize(topic: TopicFile, root: Path) -> TopicSummary:
         listed=not ("unreadable" in kinds and topic.mtime == 0.0),
         usable=not kinds & {"unreadable", "binary"},
         directives=directives(topic),
-        body_shingles=shingles(topic.body),
+        body_shingles=pack(shingles(topic.body)),
     )

@@ -25,7 +25,7 @@ from memdir.fixes import plan
 from memdir.fixes.model import DeleteFile, Fix
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import DirectoryView, Rule
-from memdir.lint.rules.overlap import contained, shingles
+from memdir.lint.rules.overlap import contained, shingles, unpack
 from memdir.textio import read_bytes
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def _repeats_instructions(view: DirectoryView, ctx: LintContext) -> Iterator[Dia
         return
     together = frozenset().union(*(found for _, found in loaded))
     for summary in view.usable:
-        body = summary.body_shingles
+        body = unpack(summary.body_shingles)
         if len(body) < C.DUPLICATE_BODY_MIN_SHINGLES:
             continue
         share = contained(body, together)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from array import array
 from collections.abc import Mapping
 
 from memdir import constants as C
@@ -31,6 +32,19 @@ def shingles(text: str) -> frozenset[int]:
         zlib.crc32("\x1f".join(words[i : i + size]).encode("utf-8", "surrogatepass"))
         for i in range(len(words) - size + 1)
     )
+
+
+def pack(found: frozenset[int]) -> bytes:
+    """``found`` as a summary keeps it: 4 bytes a shingle (a frozenset of ints takes some 60, which
+    at 20,000 files was 150 MB of the language server's memory)."""
+    return array("I", sorted(found)).tobytes()
+
+
+def unpack(packed: bytes) -> frozenset[int]:
+    """The shingles :func:`pack` kept."""
+    found = array("I")
+    found.frombytes(packed)
+    return frozenset(found)
 
 
 def contained(part: frozenset[int], whole: frozenset[int]) -> float:
