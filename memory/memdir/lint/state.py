@@ -176,6 +176,12 @@ class DirState:
             context = replace(context, today=self._today)
         return context if self.project is None else replace(context, project=self.project)
 
+    @property
+    def _bodies(self) -> bool:
+        """Whether summaries keep their bodies' shingles: a rule comparing bodies is on."""
+        enabled = self.context.enabled
+        return "MEM128" in enabled or ("MEM127" in enabled and self.project is not None)
+
     def set_settings(self, settings: Settings) -> None:
         """New settings: every result is recomputed (and files re-read) at the next refresh."""
         self.settings = settings
@@ -387,7 +393,7 @@ class DirState:
                 self._asks[topic.rel_path] = tuple(asked)
             else:
                 self._asks.pop(topic.rel_path, None)
-        return FileResult(key, summarize(topic, self.root), tuple(found))
+        return FileResult(key, summarize(topic, self.root, self._bodies), tuple(found))
 
     def _check_index(self, key: tuple[int, int] | None, index: Index, overlay: str | None) -> None:
         links = entry_links(index.entries)
