@@ -393,7 +393,8 @@ class DirState:
                 self._asks[topic.rel_path] = tuple(asked)
             else:
                 self._asks.pop(topic.rel_path, None)
-        return FileResult(key, summarize(topic, self.root, self._bodies), tuple(found))
+        directives = "MEM125" in self.context.enabled
+        return FileResult(key, summarize(topic, self.root, self._bodies, directives), tuple(found))
 
     def _check_index(self, key: tuple[int, int] | None, index: Index, overlay: str | None) -> None:
         links = entry_links(index.entries)

@@ -95,9 +95,13 @@ def _informative_words(description: str) -> float:
     Combining marks are left out first: Python's word pattern splits a Thai, Hindi or Arabic word
     at each vowel sign, which would count its pieces as words.
     """
+    if description.isascii():
+        return float(len(_WORD.findall(description)))  # nearly every description: a word each
     import unicodedata  # only for descriptions beyond ASCII
 
-    bare = "".join(c for c in description if not unicodedata.category(c).startswith("M"))
+    # Each distinct character judged once (a description repeats few of them).
+    marks = {ord(c): None for c in set(description) if unicodedata.category(c).startswith("M")}
+    bare = description.translate(marks) if marks else description
     total = 0.0
     for word in _WORD.findall(bare):
         wide = _wide_count(word)

@@ -540,10 +540,13 @@ def title_of(topic: TopicFile) -> str:
     return heading_title(topic.body.split("\n", 8)[:8], topic.name or stem)
 
 
-def summarize(topic: TopicFile, root: Path, bodies: bool = True) -> TopicSummary:
+def summarize(
+    topic: TopicFile, root: Path, bodies: bool = True, directives_on: bool = True
+) -> TopicSummary:
     """What the directory rules read of ``topic``. ``bodies``: keep its shingles, which only the
-    rules comparing bodies read (MEM127 with a project, MEM128 in preview): a fifth of a cold
-    lint's time at 2,000 files otherwise."""
+    rules comparing bodies read (MEM127 with a project, MEM128 in preview); ``directives_on``:
+    its directives, which only MEM125 (preview) reads. Each is a tenth or more of a cold lint's
+    time at 2,000 files."""
     fm = topic.frontmatter
     spans = fm.value_spans if fm is not None else {}
     head = head_span(topic.text)
@@ -562,6 +565,6 @@ def summarize(topic: TopicFile, root: Path, bodies: bool = True) -> TopicSummary
         head_span=head,
         listed=not ("unreadable" in kinds and topic.mtime == 0.0),
         usable=not kinds & {"unreadable", "binary"},
-        directives=directives(topic),
+        directives=directives(topic) if directives_on else (),
         body_shingles=pack(shingles(topic.body)) if bodies else b"",
     )
