@@ -410,7 +410,7 @@ def test_a_new_project_rechecks_what_a_partial_one_was_never_asked(tmp_path: Pat
 # --- what an edit re-runs (test doubles, never time) ------------------------------------------
 
 ALL_DIRECTORY_RULES = {
-    "MEM005", "MEM107", "MEM108", "MEM111", "MEM114", "MEM122", "MEM123", "MEM127"
+    "MEM005", "MEM107", "MEM108", "MEM111", "MEM114", "MEM122", "MEM123"
 }  # fmt: skip
 
 
@@ -450,12 +450,10 @@ def test_each_directory_rule_runs_only_when_what_it_reads_changed(
         return ran_now
 
     index = (root / "MEMORY.md").read_text(encoding="utf-8")
-    # MEMORY.md: the rules that read it (dangling entries, orphans, and copies of the
-    # instructions, whose fix removes an entry), not the prefetch window.
+    # MEMORY.md: the rules that read it (dangling entries, orphans), not the prefetch window.
     assert ran("MEMORY.md", index + "- [Gone](gone.md) — not written yet\n") == {
         "MEM005",
         "MEM107",
-        "MEM127",
     }
     # A body edit too short to change its runs of words: none.
     assert ran("m03.md", topic("m03", f"'{describe(3)}'", body="Another body.\n")) == set()
@@ -472,7 +470,7 @@ def test_each_directory_rule_runs_only_when_what_it_reads_changed(
     os.utime(root / "m06.md", (1_800_000_000, 1_800_000_000))
     assert ran("m06.md") == {"MEM108"}
     # A rescan that finds nothing new: the rules that look at the disk themselves.
-    assert ran() == {"MEM005", "MEM122", "MEM123", "MEM127"}
+    assert ran() == {"MEM005", "MEM122", "MEM123"}
     # A new file: every rule that reads the files.
     assert ran("new.md", topic("new", "a memory nobody has indexed yet, about tax rules")) == {
         "MEM005",
@@ -480,9 +478,8 @@ def test_each_directory_rule_runs_only_when_what_it_reads_changed(
         "MEM108",
         "MEM111",
         "MEM123",
-        "MEM127",
     }
-    gone = {"MEM005", "MEM107", "MEM108", "MEM111", "MEM123", "MEM127"}
+    gone = {"MEM005", "MEM107", "MEM108", "MEM111", "MEM123"}
     assert ran("new.md", None) == gone  # gone again
 
 

@@ -45,6 +45,7 @@ def workspace(tmp_path: Path) -> Workspace:
         {
             "MEMORY.md": "- [Dev shell](dev-shell.md) — tests run in the dev shell\n",
             "dev-shell.md": COPY,
+            "memdir.toml": "preview = true\n",  # MEM127 is a preview rule
         },
     )
     return Workspace(root)

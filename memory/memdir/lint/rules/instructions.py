@@ -145,6 +145,11 @@ MEM127 = Rule(
     "to delete it and remove its MEMORY.md entry; `memdir lint --fix` does not (a person "
     "decides what to keep).",
     fixable="editor",
+    preview=True,
+    precision="10 of 14 judged findings right on the real memory dirs in Claude Code's format of "
+    "the samples (2026-12): 8 of 8 on the two sets it was built and first checked on, 2 of 6 on "
+    "the one judged after; a memory sharing a quarter of its words with CLAUDE.md often says "
+    "more of its own",
     reads=frozenset({"files", "usable", "head_span", "body_shingles", "index", "disk"}),
     directory=_repeats_instructions,
 )
