@@ -260,18 +260,7 @@ class Project:
         asked = [bare]
         if "." not in bare.rsplit("/", 1)[-1] or rel.endswith("/"):
             asked.append(bare + "/")
-        done = run_git(
-            self.root,
-            "check-ignore",
-            "-z",
-            "--stdin",
-            input=b"".join(_path_bytes(path) + b"\0" for path in asked),
-            timeout=_PROBE_TIMEOUT,
-        )
-        if done is None:
-            self._git_stuck = True
-            return False
-        return done.returncode == 0 and bool(_zsplit(done.stdout))
+        return bool(self._check_ignore(asked))
 
     def completions(self, rel: str) -> list[str]:
         """The project files ``rel`` names in short: in its directory, a file whose name
@@ -411,9 +400,17 @@ class Project:
         asked = [rel] if not parent or parent in self._ignored_dirs else [f"{parent}/", rel]
         if self._git_stuck:
             return False
-        # git check-ignore lists the ignored ones among the paths given (exit 1: none). It
-        # answers in milliseconds; one that does not (a FIFO where a .gitignore should be) is
-        # not asked again, and files are then taken as not ignored.
+        ignored = self._check_ignore(asked)
+        if parent:
+            self._ignored_dirs.setdefault(parent, f"{parent}/" in ignored)
+        return rel in ignored or bool(self._ignored_dirs.get(parent))
+
+    def _check_ignore(self, asked: list[str]) -> set[str]:
+        """The ones of ``asked`` git ignores (``git check-ignore``; exit 1: none). It answers in
+        milliseconds; one that does not (a FIFO where a .gitignore should be) is not asked
+        again, and files are then taken as not ignored."""
+        if self._git_stuck:
+            return set()
         done = run_git(
             self.root,
             "check-ignore",
@@ -424,11 +421,8 @@ class Project:
         )
         if done is None:
             self._git_stuck = True
-            return False
-        ignored = set(_zsplit(done.stdout)) if done.returncode == 0 else set()
-        if parent:
-            self._ignored_dirs.setdefault(parent, f"{parent}/" in ignored)
-        return rel in ignored or bool(self._ignored_dirs.get(parent))
+            return set()
+        return set(_zsplit(done.stdout)) if done.returncode == 0 else set()
 
     def _add_path(self, rel: str) -> None:
         self.files.add(rel)
