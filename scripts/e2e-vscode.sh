@@ -187,6 +187,9 @@ git_ commit -q -m 'rename app.py, drop the old refunds job'
 PROJECT_MEMORY=$(CLAUDE_CONFIG_DIR="$OUT/claude-config" "$PYTHON" -m memdir where "$PROJECT")
 mkdir -p "$PROJECT_MEMORY"
 cp "$REPO/client-vscode/e2e/fixtures/project-memory/"*.md "$PROJECT_MEMORY/"
+# The citation and deadline rules the freshness steps check are preview rules: this memory dir
+# turns them on (VS Code sends memdir.preview only when a user sets it).
+printf 'preview = true\n' >"$PROJECT_MEMORY/memdir.toml"
 
 PORT=${MEMDIR_E2E_PORT:-$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')}
 log "starting code-server on 127.0.0.1:$PORT"
