@@ -324,3 +324,15 @@ def test_fix_never_leaves_a_finding_of_its_own_making(
     root = tmp_path_factory.mktemp("memory")
     write_files(root, files)
     assert made_by_fix(root) == []
+
+
+def test_two_skeletons_drafting_one_description_are_left_to_the_editor(tmp_path: Path) -> None:
+    """Found by the property test above: two files opening with the same sentence would get
+    the same drafted description, a near-duplicate (MEM111) of the fix's own making."""
+    from memhelpers import write_files
+
+    same = "The canary bake lasts thirty minutes before each rollout.\n"
+    write_files(tmp_path, {"feedback_style-0.md": same, "feedback_style-1.md": same})
+    assert made_by_fix(tmp_path) == []
+    # Neither skeleton was applied unattended (the orphans' index entries were).
+    assert all((tmp_path / f"feedback_style-{i}.md").read_text() == same for i in (0, 1))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import posixpath
+from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -71,12 +72,17 @@ def apply_fixes(diagnostics: Iterable[Diagnostic], *, safe_only: bool = True) ->
     chosen: list[Diagnostic] = []
     skipped: list[tuple[Diagnostic, str]] = []
     taken: dict[Path, list[tuple[int, int, int, int]]] = {}
+    diagnostics = list(diagnostics)
+    twice = _drafted_twice([d.fix for d in diagnostics if d.fix is not None and d.fix.safe])
     for diagnostic in diagnostics:
         fix = diagnostic.fix
         if fix is None:
             continue
         if safe_only and not fix.safe:
             skipped.append((diagnostic, "not a safe fix: apply it in an editor"))
+            continue
+        if safe_only and id(fix) in twice:
+            skipped.append((diagnostic, "drafts a description another file drafts too: edit it"))
             continue
         if fix.deletes:
             skipped.append((diagnostic, "deletes a file: apply it in an editor"))
@@ -177,5 +183,28 @@ def quick_fixes(
 
 
 def safe_fixes(diagnostics: Iterable[Diagnostic]) -> list[Fix]:
-    """The fixes ``memdir lint --fix`` and the editor's "fix all" apply unattended."""
-    return [d.fix for d in diagnostics if d.fix is not None and d.fix.safe and confined(d.fix)]
+    """The fixes ``memdir lint --fix`` and the editor's "fix all" apply unattended.
+
+    Each skeleton is planned from its own file; two that would draft the same description
+    (two files with the same opening sentence) would leave a near-duplicate (MEM111) of the
+    run's own making, so both are left to the editor."""
+    fixes = [d.fix for d in diagnostics if d.fix is not None and d.fix.safe and confined(d.fix)]
+    twice = _drafted_twice(fixes)
+    return [fix for fix in fixes if id(fix) not in twice]
+
+
+def _drafted_twice(fixes: list[Fix]) -> set[int]:
+    """The ids of the skeletons whose drafted description another skeleton drafts too."""
+    drafted = [(fix, _drafted_description(fix)) for fix in fixes]
+    seen = Counter(d for _, d in drafted if d is not None)
+    return {id(fix) for fix, d in drafted if d is not None and seen[d] > 1}
+
+
+def _drafted_description(fix: Fix) -> str | None:
+    """The description line a frontmatter skeleton writes, or None for any other fix."""
+    for edit in fix.edits:
+        if edit.new_text.startswith("---"):
+            for line in edit.new_text.split("\n"):
+                if line.startswith("description:"):
+                    return line.strip()
+    return None

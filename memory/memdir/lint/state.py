@@ -38,6 +38,7 @@ from memdir.lint.rules import (
     check_topic,
     directory_rules_reading,
     entry_links,
+    fields_read,
     run_directory_rules,
     summarize,
 )
@@ -175,12 +176,6 @@ class DirState:
         if self._today is not None:
             context = replace(context, today=self._today)
         return context if self.project is None else replace(context, project=self.project)
-
-    @property
-    def _bodies(self) -> bool:
-        """Whether summaries keep their bodies' shingles: a rule comparing bodies is on."""
-        enabled = self.context.enabled
-        return "MEM128" in enabled or ("MEM127" in enabled and self.project is not None)
 
     def set_settings(self, settings: Settings) -> None:
         """New settings: every result is recomputed (and files re-read) at the next refresh."""
@@ -393,8 +388,10 @@ class DirState:
                 self._asks[topic.rel_path] = tuple(asked)
             else:
                 self._asks.pop(topic.rel_path, None)
-        directives = "MEM125" in self.context.enabled
-        return FileResult(key, summarize(topic, self.root, self._bodies, directives), tuple(found))
+        # Fields only some rules read (bodies' word runs, directives) are kept while one is on.
+        read = fields_read(self.context.enabled)
+        bodies, directives = "body_shingles" in read, "directives" in read
+        return FileResult(key, summarize(topic, self.root, bodies, directives), tuple(found))
 
     def _check_index(self, key: tuple[int, int] | None, index: Index, overlay: str | None) -> None:
         links = entry_links(index.entries)

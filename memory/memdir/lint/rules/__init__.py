@@ -15,6 +15,7 @@ Every message says why the finding matters to the agent.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -171,6 +172,13 @@ def check_directory(
 def directory_rules_reading(inputs: Collection[str]) -> list[str]:
     """The directory rules that read any of ``inputs`` (see :attr:`Rule.reads`)."""
     return [code for code, _ in _DIRECTORY if not RULES[code].reads.isdisjoint(inputs)]
+
+
+@functools.lru_cache(maxsize=16)
+def fields_read(enabled: frozenset[str]) -> frozenset[str]:
+    """Everything the enabled directory rules read (their :attr:`Rule.reads`): a summary field
+    none of them reads need not be computed."""
+    return frozenset().union(*(RULES[code].reads for code, _ in _DIRECTORY if code in enabled))
 
 
 def run_directory_rules(

@@ -543,10 +543,9 @@ def title_of(topic: TopicFile) -> str:
 def summarize(
     topic: TopicFile, root: Path, bodies: bool = True, directives_on: bool = True
 ) -> TopicSummary:
-    """What the directory rules read of ``topic``. ``bodies``: keep its shingles, which only the
-    rules comparing bodies read (MEM127 with a project, MEM128 in preview); ``directives_on``:
-    its directives, which only MEM125 (preview) reads. Each is a tenth or more of a cold lint's
-    time at 2,000 files."""
+    """What the directory rules read of ``topic``. ``bodies`` and ``directives_on``: keep its
+    bodies' shingles and its directives, which only some rules read (the engine asks their
+    :attr:`Rule.reads`); each is a tenth or more of a cold lint's time at 2,000 files."""
     fm = topic.frontmatter
     spans = fm.value_spans if fm is not None else {}
     head = head_span(topic.text)
