@@ -68,6 +68,9 @@ INDEX_LINE_TOLERANCE: Final = 10
 #: A note opening MEMORY.md of at most this many lines (how the index is kept, before the first
 #: entry) is the index's own preamble, not memory content (MEM004).
 INDEX_PREAMBLE_MAX_LINES: Final = 8
+#: A note closing MEMORY.md, set off by ``---`` after the last entry (how to add a memory, a
+#: "last updated" stamp), of at most this many lines is the index's own, not memory content.
+INDEX_CLOSING_MAX_LINES: Final = 2 * INDEX_PREAMBLE_MAX_LINES
 #: The agent is told to rewrite an over-cap index under this many lines; memdir warns past it.
 INDEX_REWRITE_TARGET_LINES: Final = 140
 #: Share of INDEX_MAX_CHARS past which an index counts as "near the cap".

@@ -94,7 +94,7 @@ def test_mem004_reports_a_section_of_content_once_with_its_size(make_dir: MakeDi
 
 def test_mem004_fix_moves_the_whole_block_it_reports() -> None:
     index = parse_index(SECTION, Path("/m/MEMORY.md"))
-    [block] = [b for b in content_blocks(index) if not b.preamble]
+    [block] = [b for b in content_blocks(index) if not b.note]
     assert (block.start, block.end) == (6, 17)
     # The cursor anywhere in the block (the finding's start, a blank line inside) moves all of it.
     assert content_block(index, 6) == content_block(index, 9) == (6, 17)
@@ -217,6 +217,55 @@ def test_mem004_rules_and_pointer_lines_are_structure(make_dir: MakeDir) -> None
     assert codes(run(root), "MEM004") == []
 
 
+def test_mem004_a_folder_in_code_form_is_content(make_dir: MakeDir) -> None:
+    # Bullets naming the project's folders describe its layout: memory content, unlike a
+    # pointer to a file.
+    index = (
+        "# Memory\n\n- [Deploys](deploys.md) — release trains\n\n## Layout\n"
+        "- `api/` — the HTTP handlers\n- `jobs/` — the nightly batch jobs\n"
+    )
+    root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys")})
+    [found] = codes(run(root), "MEM004")
+    assert lines_of(found) == (6, 7)
+
+
+CLOSING = (
+    "# Memory\n\n- [Deploys](deploys.md) — release trains\n\n---\n\n"
+    "## How this index is kept\n\n### Adding a memory\n1. write a topic file with frontmatter\n"
+    "2. add one line for it above\n\n### Types\n- **user**: who the user is\n"
+    "- **project**: the work going on\n\n---\n\n*Last updated: 2026-03-02*\n"
+)
+
+
+def test_mem004_a_short_closing_note_after_a_rule_is_structure(make_dir: MakeDir) -> None:
+    root = make_dir({"MEMORY.md": CLOSING, "deploys.md": topic("deploys")})
+    assert codes(run(root), "MEM004") == []
+    # A one-line note set off the same way.
+    note = "- [Deploys](deploys.md) — trains\n\n---\n\n**Note:** kept under version control.\n"
+    root = make_dir({"MEMORY.md": note, "deploys.md": topic("deploys")})
+    assert codes(run(root), "MEM004") == []
+
+
+def test_mem004_a_long_closing_section_or_one_with_no_rule_is_content(
+    make_dir: MakeDir,
+) -> None:
+    facts = "".join(
+        f"- fact number {i} about the build\n" for i in range(C.INDEX_CLOSING_MAX_LINES + 1)
+    )
+    long_tail = f"- [Deploys](deploys.md) — trains\n\n---\n\n## Notes\n{facts}"
+    root = make_dir({"MEMORY.md": long_tail, "deploys.md": topic("deploys")})
+    [found] = codes(run(root), "MEM004")
+    assert f"({C.INDEX_CLOSING_MAX_LINES + 1} lines)" in found.message
+    # Without the rule setting it off, a closing section is content however short.
+    no_rule = "- [Deploys](deploys.md) — trains\n\n## Notes\n- the build needs Node 20\n"
+    root = make_dir({"MEMORY.md": no_rule, "deploys.md": topic("deploys")})
+    assert len(codes(run(root), "MEM004")) == 1
+    # Content before the last entry is content, rule or not.
+    between = "- [A](a.md) — a\n\n---\n\nThe build needs Node 20.\n\n- [Deploys](deploys.md) — t\n"
+    root = make_dir({"MEMORY.md": between, "deploys.md": topic("deploys"), "a.md": topic("a")})
+    assert len(codes(run(root), "MEM004")) == 1
+
+
 # --- an index written as a table ---------------------------------------------------------------
 
 TABLE = """# Memory
@@ -243,6 +292,18 @@ def test_a_table_of_links_is_an_index(make_dir: MakeDir) -> None:
     assert dangling.fix is not None
     [create] = dangling.fix.creates
     assert create.rel_path == "calendar.md" and "# Calendar" in create.text
+
+
+def test_a_table_naming_topic_files_in_code_form_is_an_index(make_dir: MakeDir) -> None:
+    index = (
+        "# Memory\n\n| File | Type | Summary |\n|---|---|---|\n"
+        "| `deploys.md` | project | release trains |\n| `billing.md` | reference | invoices |\n"
+    )
+    root = make_dir(
+        {"MEMORY.md": index, "deploys.md": topic("deploys"), "billing.md": topic("billing")}
+    )
+    found = run(root)
+    assert codes(found, "MEM004") == [] and codes(found, "MEM107") == []
 
 
 def test_a_table_without_links_is_content_reported_once(make_dir: MakeDir) -> None:

@@ -47,7 +47,8 @@ _LINK = re.compile(
 _CODE_NAME = re.compile(r"`(?:\./)?([^`\s]+\.md)(?:#[^`]*)?`")
 #: A list item that points at a file in code form or by a ``[[name]]`` link instead of a
 #: Markdown link, e.g. ``- `notes/deploy.md` — how to deploy``, ``- Guide: `~/guides/x.md` — …``
-#: or ``- [[deploy]] — how to deploy``: a short label may come first, a hook after.
+#: or ``- [[deploy]] — how to deploy``: a short label may come first, a hook after. (A folder in
+#: code form is not one: in real indexes such lines describe the project's layout.)
 _POINTER = re.compile(
     r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:[^`]{0,40}?[:\uff1a][ \t]*)?"
     r"(?:`[^`]+\.md`|\[\[[^\[\]\n]+\]\])"
@@ -666,13 +667,19 @@ def _references(
                     )
                 )  # fmt: skip
         if "`" in line:
-            named += (normalize_target(m) for m in _CODE_NAME.findall(line))
+            named += code_names(line)
         wiki += wiki_names(line)
     for entry in entries:
         if "`" in entry.raw:
-            named += (normalize_target(m) for m in _CODE_NAME.findall(entry.hook))
+            named += code_names(entry.hook)
         wiki += wiki_names(entry.hook)
     return tuple(links), tuple(named), tuple(wiki)
+
+
+def code_names(text: str) -> list[str]:
+    """The ``.md`` paths ``text`` names in code form (```notes.md```): the model reads them as
+    pointers to files."""
+    return [normalize_target(m) for m in _CODE_NAME.findall(text)] if "`" in text else []
 
 
 #: The lines whose links and code names the model reads as pointers to files.

@@ -19,12 +19,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
-from memdir.agent.index import Index, encode_target, fit_entry, normalize_target
+from memdir.agent.index import Index, code_names, encode_target, fit_entry, normalize_target
 from memdir.agent.topic import field_key
 from memdir.fixes.model import CreateFile, DeleteFile, Fix, TextEdit
 from memdir.fixes.text import (
@@ -529,9 +529,10 @@ class ContentBlock:
     #: The kinds of its content lines (``text``, ``bullet``, ``code``, ``table``).
     kinds: frozenset[str]
     #: A short note opening the index (at most :data:`C.INDEX_PREAMBLE_MAX_LINES` lines under at
-    #: most a title, before the first entry and followed by more): how the index is kept, not a
-    #: memory.
-    preamble: bool
+    #: most a title, before the first entry and followed by more), or closing it (at most
+    #: :data:`C.INDEX_CLOSING_MAX_LINES` lines after the last entry, set off from it by ``---``):
+    #: how the index is kept or used, not a memory.
+    note: bool
 
 
 def _heading_level(line: str) -> int:
@@ -553,7 +554,7 @@ def content_blocks(index: Index) -> list[ContentBlock]:
     own); headings after its last content line are no part of it."""
     kinds = {item.line: item.kind for item in index.other}
     linking = {ref.line for ref in index.references}
-    index_rows = _index_tables(kinds, linking)
+    index_rows = _index_tables(kinds, index.lines, linking)
     blocks: list[ContentBlock] = []
     start = end = -1
     count = 0
@@ -602,16 +603,34 @@ def content_blocks(index: Index) -> list[ContentBlock]:
             under = False
             found.add(kind)
     close(followed=False)
-    return blocks
+    return _closing_note(blocks, kinds, [e.line for e in index.entries] + [*linking, *index_rows])
 
 
-def _index_tables(kinds: dict[int, str], linking: set[int]) -> set[int]:
-    """The rows of tables that link files (an index written as a table), header rows included."""
+def _closing_note(
+    blocks: list[ContentBlock], kinds: dict[int, str], anchors: list[int]
+) -> list[ContentBlock]:
+    """``blocks`` with a closing note marked as a note: the blocks after the first ``---``
+    that follows the last entry (or link, or index table row), when they are short, e.g. a
+    "how to add a memory" section or a "last updated" stamp ending the index."""
+    last = max(anchors, default=-1)
+    rules = (n for n, kind in sorted(kinds.items()) if kind == "rule" and n > last)
+    rule = next(rules, None)
+    if last < 0 or rule is None:
+        return blocks
+    tail = [block for block in blocks if block.start > rule]
+    if not tail or sum(block.lines for block in tail) > C.INDEX_CLOSING_MAX_LINES:
+        return blocks
+    return [replace(block, note=True) if block.start > rule else block for block in blocks]
+
+
+def _index_tables(kinds: dict[int, str], lines: Sequence[str], linking: set[int]) -> set[int]:
+    """The rows of tables that point at files, by link or by a name in code form (an index
+    written as a table), header rows included."""
     rows: set[int] = set()
     run: list[int] = []
     for number in [*sorted(n for n, kind in kinds.items() if kind == "table"), -2]:
         if run and number != run[-1] + 1:
-            if linking.intersection(run):
+            if any(row in linking or code_names(lines[row]) for row in run):
                 rows.update(run)
             run = []
         run.append(number)

@@ -251,14 +251,14 @@ MEM003 = Rule(
 def _content_in_index(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
     """Content written into MEMORY.md, one diagnostic per block (:func:`plan.content_blocks`):
     a section's text, code and detail bullets together. The index's own structure is none:
-    headings, blank lines, rules, comments, a short preamble, pointer lines and tables of
-    links."""
+    headings, blank lines, rules, comments, a short opening or closing note, pointer lines and
+    tables of links."""
     index = view.index
     if not any(o.kind in ("text", "bullet", "code", "table") for o in index.other):
         return
     linking = {ref.line for ref in index.references}
     for block in plan.content_blocks(index):
-        if block.preamble:
+        if block.note:
             continue
         first, last = block.start, block.end
         span = Span(first, 0, last, len(index.lines[last].rstrip("\r")))
@@ -293,8 +293,10 @@ MEM004 = Rule(
     "its own). The "
     "index's own structure is not content: headings, blank lines, `---`, comments, a note of "
     f"at most {C.INDEX_PREAMBLE_MAX_LINES} lines opening the index (under at most a title, "
-    "before the first entry), lines pointing at a file in code form (`` - `notes.md` — "
-    "hook ``) and tables whose rows link topic files.",
+    f"before the first entry), a note of at most {C.INDEX_CLOSING_MAX_LINES} lines closing it "
+    '(set off by `---` after the last entry: how to add a memory, a "last updated" stamp), '
+    "lines pointing at a file in code form (`` - `notes.md` — hook ``; a folder in code form "
+    "is the project's layout, content) and tables whose rows link or name topic files.",
     why="Content in the index is loaded into every session against the cap, yet it is not "
     "a memory: the agent cannot find it by name, update it, or recall it on path B.",
     example="`We decided to keep the old billing export until Q3 because finance…`",
