@@ -294,35 +294,40 @@ MEM108 = Rule(
 
 
 def _duplicate_memories(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    """One finding per problem: on the last file (by path) of a group sharing a name, naming
+    the others, and on the later file of a pair of near-identical descriptions, unless the
+    pair shares a name too (reported already)."""
     usable = view.usable
     pairs = near_duplicate_pairs({s.rel_path: s.description for s in usable if s.description})
     by_name: dict[str, list[TopicSummary]] = {}
     for summary in usable:
         if summary.name:
             by_name.setdefault(summary.name, []).append(summary)
+    same_name: set[frozenset[str]] = set()
     for name, group in by_name.items():
         if len(group) < 2:
             continue
         group.sort(key=lambda s: s.rel_path)  # the same message whatever order files came in
-        for summary in group:
-            others = [s.rel_path for s in group if s is not summary]
-            shown = ", ".join(others[:3]) + (
-                f" and {len(others) - 3} more" if len(others) > 3 else ""
-            )
-            yield ctx.diag(
-                "MEM111",
-                summary.path,
-                summary.rel_path,
-                summary.name_span,
-                f"duplicate memory: `{name}` is also the name of {shown}; `[[{name}]]` links "
-                "are ambiguous and updates may land in one copy while the agent reads the "
-                "other. Merge them",
-            )
+        *firsts, last = group
+        same_name.update(frozenset((s.rel_path, t.rel_path)) for s in group for t in group)
+        others = [s.rel_path for s in firsts]
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        yield ctx.diag(
+            "MEM111",
+            last.path,
+            last.rel_path,
+            last.name_span,
+            f"duplicate memory: `{name}` is also the name of {shown}; `[[{name}]]` links "
+            "are ambiguous and updates may land in one copy while the agent reads the "
+            "other. Merge them",
+        )
     by_rel = {s.rel_path: s for s in usable}
     similar: dict[str, list[tuple[str, float]]] = {}
     for a, b, ratio in pairs:
-        similar.setdefault(a, []).append((b, ratio))
-        similar.setdefault(b, []).append((a, ratio))
+        if frozenset((a, b)) in same_name:
+            continue
+        first, later = sorted((a, b))
+        similar.setdefault(later, []).append((first, ratio))
     for rel in sorted(similar):
         summary = by_rel[rel]
         matches = sorted(similar[rel], key=lambda item: (-item[1], item[0]))
@@ -358,11 +363,16 @@ MEM111 = Rule(
     severity="warning",
     scope="directory",
     summary="Two topic files with the same `name`, or with near-identical descriptions "
-    f"(≥ {C.DUPLICATE_RATIO:.0%} similar). Two bodies saying the same thing are MEM128's.",
+    f"(≥ {C.DUPLICATE_RATIO:.0%} similar): one finding per group, on its last file, naming the "
+    "others. Two bodies saying the same thing are MEM128's.",
     why="`[[name]]` links become ambiguous, and the selector sees two near-identical "
     "manifest lines: it may surface the stale copy, and updates land in one of them.",
     example="`name: user-role` in both user-role.md and people/user-role.md",
     remedy="Merge the two files.",
+    preview=True,
+    precision="1 of 2 judged findings right (50%) on the 120 real memory dirs in Claude Code's "
+    "format of the samples (2026-12): two files for Korea and the US differing in one word "
+    "read as a pair; it never fired on the other 95",
     reads=frozenset(
         {"files", "listed", "usable", "name", "description", "name_span", "description_span"}
     ),
