@@ -298,7 +298,7 @@ class MemdirMCP:
         except SlowPatternError as exc:
             raise ToolError(f"`pattern`: {exc}") from None
         data = {"matches": cli_json(found.matches), "truncated": found.truncated}
-        lines = [f"{m.path}:{m.line + 1}:{m.character + 1}: {m.text}" for m in found.matches]
+        lines = [m.grep_line() for m in found.matches]
         if found.truncated:
             lines.append(f"[stopped after {len(found.matches)} matches]")
         return _text_result("\n".join(lines) if lines else "No matches.", data=data)
