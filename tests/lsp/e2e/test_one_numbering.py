@@ -85,7 +85,7 @@ async def test_search_counts_lines_alike_in_the_cli_mcp_and_the_server(
             3,
             23,
             "description: Ana is a backend engineer (Go, Postgres) new to React",
-        ),  # noqa: E501
+        ),
     ]
     assert structured == cli
     assert text == cli
