@@ -61,10 +61,10 @@ DEFAULT_SESSION: Final = ""
 #: Longer than any path (Linux's PATH_MAX): a ``directory`` this long names no served dir.
 MAX_PATH_CHARS: Final = 4096
 
-# What the model reads. Claude Code shows the tool descriptions always and the server's
-# instructions only beside its tool search (docs/mcp.md, "What the model sees"), so each
-# description stands alone. Every request carries them: short. Arguments are named in
-# backticks, and only arguments (tests/mcp/test_mcp_text.py checks them against the schemas).
+# What the model reads (docs/mcp.md, "What the model sees"): Claude Code shows the server's
+# instructions in a system message, and the tool descriptions once a tool is loaded (at once
+# with its tool search off), so each description stands alone. Every request carries them:
+# short. Arguments are named in backticks, and only arguments (tests/mcp/test_mcp_text.py).
 _TYPES = ", ".join(C.MEMORY_TYPES[:-1]) + f" or {C.MEMORY_TYPES[-1]}"
 _MEMORY_FILES = (
     f"Markdown files under {MEMORIES_ROOT}, one fact per file, each opening with YAML "
