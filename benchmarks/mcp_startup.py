@@ -11,7 +11,7 @@ imports the SDK. In one run, each the median of ``--repeat`` fresh processes:
 * **memdir mcp initialize**: ``python -m memdir mcp --dir D`` (stdio), start until the
   ``initialize`` answer arrives, over a small generated memory dir.
 
-The goal (issue 27) is memdir within 1.5x of ``import mcp``.
+The goal (issues 27 and 29) is memdir within 1.5x of ``import mcp``.
 
 Usage::
 

@@ -1,17 +1,24 @@
 """Plain data for a memory directory: topic files, index entries, positions and problems.
 
 Positions are 0-based lines and 0-based columns counted in Python string indices (code points);
-ends are exclusive. The language server converts columns to the client's encoding, the CLI adds
-one. Parse problems are values carried by the objects, never exceptions, so one broken file can
-never abort a scan or a lint run.
+ends are exclusive. The language server converts columns to the client's encoding; every face
+shown to people (the CLI, MCP) counts from 1: a view's field marked :data:`ZERO_BASED` gets one
+added there, in one place (``memdir.faces.projections.cli_json``). Parse problems are values
+carried by the objects, never exceptions, so one broken file can never abort a scan or a lint
+run.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+#: Field metadata of a view's 0-based line or column: the ``memory/*`` protocol sends it as it
+#: is (LSP counts from 0), the CLI's ``--json`` and MCP's structured results 1-based.
+ZERO_BASED: Mapping[str, object] = {"zero_based": True}
 
 
 @dataclass(frozen=True, order=True, slots=True)

@@ -192,8 +192,8 @@ async def test_search_lint_and_index(memdir: Path) -> None:
         assert found.structured_content["truncated"] is False
         assert found.structured_content["matches"][2] == {
             "path": "deploy.md",
-            "line": 6,
-            "character": 23,
+            "line": 7,
+            "character": 24,
             "text": "Deploys go through the staging cluster first.",
         }
         none = await client.call_tool("memory_search", {"pattern": "staging", "glob": "*.txt"})
@@ -240,6 +240,8 @@ async def test_index_reports_entries_past_the_cap(
         "t200.md",
         "t201.md",
     ]
+    # Counted from 1, as `memdir index --json` counts: t200.md is MEMORY.md's line 201.
+    assert index.structured_content["cut_entries"][0]["line"] == 201
     assert "Cut, never shown to the agent: t200.md, t201.md" in text_of(index)
 
 

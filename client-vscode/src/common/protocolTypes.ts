@@ -6,7 +6,7 @@
 
 /** An index entry past the load cap: path A never shows it. */
 export interface CutEntry {
-  /** 0-based line in MEMORY.md. */
+  /** Its line in MEMORY.md, 0-based as LSP counts (the CLI and MCP show it 1-based). */
   line: number;
   title: string;
   /** The linked file, relative to the memory dir. */
@@ -430,9 +430,9 @@ export interface RenamedFile {
 export interface SearchMatch {
   /** Relative to the memory dir, `/`-separated. */
   path: string;
-  /** 0-based line. */
+  /** The line, 0-based as LSP counts (the CLI and MCP show it 1-based). */
   line: number;
-  /** 0-based column (in characters) where the first match starts. */
+  /** Where the first match starts: a 0-based column in characters (code points; the CLI and MCP show it 1-based). */
   character: number;
   /** The line, cut at 400 characters. */
   text: string;

@@ -61,24 +61,47 @@ DEFAULT_SESSION: Final = ""
 #: Longer than any path (Linux's PATH_MAX): a ``directory`` this long names no served dir.
 MAX_PATH_CHARS: Final = 4096
 
-_MEMORY_DESCRIPTION = """\
-Claude's memory tool (memory_20250818) over this project's memory directory, mapped to \
-/memories: `view` lists a directory or shows a file with line numbers; `create` writes a new \
-file (never overwrites); `str_replace` replaces one unique occurrence; `insert` adds text \
-after a line (0 = top); `delete` removes a file or folder; `rename` moves one. Results and \
-errors are the API memory tool's own strings. Memories are markdown files with YAML \
-frontmatter (name, description, metadata.type), one fact per file; MEMORY.md is the index. \
-Writes that would store a credential are refused."""
+# What the model reads (docs/mcp.md, "What the model sees"): Claude Code shows the server's
+# instructions in a system message, and the tool descriptions once a tool is loaded (at once
+# with its tool search off), so each description stands alone. Every request carries them:
+# short. Arguments are named in backticks, and only arguments (tests/mcp/test_mcp_text.py).
+_TYPES = ", ".join(C.MEMORY_TYPES[:-1]) + f" or {C.MEMORY_TYPES[-1]}"
+_MEMORY_FILES = (
+    f"Markdown files under {MEMORIES_ROOT}, one fact per file, each opening with YAML "
+    "frontmatter: name; description (one line: when the memory is relevant); type "
+    f"({_TYPES})."
+)
+_VIEW_FIELDS = (
+    "`path` (a file, or a folder to list); optional `view_range` [first, last], 1-based, "
+    "last -1 for the end"
+)
 
-_READ_ONLY_MEMORY_DESCRIPTION = """\
-Claude's memory tool (memory_20250818) over this project's memory directory, mapped to \
-/memories, read-only: `view` lists a directory (two levels) or shows a file with line numbers \
-(`view_range` [start, end], end -1 for the last line)."""
+_MEMORY_DESCRIPTION = f"""\
+The user's long-term memory for this project: {_MEMORY_FILES} memdir keeps \
+{C.INDEX_FILENAME}'s entry for each file it writes.
+Each `command` takes:
+- view: {_VIEW_FIELDS}
+- create: `path`, `file_text` (the whole file; never overwrites one)
+- str_replace: `path`, `old_str` (must occur exactly once), `new_str`
+- insert: `path`, `insert_line` (the text goes after this line; 0 for the top), `insert_text`
+- delete: `path` (a file, or a folder holding only memories)
+- rename: `old_path`, `new_path`
+Results and errors are those of Claude's memory tool; a write that would store a credential \
+is refused."""
 
-_RECALL_DESCRIPTION = """\
-Recall the memories relevant to a message: exactly what Claude Code's relevance prefetch \
-would inject now (at most 5 files a turn, within the session budget, never a file already \
-surfaced in the same session). Returns the injected text."""
+_READ_ONLY_MEMORY_DESCRIPTION = f"""\
+The user's long-term memory for this project, read-only: {_MEMORY_FILES}
+`command` is view: {_VIEW_FIELDS}."""
+
+_RECALL_DESCRIPTION = f"""\
+Call before answering a question about the user, the project or past decisions: returns the \
+memories relevant to `query` that this conversation has not been shown yet (at most \
+{C.SELECT_MAX_FILES}), as Claude Code's own memory recall injects them, or why there are none."""
+
+_SEARCH_DESCRIPTION = """\
+Lines of the memory files (MEMORY.md and the topic files) matching `pattern`, a Python \
+regular expression: path:line:column: text per match, 1-based as the memory tool's view \
+numbers lines (at most 500). Use it to find a memory before editing or creating one."""
 
 
 #: The ``_meta`` key of a recall's details (what was selected, left out, the budget).
@@ -298,7 +321,7 @@ class MemdirMCP:
         except SlowPatternError as exc:
             raise ToolError(f"`pattern`: {exc}") from None
         data = {"matches": cli_json(found.matches), "truncated": found.truncated}
-        lines = [f"{m.path}:{m.line + 1}:{m.character + 1}: {m.text}" for m in found.matches]
+        lines = [m.grep_line() for m in found.matches]
         if found.truncated:
             lines.append(f"[stopped after {len(found.matches)} matches]")
         return _text_result("\n".join(lines) if lines else "No matches.", data=data)
@@ -480,14 +503,30 @@ _DirArg = Annotated[
 ]
 
 
+def _instructions(serves: str, *, read_only: bool) -> str:
+    """The server's instructions: when to call what (Claude Code shows them beside its tool
+    search; other clients always)."""
+    edit = (
+        "Read memories with the memory tool (view only: this server is read-only)."
+        if read_only
+        else "Read and edit memories with the memory tool, one fact per file; memdir keeps "
+        f"{C.INDEX_FILENAME}'s entry for each file it writes."
+    )
+    return (
+        f"memdir serves the user's long-term memory: {serves}. Before answering a question "
+        "about the user, the project or past decisions, call memory_recall with the user's "
+        f"message. {edit}"
+    )
+
+
 def _build(memdir: MemdirMCP) -> MemdirServer:
     mode = "read-only" if memdir.read_only else "read-write"
     if len(memdir.dirs) == 1:
-        serves = f"the agent memory directory {memdir.root} ({mode})"
+        serves = f"{MEMORIES_ROOT} is {memdir.root} ({mode})"
     else:
         listed = "; ".join(f"`{d.label}`: {d.root}" for d in memdir.dirs)
         serves = (
-            f"{len(memdir.dirs)} agent memory directories ({mode}), chosen with each tool's "
+            f"{len(memdir.dirs)} memory directories ({mode}), chosen with each tool's "
             f"`directory` argument (default: the first): {listed}"
         )
     server = MemdirServer(
@@ -496,11 +535,7 @@ def _build(memdir: MemdirMCP) -> MemdirServer:
         # The SDK logs each failed call at INFO on stderr; a client shows stderr as errors.
         log_level="WARNING",
         middleware=[valid_unicode_out],
-        instructions=(
-            f"memdir serves {serves}. Call "
-            "memory_recall with the user's message to get the memories relevant to it; use the "
-            "memory tool to view and (unless read-only) edit memories."
-        ),
+        instructions=_instructions(serves, read_only=memdir.read_only),
     )
     server.memdir = memdir
 
@@ -511,7 +546,7 @@ def _build(memdir: MemdirMCP) -> MemdirServer:
             path: _PathArg = MEMORIES_ROOT,
             view_range: Annotated[
                 list[int] | None,
-                Field(description="[start, end] lines to show (1-based, end -1: to the end)"),
+                Field(description="[first, last] lines to show, 1-based (last -1: to the end)"),
             ] = None,
             directory: _DirArg = None,
         ) -> CallToolResult:
@@ -538,7 +573,8 @@ def _build(memdir: MemdirMCP) -> MemdirServer:
                 Field(description="view, create, str_replace, insert, delete: a /memories path"),
             ] = None,
             view_range: Annotated[
-                list[int] | None, Field(description="view: [start, end] (end -1: to the end)")
+                list[int] | None,
+                Field(description="view: [first, last], 1-based (last -1: to the end)"),
             ] = None,
             file_text: Annotated[str | None, Field(description="create: the content")] = None,
             old_str: Annotated[
@@ -579,14 +615,20 @@ def _build(memdir: MemdirMCP) -> MemdirServer:
         )
 
     async def memory_recall(
-        query: Annotated[str, Field(description="The user's message to recall memories for")],
+        query: Annotated[str, Field(description="The user's message, as they wrote it")],
         recent_tools: Annotated[
             list[str] | None,
-            Field(description="Tools used successfully in recent turns (their docs are skipped)"),
+            Field(
+                description="Tools you used successfully in recent turns: memories documenting "
+                "their use are skipped"
+            ),
         ] = None,
         session_id: Annotated[
             str | None,
-            Field(description="The conversation's id: dedupe and budget are kept per session"),
+            Field(
+                description="An id of this conversation: recalls with the same id never repeat a "
+                "memory. Omit it to use this server's own session"
+            ),
         ] = None,
         directory: _DirArg = None,
     ) -> CallToolResult:
@@ -615,10 +657,7 @@ def _build(memdir: MemdirMCP) -> MemdirServer:
     server.add_tool(
         memory_search,
         name="memory_search",
-        description=(
-            "Search the memory files (MEMORY.md and the topic files) for lines matching a "
-            "regular expression; returns path:line:column: text per match (at most 500)."
-        ),
+        description=_SEARCH_DESCRIPTION,
         annotations=ToolAnnotations(
             title="Search memories", read_only_hint=True, idempotent_hint=True
         ),
@@ -631,7 +670,7 @@ def _build(memdir: MemdirMCP) -> MemdirServer:
         memory_lint,
         name="memory_lint",
         description=(
-            "Check the memory directory as `memdir lint` does: index entries past the load cap "
+            "Check the memory directory as memdir lint does: index entries past the load cap "
             "or pointing nowhere, files never indexed, broken frontmatter, vague descriptions, "
             "duplicates, secrets. Returns each finding (path, line, code, severity, message)."
         ),

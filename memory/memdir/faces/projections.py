@@ -17,7 +17,7 @@ from memdir import constants as C
 from memdir.agent.index import Index, LoadLevel
 from memdir.agent.manifest import format_manifest, iso_mtime
 from memdir.agent.scan import ScanResult
-from memdir.model import MemoryHeader
+from memdir.model import ZERO_BASED, MemoryHeader
 from memdir.recall.explain import Explanation
 from memdir.recall.surface import SurfacedMemory
 
@@ -29,10 +29,14 @@ PROTOCOL_ONLY: Mapping[str, object] = {"cli": False}
 
 
 def cli_json(view: Any) -> Any:
-    """A view as JSON-ready data with its snake_case names: what the CLI's ``--json`` prints."""
+    """A view as JSON-ready data with its snake_case names: what the CLI's ``--json`` prints and
+    MCP's structured results hold. Lines and columns count from 1 here (fields marked
+    :data:`~memdir.model.ZERO_BASED`), as people count them; the protocol's stay LSP's."""
     if is_dataclass(view) and not isinstance(view, type):
         return {
-            f.name: cli_json(getattr(view, f.name))
+            f.name: getattr(view, f.name) + 1
+            if f.metadata.get("zero_based")
+            else cli_json(getattr(view, f.name))
             for f in fields(view)
             if f.metadata.get("cli", True)
         }
@@ -50,8 +54,8 @@ def cli_json(view: Any) -> Any:
 class CutEntry:
     """An index entry past the load cap: path A never shows it."""
 
-    #: 0-based line in MEMORY.md.
-    line: int
+    #: Its line in MEMORY.md, 0-based as LSP counts (the CLI and MCP show it 1-based).
+    line: int = field(metadata=ZERO_BASED)
     title: str
     #: The linked file, relative to the memory dir.
     path: str | None

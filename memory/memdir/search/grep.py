@@ -17,10 +17,11 @@ import itertools
 import re
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from memdir.model import ZERO_BASED
 from memdir.search import worker as search_worker
 from memdir.search.lines import grep_lines
 from memdir.search.worker import SlowPatternError
@@ -275,12 +276,18 @@ class SearchMatch:
 
     #: Relative to the memory dir, ``/``-separated.
     path: str
-    #: 0-based line.
-    line: int
-    #: 0-based column (in characters) where the first match starts.
-    character: int
+    #: The line, 0-based as LSP counts (the CLI and MCP show it 1-based).
+    line: int = field(metadata=ZERO_BASED)
+    #: Where the first match starts: a 0-based column in characters (code points; the CLI and
+    #: MCP show it 1-based).
+    character: int = field(metadata=ZERO_BASED)
     #: The line, cut at 400 characters.
     text: str
+
+    def grep_line(self, path: str | None = None) -> str:
+        """``path:line:column: text``, 1-based as grep prints it (``path``: as the reader names
+        the file; default, relative to the memory dir)."""
+        return f"{path or self.path}:{self.line + 1}:{self.character + 1}: {self.text}"
 
 
 @dataclass(frozen=True)

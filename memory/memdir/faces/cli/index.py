@@ -41,10 +41,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         raise CliError(refused.message)
     load = index.load
     if args.json:
-        data = cli_json(index_summary(directory, index, exists=index.exists))
-        for entry in data["cut_entries"]:
-            entry["line"] += 1  # 1-based, as a shell user counts lines (the protocol's are LSP's)
-        print_json(data)
+        print_json(cli_json(index_summary(directory, index, exists=index.exists)))
         return 0
     if not index.exists:
         print(

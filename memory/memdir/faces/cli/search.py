@@ -63,14 +63,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     except SlowPatternError as exc:
         raise CliError(exc.naming(shown(directory / exc.path))) from None
     if args.json:
-        matches = cli_json(found.matches)
-        for match in matches:
-            match["line"] += 1  # 1-based, as a shell user counts lines (the protocol's are LSP's)
-            match["character"] += 1
-        print_json({"matches": matches, "truncated": found.truncated})
+        print_json({"matches": cli_json(found.matches), "truncated": found.truncated})
     else:
         for m in found.matches:
-            print(f"{shown(directory / m.path)}:{m.line + 1}:{m.character + 1}: {m.text}")
+            print(m.grep_line(shown(directory / m.path)))
         if found.truncated:
             print(f"memdir search: stopped after {len(found.matches)} matches", file=sys.stderr)
     return 0 if found.matches else 1
