@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from fake_anthropic import FakeAnthropic, message, text
 from memdir.agent.paths import locate_memory_dir, state_dir
 from memdir.faces import hook
 from memdir.faces.hook import (
@@ -376,3 +377,42 @@ def test_another_agents_memory_is_declined_with_the_notice(tmp_path: Path) -> No
     # Forced by the directory's setting, it is recalled as Claude Code's.
     made.write({"memdir.toml": "any_format = true\n"})
     assert "make deploy-staging" in context_of(made.run("how do I deploy the staging server?"))
+
+
+# --- fast and free by default ----------------------------------------------------------------
+
+
+@pytest.fixture
+def api(project: Project, monkeypatch: pytest.MonkeyPatch) -> FakeAnthropic:
+    """An API key in the hook's environment, as Claude Code gives hooks its own, and a fake
+    Messages API on 127.0.0.1 that records every request (the SDK reads its URL from
+    ``os.environ``)."""
+    fake = FakeAnthropic.shared()
+    fake.reset(responder=message(text('{"selected_memories": ["deploy.md"]}')))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    project.env["ANTHROPIC_API_KEY"] = "sk-ant-test-hook"
+    return fake
+
+
+@pytest.mark.parametrize("settings", [None, 'selector = "auto"\n'])
+def test_a_key_in_the_environment_makes_no_model_call(
+    project: Project, api: FakeAnthropic, settings: str | None
+) -> None:
+    if settings is not None:
+        project.write({"memdir.toml": settings})
+    outcome = project.run("how do I deploy the staging server?")
+    assert "make deploy-staging" in context_of(outcome)
+    assert outcome.result is not None
+    assert (outcome.result.selector, outcome.result.requested_selector) == ("lexical", "lexical")
+    assert api.requests == []
+
+
+def test_a_model_selector_named_in_memdir_toml_is_asked(
+    project: Project, api: FakeAnthropic
+) -> None:
+    project.write({"memdir.toml": 'selector = "anthropic"\n'})
+    outcome = project.run("how do I deploy the staging server?")
+    assert "make deploy-staging" in context_of(outcome)
+    assert outcome.result is not None and outcome.result.selector == "anthropic", outcome.log
+    assert len(api.requests) == 1
+    assert any("sk-ant-test-hook" in value for value in api.headers[0].values())

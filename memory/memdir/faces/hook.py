@@ -329,7 +329,9 @@ def _recall_in_session(
         except OSError as exc:
             notes.append(f"cannot read transcript {parsed.transcript_path}: {exc.strerror or exc}")
     target = settings.agent_target
-    selector = selector_from_settings(settings, env=env, target=target)
+    # Fast and free unless asked: Claude Code gives hooks its own API key, and `auto` would make
+    # that a paid, blocking model call before every prompt. `selector = "anthropic"` asks.
+    selector = selector_from_settings(settings, env=env, target=target, auto_uses_key=False)
     result = recall(
         parsed.prompt,
         directory,
