@@ -146,7 +146,7 @@ def run_agent(
             )
             stdout, stderr, returncode = proc.stdout, proc.stderr, proc.returncode
         else:
-            stdout, stderr, returncode = _converse(binary, cwd, env, prompts, timeout)
+            stdout, stderr, returncode = _converse(binary, cwd, env, prompts, timeout, args)
         return AgentRun(
             tuple(fake.requests),
             tuple(fake.paths),
@@ -158,12 +158,17 @@ def run_agent(
 
 
 def _converse(
-    binary: Path, cwd: Path, env: Mapping[str, str], prompts: Sequence[str], timeout: float
+    binary: Path,
+    cwd: Path,
+    env: Mapping[str, str],
+    prompts: Sequence[str],
+    timeout: float,
+    args: Sequence[str] = (),
 ) -> tuple[bytes, bytes, int]:
     """One process, one turn per prompt: each user message is written once the previous turn's
     ``result`` event is out (written all at once, the later ones would be dropped)."""
     command = [str(binary), "-p", "--input-format", "stream-json"]
-    command += ["--output-format", "stream-json", "--verbose"]
+    command += ["--output-format", "stream-json", "--verbose", *args]
     # stderr to a file: a pipe nobody reads while stdout is read could fill up and block.
     with (
         tempfile.TemporaryFile() as errors,
