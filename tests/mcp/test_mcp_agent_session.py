@@ -16,7 +16,7 @@ from mcp.types import CallToolResult, TextContent
 from memdir.agent.paths import locate_memory_dir, state_dir
 from memdir.faces.hook import user_prompt_submit
 from memdir.faces.mcp_server import MemdirMCP
-from memdir.recall.sessions import agent_pointer_path, session_path
+from memdir.recall.sessions import agent_pointer_path, process_start_ticks, session_path
 from memdir.recall.surface import Session
 from memhelpers import DEPLOY_FILES, DEPLOY_QUERY, write_files
 
@@ -120,17 +120,24 @@ async def test_the_hook_tells_the_server_a_new_session_after_clear(agent: Agent)
     assert not session_path(agent.states, "sess-A").exists()
 
 
-async def test_a_note_older_than_the_server_is_not_its_agents(agent: Agent) -> None:
-    """Another agent process with the same pid, before this server started, left a note."""
+@pytest.mark.parametrize("same_process", [True, False])
+async def test_a_note_is_taken_only_from_the_servers_own_agent(
+    agent: Agent, same_process: bool
+) -> None:
+    """A note left by another process that had the agent's pid (it started at another time) is
+    not the agent's; the agent's own note is, even from before the server (re)started."""
+    started = process_start_ticks(os.getppid())
+    assert started is not None  # Linux: /proc
     pointer = agent_pointer_path(agent.states, os.getppid())
     pointer.parent.mkdir(parents=True)
-    pointer.write_text("sess-old", encoding="utf-8")
+    note = {"session_id": "sess-noted", "agent_start": started if same_process else started - 1}
+    pointer.write_text(json.dumps(note), encoding="utf-8")
     os.utime(pointer, (1_700_000_000, 1_700_000_000))
     async with agent.server() as client:
         result = await recall(client)
-    assert DEPLOY_TEXT in text_of(result)
     assert result.meta is not None
-    assert result.meta["memdir/recall"]["agent_session"] == "sess-A"
+    expected = "sess-noted" if same_process else "sess-A"
+    assert result.meta["memdir/recall"]["agent_session"] == expected
 
 
 async def test_named_sessions_and_http_servers_keep_their_own(agent: Agent) -> None:

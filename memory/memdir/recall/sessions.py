@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -156,43 +157,63 @@ def agent_pointer_path(states: Path, agent_pid: int) -> Path:
     return states / SESSIONS_DIRNAME / AGENTS_DIRNAME / str(agent_pid)
 
 
+def process_start_ticks(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks since boot (``/proc/<pid>/stat``), or None
+    where there is no ``/proc``: with the pid, it names one process, never a later one that
+    got the same pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+        # The name, in parentheses, may hold spaces: the fields follow the last ")".
+        return int(stat[stat.rindex(b")") + 2 :].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def record_agent_session(states: Path, env: Mapping[str, str], session_id: str) -> None:
     """Note that the agent process of this hook run (``CLAUDE_PID``) is now in ``session_id``.
 
     An MCP server the agent started keeps the session id it was started with, and that goes
     stale: after ``/clear`` the agent is in a new session, and ``claude --continue`` starts its
     servers under a fresh id before it resumes the old session. The hook runs at every prompt,
-    with the current id, so it leaves it here for the agent's servers. Never raises.
+    with the current id, so it leaves it here for the agent's servers, with the agent's start
+    (:func:`process_start_ticks`) so that no later process with the same pid takes it for its
+    own. Never raises.
     """
     pid = env.get(AGENT_PID_ENV, "").strip()
-    if not pid.isdecimal() or not session_id or "\n" in session_id:
+    if not pid.isdecimal() or not session_id:
         return
+    note = json.dumps({"session_id": session_id, "agent_start": process_start_ticks(int(pid))})
     path = agent_pointer_path(states, int(pid))
     with contextlib.suppress(OSError):
-        if path.read_text(encoding="utf-8") == session_id:
+        if path.read_text(encoding="utf-8") == note:
             return
     with contextlib.suppress(OSError):
         from memdir.writing.files import write_atomic
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, session_id)
+        write_atomic(path, note)
 
 
 def agent_session_id(
     states: Path, env: Mapping[str, str], agent_pid: int, started: float
 ) -> str | None:
     """The Claude Code session an MCP server started by process ``agent_pid`` (its parent) at
-    time ``started`` serves now, or None when it was not started by the agent.
+    time ``started`` serves now, or None when the agent does not say.
 
-    The agent's hook says which session its last prompt belongs to (:func:`record_agent_session`);
-    a note older than the server is another process's that had the same pid, or the agent's
-    before it restarted the server, which then got the current id in its environment
-    (:data:`memdir.constants.AGENT_SESSION_ENV`), used when there is no newer note.
+    The agent's hook says which session its last prompt belongs to (:func:`record_agent_session`):
+    that is taken when the note names this very agent process (its start matches), or, where
+    process starts are not known, when it was written after the server started. Otherwise the id
+    the agent gave the server when it started it (:data:`memdir.constants.AGENT_SESSION_ENV`).
     """
     path = agent_pointer_path(states, agent_pid)
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        if path.stat().st_mtime >= started:
-            noted = path.read_text(encoding="utf-8").strip()
-            if noted:
+    with contextlib.suppress(OSError, ValueError):
+        note = json.loads(path.read_text(encoding="utf-8"))
+        noted = note.get("session_id") if isinstance(note, dict) else None
+        if isinstance(noted, str) and noted.strip():
+            agent_start = process_start_ticks(agent_pid)
+            if agent_start is not None:
+                if note.get("agent_start") == agent_start:
+                    return noted
+            elif path.stat().st_mtime >= started:
                 return noted
     return env.get(C.AGENT_SESSION_ENV, "").strip() or None
