@@ -3,11 +3,13 @@
 The agent runs the hook command with a JSON object on stdin for every prompt; what the command
 prints as ``hookSpecificOutput.additionalContext`` is given to the model with the prompt. This
 module is path B (:func:`memdir.recall.prefetch.recall`) behind that interface: the memory dir is
-the one the agent uses for the hook's ``cwd``, the settings are that dir's, and the session
-(surfaced files, budget) lives in a state file per session id, because each hook run is a new
-process. The transcript tells which memory files the agent already read or wrote in the session; as
-on path B, those are not injected. Nothing here raises for bad input: :func:`user_prompt_submit`
-returns what to print (or nothing) and why, so the command can fail open.
+the one the agent uses for the hook's ``cwd``, the settings are that dir's (the selector offline
+unless they name a model), and the session (surfaced files, budget) lives in a state file per
+session id (:mod:`memdir.recall.sessions`, shared with ``memdir mcp``), because each hook run is a
+new process. The transcript tells which memory files the agent already read or wrote in the
+session, or memdir's MCP tools showed it; as on path B, those are not injected. Nothing here raises
+for bad input: :func:`user_prompt_submit` returns what to print (or nothing) and why, so the
+command can fail open.
 
 Everything the hook is given is untrusted and bounded: stdin (:data:`INPUT_MAX_BYTES`), the
 prompt (:data:`memdir.constants.QUERY_MAX_CHARS` of it reach the selector), the transcript (its
