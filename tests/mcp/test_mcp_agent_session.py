@@ -120,6 +120,39 @@ async def test_the_hook_tells_the_server_a_new_session_after_clear(agent: Agent)
     assert not session_path(agent.states, "sess-A").exists()
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"command": "view", "path": "/memories/deploy.md"},
+        {
+            "command": "str_replace",
+            "path": "/memories/deploy.md",
+            "old_str": "first",
+            "new_str": "1st",
+        },
+    ],
+)
+async def test_a_memory_the_memory_tool_showed_is_seen_at_once(
+    agent: Agent, data: dict[str, str]
+) -> None:
+    """Before any hook run reads the call from the transcript, recall and the hook skip it."""
+    async with agent.server() as client:
+        shown = await client.call_tool("memory", data)
+        assert not shown.is_error, text_of(shown)
+        assert text_of(await recall(client)).startswith("No memories recalled")
+    assert await agent.hook() is None
+    saved = Session.load(session_path(agent.states, "sess-A"))
+    assert saved.read == {str((agent.memory / "deploy.md").resolve())}
+
+
+async def test_a_failed_memory_command_shows_nothing(agent: Agent) -> None:
+    async with agent.server() as client:
+        missing = await client.call_tool("memory", {"command": "view", "path": "/memories/no.md"})
+        assert missing.is_error
+        assert DEPLOY_TEXT in text_of(await recall(client))
+    assert not Session.load(session_path(agent.states, "sess-A")).read
+
+
 @pytest.mark.parametrize("same_process", [True, False])
 async def test_a_note_is_taken_only_from_the_servers_own_agent(
     agent: Agent, same_process: bool

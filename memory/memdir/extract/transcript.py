@@ -30,7 +30,7 @@ from typing import Any, Final
 from memdir import constants as C
 from memdir.recall.surface import header_paths
 from memdir.textio import read_tail
-from memdir.writing.memory_commands import MEMORIES_ROOT
+from memdir.writing.memory_commands import SHOWING_COMMANDS, memories_relative
 
 #: Tools of the agent that write a file named by ``file_path`` (or ``notebook_path``).
 FILE_WRITE_TOOLS: Final = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
@@ -411,14 +411,6 @@ def memory_writes(records: Iterable[Record], memory_dir: Path) -> list[MemoryWri
 #: memdir's MCP tools as the agent names them, ``mcp__<server>__<tool>``: the server's name is
 #: the user's choice (``claude mcp add NAME``), the tools' are memdir's.
 _MCP_MEMDIR_TOOL: Final = re.compile(r"mcp__(?P<server>.+)__(?P<tool>memory|memory_recall)")
-#: Memory tool commands after which the model has the file's content: it wrote or was shown it.
-_SHOWING_COMMANDS: Final = {
-    "view": "path",
-    "create": "path",
-    "str_replace": "path",
-    "insert": "path",
-    "rename": "new_path",
-}
 
 
 def _names_dir(directory: object, memory_dir: Path) -> bool:
@@ -465,10 +457,9 @@ def mcp_memories_seen(records: Iterable[Record], memory_dir: Path) -> list[str]:
                 if result is not None:
                     seen += [p for p in header_paths(result.text) if os.path.isabs(p)]
                 continue
-            field = _SHOWING_COMMANDS.get(str(use.input.get("command")))
-            path = use.input.get(field) if field else None
-            if isinstance(path, str) and path.startswith(MEMORIES_ROOT + "/"):
-                relative = path[len(MEMORIES_ROOT) + 1 :]
+            field = SHOWING_COMMANDS.get(str(use.input.get("command")))
+            relative = memories_relative(use.input.get(field)) if field else None
+            if relative is not None:
                 seen.append(os.path.normpath(os.path.join(memory_dir, relative)))
     return seen
 

@@ -246,6 +246,8 @@ class MemdirMCP:
 
         # One tool per call: its change log is not needed here and would only grow.
         result = await MemdirMemoryTool(root).arun(data)
+        if not result.is_error and self.agent is not None:
+            await asyncio.to_thread(self._note_shown, root, data)
         # MCP has no place for warnings beside the text: they follow it, so the model sees them.
         notes = "".join(f"\n\nWarning: {warning}" for warning in result.warnings)
         return _text_result(result.text + notes, is_error=result.is_error)
@@ -309,6 +311,26 @@ class MemdirMCP:
 
         states = state_dir(self.environ, self.home or Path.home())
         return agent_session_id(states, self.environ, *self.agent)
+
+    def _note_shown(self, root: Path, data: dict[str, Any]) -> None:
+        """Count the file a memory command showed the model or wrote as seen in the agent's
+        session (in a worker thread), so neither recall nor the hook gives it again."""
+        from memdir.agent.paths import state_dir
+        from memdir.recall.sessions import SessionBusyError, open_session, session_path
+        from memdir.writing.memory_commands import SHOWING_COMMANDS, memories_relative
+
+        field = SHOWING_COMMANDS.get(str(data.get("command")))
+        relative = memories_relative(data.get(field)) if field else None
+        agent = self.agent_session_id() if relative is not None else None
+        if relative is None or agent is None:
+            return
+        path = session_path(state_dir(self.environ, self.home or Path.home()), agent)
+        notes: list[str] = []
+        # Best effort: the next prompt's hook finds the call in the transcript anyway.
+        with contextlib.suppress(SessionBusyError), open_session(path, time.time(), notes) as s:
+            s.mark_read([os.path.normpath(root / relative)])
+        for note in notes:
+            logger.warning("%s", note)
 
     def _recall_in_agent_session(
         self, query: str, root: Path, recent_tools: list[str], agent: str, notes: list[str]
