@@ -166,11 +166,16 @@ WINDOW = (
 )
 
 
-def with_mcp(tmp_path: Path, memory: Path) -> list[str]:
+def with_mcp(tmp_path: Path, memory: Path, env: dict[str, str] | None = None) -> list[str]:
     """``memdir mcp`` registered as the docs say (stdio, the project's memory dir) under the
     name :data:`SERVER`, its tools allowed: the agent's arguments."""
     config = tmp_path / "mcp.json"
-    server = {"command": sys.executable, "args": ["-m", "memdir", "mcp", "--dir", str(memory)]}
+    server: dict[str, object] = {
+        "command": sys.executable,
+        "args": ["-m", "memdir", "mcp", "--dir", str(memory)],
+    }
+    if env:
+        server["env"] = env
     config.write_text(json.dumps({"mcpServers": {SERVER: server}}))
     return ["--mcp-config", str(config), "--allowedTools", f"{MEMORY_TOOL},{RECALL_TOOL}"]
 
@@ -224,9 +229,12 @@ def test_a_memory_written_or_viewed_over_mcp_is_not_given_next_prompt(
         prompt=["go", question],
         responder=respond,
         timeout=180.0,
-        args=with_mcp(tmp_path, memory),
+        # The server keeps its sessions apart from the hook's, so that the hook learns what the
+        # model saw from the transcript alone (as with a server started some other way).
+        args=with_mcp(tmp_path, memory, {"XDG_STATE_HOME": str(tmp_path / "server-state")}),
     )
     assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+    assert list((tmp_path / "server-state" / "memdir" / "hook-sessions").glob("*.json"))
     results = tool_results(asked[-1])
     assert results["toolu_create"] == "File created successfully at: /memories/window.md"
     assert "Deploys go through the staging cluster first." in results["toolu_view"]
@@ -235,6 +243,10 @@ def test_a_memory_written_or_viewed_over_mcp_is_not_given_next_prompt(
     everything = "\n".join(texts(asked[-1]))
     assert everything.count(question) == 1
     assert HOOK_CONTEXT not in everything, everything[-3000:]
+    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").glob("*.json"))
+    assert len(sessions) == 1
+    read = Session.load(sessions[0]).read
+    assert read == {str((memory / name).resolve()) for name in ("deploy.md", "window.md")}
     log = home / ".local" / "state" / "memdir" / "hook.log"
     assert not log.exists(), log.read_text()
 
