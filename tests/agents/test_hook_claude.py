@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from fake_anthropic import Body, message, text
-from fidelity.agent import main_request, run_agent
+from fidelity.agent import SELECTOR_PROMPT_START, main_request, run_agent
 from memdir.agent.paths import locate_memory_dir
 from memdir.recall.prefetch import recall
 from memdir.recall.surface import Session
@@ -291,5 +291,21 @@ def test_the_hook_and_mcp_recall_share_the_agents_session(
         assert given is not None and "Deploys go through the staging cluster first." in given
         answer = tool_results(asked[-1])[f"toolu_recall_{runs}"]
         assert answer == "No memories recalled: none relevant that this session has not seen."
+    log = home / ".local" / "state" / "memdir" / "hook.log"
+    assert not log.exists(), log.read_text()
+
+
+def test_the_hook_asks_no_model_with_the_agents_key(claude_code: Path, tmp_path: Path) -> None:
+    """Claude Code gives its hooks its own API key (and base URL): with no selector named in
+    ``memdir.toml`` the hook recalls offline, and memdir sends the API nothing."""
+    home, project, memory = scratch_project(tmp_path)
+    (memory / "memdir.toml").unlink()
+    expected = recall(DEPLOY_QUERY, memory, Session()).attachment
+    run = run_agent(claude_code, home=home, cwd=project, prompt=DEPLOY_QUERY, timeout=120.0)
+    assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+    context = hook_context(main_request(run))
+    assert context is not None and context.startswith(expected)
+    systems = [json.dumps(r.get("system", "")) for r in run.requests]
+    assert not any(SELECTOR_PROMPT_START in s for s in systems), "memdir asked the model"
     log = home / ".local" / "state" / "memdir" / "hook.log"
     assert not log.exists(), log.read_text()
