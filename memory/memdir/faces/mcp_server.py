@@ -44,10 +44,10 @@ from memdir.faces.mcp_transport import (
     valid_unicode_out,
 )
 from memdir.recall.surface import Session, SessionStore
+from memdir.writing.memory_commands import MEMORIES_ROOT, WRITE_COMMANDS
 
 if TYPE_CHECKING:
     from memdir.recall.prefetch import RecallResult
-from memdir.writing.memory_commands import MEMORIES_ROOT, WRITE_COMMANDS
 
 logger = logging.getLogger(__name__)
 
