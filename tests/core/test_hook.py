@@ -17,7 +17,14 @@ from memdir.faces.hook import (
     parse_hook_input,
     user_prompt_submit,
 )
-from memdir.recall.sessions import session_file_name, session_path
+from memdir.recall.sessions import (
+    AGENTS_DIRNAME,
+    SESSIONS_DIRNAME,
+    agent_pointer_path,
+    process_start_ticks,
+    session_file_name,
+    session_path,
+)
 from memdir.recall.surface import Session
 from memhelpers import topic
 
@@ -573,3 +580,34 @@ def test_mcp_calls_that_showed_no_memory_of_this_dir_are_not_counted(
 ) -> None:
     outcome = seen_through(project, mcp_call("toolu_1", tool, data, result, server=server))
     assert "make deploy-staging" in context_of(outcome)
+
+
+# --- the agent's current session, noted for its MCP servers -------------------------------------
+
+
+def test_the_hook_notes_the_agents_current_session(project: Project) -> None:
+    agent = os.getpid()  # any live process stands for the agent
+    project.env["CLAUDE_PID"] = str(agent)
+    project.run("how do I deploy the staging server?", session_id="sess-1")
+    pointer = agent_pointer_path(project.states, agent)
+    note = json.loads(pointer.read_text(encoding="utf-8"))
+    assert note == {"session_id": "sess-1", "agent_start": process_start_ticks(agent)}
+    # After /clear the agent is in another session: the note follows.
+    project.run("what tea do I like?", session_id="sess-2")
+    assert json.loads(pointer.read_text(encoding="utf-8"))["session_id"] == "sess-2"
+
+
+@pytest.mark.parametrize("pid", ["", "abc", "-1", "../x"])
+def test_no_note_without_the_agents_pid(project: Project, pid: str) -> None:
+    project.env["CLAUDE_PID"] = pid
+    project.run("how do I deploy the staging server?")
+    assert not (project.states / SESSIONS_DIRNAME / AGENTS_DIRNAME).exists()
+
+
+def test_old_notes_are_pruned_with_old_sessions(project: Project) -> None:
+    stale = agent_pointer_path(project.states, 4242)
+    stale.parent.mkdir(parents=True)
+    stale.write_text('{"session_id": "old", "agent_start": 1}', encoding="utf-8")
+    os.utime(stale, (NOW - 40 * 86_400, NOW - 40 * 86_400))
+    project.run("how do I deploy the staging server?")
+    assert not stale.exists()
