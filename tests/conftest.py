@@ -38,6 +38,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # suite caches bytecode as Python does by default (__pycache__, ignored by git).
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    # Run inside Claude Code, the suite would inherit the agent's session: every `memdir mcp`
+    # and hook it starts would share it (memdir.recall.sessions), and tests would see each
+    # other's recalls.
+    for name in ("CLAUDE_CODE_SESSION_ID", "CLAUDE_PID"):
+        os.environ.pop(name, None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -172,6 +172,14 @@ INSTRUCTIONS_REPEAT_SHARE: Final = 0.25
 #: no cap (section 6 sends the whole prompt); a real prompt is far below this.
 QUERY_MAX_CHARS: Final = 20_000
 
+# --- one agent session across memdir's faces -------------------------------------------------
+#: The name ``memdir mcp`` gives itself in ``initialize`` (``serverInfo``): Claude Code keeps it
+#: with every tool result, whatever name the user registered the server under.
+MCP_SERVER_NAME: Final = "memdir"
+#: The variable Claude Code (2.1.328) sets for the MCP servers and hooks it starts: the session's
+#: id, the ``session_id`` its hooks are given.
+AGENT_SESSION_ENV: Final = "CLAUDE_CODE_SESSION_ID"
+
 # --- writing (spec section 8) ----------------------------------------------------------------
 EXTRACTION_MAX_TURNS: Final = 5
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from fake_anthropic import Body, message, text
-from fidelity.agent import main_request, run_agent
+from fidelity.agent import SELECTOR_PROMPT_START, main_request, run_agent
 from memdir.agent.paths import locate_memory_dir
 from memdir.recall.prefetch import recall
 from memdir.recall.surface import Session
@@ -152,3 +152,160 @@ def test_a_memory_the_agent_read_is_not_given(claude_code: Path, tmp_path: Path)
     assert HOOK_CONTEXT not in everything, everything[-3000:]
     sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").glob("*.json"))
     assert str((memory / "deploy.md").resolve()) in Session.load(sessions[0]).read
+
+
+# --- one session across the hook and `memdir mcp` -----------------------------------------------
+
+#: The name the user gave memdir's server: any name works (the tools are `mcp__notes__…`).
+SERVER = "notes"
+MEMORY_TOOL = f"mcp__{SERVER}__memory"
+RECALL_TOOL = f"mcp__{SERVER}__memory_recall"
+WINDOW = (
+    "---\nname: deploy window\ndescription: the staging cluster deploy window is friday "
+    "morning\nmetadata:\n  type: project\n---\nDeploys to the staging cluster: Friday 9-11.\n"
+)
+
+
+def with_mcp(tmp_path: Path, memory: Path, env: dict[str, str] | None = None) -> list[str]:
+    """``memdir mcp`` registered as the docs say (stdio, the project's memory dir) under the
+    name :data:`SERVER`, its tools allowed: the agent's arguments."""
+    config = tmp_path / "mcp.json"
+    server: dict[str, object] = {
+        "command": sys.executable,
+        "args": ["-m", "memdir", "mcp", "--dir", str(memory)],
+    }
+    if env:
+        server["env"] = env
+    config.write_text(json.dumps({"mcpServers": {SERVER: server}}))
+    return ["--mcp-config", str(config), "--allowedTools", f"{MEMORY_TOOL},{RECALL_TOOL}"]
+
+
+def tool_results(body: Body) -> dict[str, str]:
+    """The tool results of a request by tool_use id, as text."""
+    found: dict[str, str] = {}
+    for msg in body.get("messages", []):
+        for block in msg.get("content") if isinstance(msg.get("content"), list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                content = block.get("content")
+                parts = content if isinstance(content, list) else [{"text": content or ""}]
+                found[block["tool_use_id"]] = "".join(p.get("text", "") for p in parts)
+    return found
+
+
+def test_a_memory_written_or_viewed_over_mcp_is_not_given_next_prompt(
+    claude_code: Path, tmp_path: Path
+) -> None:
+    home, project, memory = scratch_project(tmp_path)
+    question = "how do deploys to the staging cluster work, and what is the deploy window?"
+    # Had the agent not seen one of them, the hook would give it with the second prompt.
+    (memory / "window.md").write_text(WINDOW)
+    for seen, unseen in [("deploy.md", "window.md"), ("window.md", "deploy.md")]:
+        session = Session()
+        session.mark_read([memory / seen])
+        assert [m.rel_path for m in recall(question, memory, session).surfaced] == [unseen]
+    (memory / "window.md").unlink()
+    calls = [
+        ("toolu_create", {"command": "create", "path": "/memories/window.md", "file_text": WINDOW}),
+        ("toolu_view", {"command": "view", "path": "/memories/deploy.md"}),
+    ]
+    asked: list[Body] = []
+
+    def respond(body: Body) -> Body:
+        """The first turn writes window.md and views deploy.md over MCP; then plain answers."""
+        if MEMORY_TOOL not in {t.get("name") for t in body.get("tools") or []}:
+            return message(text("ok"))  # side requests: titles, summaries
+        asked.append(body)
+        if calls:
+            ident, data = calls.pop(0)
+            return message({"type": "tool_use", "id": ident, "name": MEMORY_TOOL, "input": data})
+        return message(text("Noted."))
+
+    run = run_agent(
+        claude_code,
+        home=home,
+        cwd=project,
+        env_extra={"ENABLE_TOOL_SEARCH": "false"},
+        # One word: the hook recalls nothing for it (the multilingual trigger's rule).
+        prompt=["go", question],
+        responder=respond,
+        timeout=180.0,
+        # The server keeps its sessions apart from the hook's, so that the hook learns what the
+        # model saw from the transcript alone (as with a server started some other way).
+        args=with_mcp(tmp_path, memory, {"XDG_STATE_HOME": str(tmp_path / "server-state")}),
+    )
+    assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+    assert list((tmp_path / "server-state" / "memdir" / "hook-sessions").glob("*.json"))
+    results = tool_results(asked[-1])
+    assert results["toolu_create"] == "File created successfully at: /memories/window.md"
+    assert "Deploys go through the staging cluster first." in results["toolu_view"]
+    assert (memory / "window.md").read_text() == WINDOW
+    # The second prompt's hook gave neither: the model has both from memdir's MCP tools.
+    everything = "\n".join(texts(asked[-1]))
+    assert everything.count(question) == 1
+    assert HOOK_CONTEXT not in everything, everything[-3000:]
+    sessions = list((home / ".local" / "state" / "memdir" / "hook-sessions").glob("*.json"))
+    assert len(sessions) == 1
+    read = Session.load(sessions[0]).read
+    assert read == {str((memory / name).resolve()) for name in ("deploy.md", "window.md")}
+    log = home / ".local" / "state" / "memdir" / "hook.log"
+    assert not log.exists(), log.read_text()
+
+
+def test_the_hook_and_mcp_recall_share_the_agents_session(
+    claude_code: Path, tmp_path: Path
+) -> None:
+    """The hook gives the deploy memory with the prompt; the model then asks memdir's recall
+    over MCP for the same question: it is not given again. Then under ``claude --continue``,
+    whose MCP servers start with a fresh session id: the hook's note of the session it
+    resumed keeps the two together."""
+    home, project, memory = scratch_project(tmp_path)
+    asked: list[Body] = []
+
+    def respond(body: Body) -> Body:
+        if RECALL_TOOL not in {t.get("name") for t in body.get("tools") or []}:
+            return message(text("ok"))
+        asked.append(body)
+        if not tool_results(body).get(f"toolu_recall_{runs}"):
+            use = {"type": "tool_use", "id": f"toolu_recall_{runs}", "name": RECALL_TOOL}
+            return message({**use, "input": {"query": DEPLOY_QUERY}})
+        return message(text("Done."))
+
+    sessions = home / ".local" / "state" / "memdir" / "hook-sessions"
+    for runs, extra in enumerate([[], ["--continue"]]):
+        if runs:
+            # A new question for the continued session: the deploy memory is new to it.
+            for path in sessions.glob("*.json"):
+                path.unlink()
+        run = run_agent(
+            claude_code,
+            home=home,
+            cwd=project,
+            env_extra={"ENABLE_TOOL_SEARCH": "false"},
+            prompt=DEPLOY_QUERY,
+            responder=respond,
+            timeout=120.0,
+            args=[*with_mcp(tmp_path, memory), *extra],
+        )
+        assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+        given = hook_context(asked[-1])
+        assert given is not None and "Deploys go through the staging cluster first." in given
+        answer = tool_results(asked[-1])[f"toolu_recall_{runs}"]
+        assert answer == "No memories recalled: none relevant that this session has not seen."
+    log = home / ".local" / "state" / "memdir" / "hook.log"
+    assert not log.exists(), log.read_text()
+
+
+def test_the_hook_asks_no_model_with_the_agents_key(claude_code: Path, tmp_path: Path) -> None:
+    """Claude Code gives its hooks its own API key (and base URL): with no selector named in
+    ``memdir.toml`` the hook recalls offline, and memdir sends the API nothing."""
+    home, project, memory = scratch_project(tmp_path)
+    (memory / "memdir.toml").unlink()
+    expected = recall(DEPLOY_QUERY, memory, Session()).attachment
+    run = run_agent(claude_code, home=home, cwd=project, prompt=DEPLOY_QUERY, timeout=120.0)
+    assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+    context = hook_context(main_request(run))
+    assert context is not None and context.startswith(expected)
+    systems = [json.dumps(r.get("system", "")) for r in run.requests]
+    assert not any(SELECTOR_PROMPT_START in s for s in systems), "memdir asked the model"
+    log = home / ".local" / "state" / "memdir" / "hook.log"
+    assert not log.exists(), log.read_text()

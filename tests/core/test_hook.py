@@ -8,15 +8,22 @@ import os
 from pathlib import Path
 
 import pytest
+from fake_anthropic import FakeAnthropic, message, text
 from memdir.agent.paths import locate_memory_dir, state_dir
 from memdir.faces import hook
 from memdir.faces.hook import (
     HookError,
     HookInput,
     parse_hook_input,
+    user_prompt_submit,
+)
+from memdir.recall.sessions import (
+    AGENTS_DIRNAME,
+    SESSIONS_DIRNAME,
+    agent_pointer_path,
+    process_start_ticks,
     session_file_name,
     session_path,
-    user_prompt_submit,
 )
 from memdir.recall.surface import Session
 from memhelpers import topic
@@ -376,3 +383,231 @@ def test_another_agents_memory_is_declined_with_the_notice(tmp_path: Path) -> No
     # Forced by the directory's setting, it is recalled as Claude Code's.
     made.write({"memdir.toml": "any_format = true\n"})
     assert "make deploy-staging" in context_of(made.run("how do I deploy the staging server?"))
+
+
+# --- fast and free by default ----------------------------------------------------------------
+
+
+@pytest.fixture
+def api(project: Project, monkeypatch: pytest.MonkeyPatch) -> FakeAnthropic:
+    """An API key in the hook's environment, as Claude Code gives hooks its own, and a fake
+    Messages API on 127.0.0.1 that records every request (the SDK reads its URL from
+    ``os.environ``)."""
+    fake = FakeAnthropic.shared()
+    fake.reset(responder=message(text('{"selected_memories": ["deploy.md"]}')))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    project.env["ANTHROPIC_API_KEY"] = "sk-ant-test-hook"
+    return fake
+
+
+@pytest.mark.parametrize("settings", [None, 'selector = "auto"\n'])
+def test_a_key_in_the_environment_makes_no_model_call(
+    project: Project, api: FakeAnthropic, settings: str | None
+) -> None:
+    if settings is not None:
+        project.write({"memdir.toml": settings})
+    outcome = project.run("how do I deploy the staging server?")
+    assert "make deploy-staging" in context_of(outcome)
+    assert outcome.result is not None
+    assert (outcome.result.selector, outcome.result.requested_selector) == ("lexical", "lexical")
+    assert api.requests == []
+
+
+def test_a_model_selector_named_in_memdir_toml_is_asked(
+    project: Project, api: FakeAnthropic
+) -> None:
+    project.write({"memdir.toml": 'selector = "anthropic"\n'})
+    outcome = project.run("how do I deploy the staging server?")
+    assert "make deploy-staging" in context_of(outcome)
+    assert outcome.result is not None and outcome.result.selector == "anthropic", outcome.log
+    assert len(api.requests) == 1
+    assert any("sk-ant-test-hook" in value for value in api.headers[0].values())
+
+
+# --- what memdir's MCP tools showed the model (the transcript as Claude Code 2.1.328 writes it) -
+
+
+def mcp_call(
+    ident: str, tool: str, data: dict[str, object], result: str, *, server: str | None = "memdir"
+) -> str:
+    """An MCP tool call and its result as two transcript lines: the tool named
+    ``mcp__<server>__<tool>`` by the name the user gave the server, the result with the server's
+    own name in ``mcpMeta`` (None: a result without it, as from an older server)."""
+    use = {"type": "tool_use", "id": ident, "name": tool, "input": data}
+    call = {"type": "assistant", "message": {"role": "assistant", "content": [use]}, "cwd": "/p"}
+    content = [{"type": "text", "text": result}]
+    block = {"tool_use_id": ident, "type": "tool_result", "content": content}
+    record: dict[str, object] = {
+        "type": "user",
+        "message": {"role": "user", "content": [block]},
+        "toolUseResult": content,
+        "sourceToolAssistantUUID": "u-1",
+    }
+    if result.startswith("Error"):
+        block["is_error"] = True
+    if server is not None:
+        info = {"name": server, "version": "0.1.0"}
+        record["mcpMeta"] = {"_meta": {"io.modelcontextprotocol/serverInfo": info}}
+    return json.dumps(call) + "\n" + json.dumps(record) + "\n"
+
+
+VIEWED = "Here's the content of /memories/deploy.md with line numbers:\n     1\t---\n"
+
+
+def recalled(project: Project) -> str:
+    return (
+        "Retrieved for possible relevance — use only if it actually applies to what the user "
+        f"asked.\n\nMemory: {project.memory / 'deploy.md'}:\n\n---\nname: deploy\n---\nDeploy.\n"
+    )
+
+
+def seen_through(project: Project, *lines: str) -> hook.HookOutcome:
+    transcript = project.home / "t.jsonl"  # the transcript_path of Project.stdin
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    prompt = {"type": "user", "message": {"role": "user", "content": "hi"}}
+    transcript.write_text(json.dumps(prompt) + "\n" + "".join(lines), encoding="utf-8")
+    return project.run("how do I deploy the staging server?")
+
+
+@pytest.mark.parametrize(
+    ("tool", "data", "result"),
+    [
+        ("mcp__memdir__memory", {"command": "view", "path": "/memories/deploy.md"}, VIEWED),
+        ("mcp__notes__memory", {"command": "view", "path": "/memories/deploy.md"}, VIEWED),
+        (
+            "mcp__my_memory__memory",
+            {"command": "create", "path": "/memories/deploy.md", "file_text": "x"},
+            "File created successfully at: /memories/deploy.md",
+        ),
+        (
+            "mcp__memdir__memory",
+            {"command": "str_replace", "path": "/memories/deploy.md", "old_str": "a"},
+            "The memory file has been edited.",
+        ),
+        (
+            "mcp__memdir__memory",
+            {"command": "insert", "path": "/memories/deploy.md", "insert_line": 0},
+            "The file /memories/deploy.md has been edited.",
+        ),
+        (
+            "mcp__memdir__memory",
+            {
+                "command": "rename",
+                "old_path": "/memories/old.md",
+                "new_path": "/memories/deploy.md",
+            },
+            "Successfully renamed /memories/old.md to /memories/deploy.md",
+        ),
+        (
+            "mcp__memdir__memory",
+            # The label `memdir mcp` gives the dir: its project folder's name.
+            {"command": "view", "path": "/memories/deploy.md", "directory": "LABEL"},
+            VIEWED,
+        ),
+        ("mcp__memdir__memory_recall", {"query": "deploys?"}, "RECALLED"),
+    ],
+)
+def test_a_memory_memdirs_mcp_tools_showed_is_not_injected(
+    project: Project, tool: str, data: dict[str, object], result: str
+) -> None:
+    result = recalled(project) if result == "RECALLED" else result
+    if data.get("directory") == "LABEL":
+        data = {**data, "directory": project.memory.parent.name}
+    outcome = seen_through(project, mcp_call("toolu_1", tool, data, result))
+    assert outcome.output is None, outcome.log
+    saved = Session.load(session_path(project.states, "sess-1"))
+    assert saved.read == {str((project.memory / "deploy.md").resolve())}
+
+
+def test_a_call_whose_result_is_not_in_the_transcript_counts_by_its_input(
+    project: Project,
+) -> None:
+    """The transcript's tail may start after the call's result, or hold a result without the
+    server's name (an older server): the call still counts."""
+    view = {"command": "view", "path": "/memories/deploy.md"}
+    call = mcp_call("toolu_1", "mcp__memdir__memory", view, VIEWED).splitlines()[0] + "\n"
+    assert seen_through(project, call).output is None
+    unnamed = mcp_call("toolu_2", "mcp__memdir__memory", view, VIEWED, server=None)
+    assert seen_through(project, unnamed).output is None
+
+
+@pytest.mark.parametrize(
+    ("tool", "data", "result", "server"),
+    [
+        # A failed call showed nothing.
+        (
+            "mcp__memdir__memory",
+            {"command": "view", "path": "/memories/deploy.md"},
+            "Error: the path /memories/deploy.md does not exist",
+            "memdir",
+        ),
+        # Another server's tool that happens to be called `memory`.
+        ("mcp__kg__memory", {"command": "view", "path": "/memories/deploy.md"}, VIEWED, "kg"),
+        # A deleted memory, and a listing of the folder, show no memory's content.
+        (
+            "mcp__memdir__memory",
+            {"command": "delete", "path": "/memories/deploy.md"},
+            "File deleted",
+            "memdir",
+        ),
+        ("mcp__memdir__memory", {"command": "view", "path": "/memories"}, "deploy.md", "memdir"),
+        # Another served dir's file of the same name.
+        (
+            "mcp__memdir__memory",
+            {"command": "view", "path": "/memories/deploy.md", "directory": "billing"},
+            VIEWED,
+            "memdir",
+        ),
+        (
+            "mcp__memdir__memory",
+            {"command": "view", "path": "/memories/deploy.md", "directory": "/elsewhere/memory"},
+            VIEWED,
+            "memdir",
+        ),
+        # memdir's search and lint show lines, not the memory as recall would inject it.
+        ("mcp__memdir__memory_search", {"pattern": "deploy"}, "deploy.md:7:1: Deploy", "memdir"),
+        # A recall of another memory dir.
+        (
+            "mcp__memdir__memory_recall",
+            {"query": "deploys?"},
+            "Memory: /elsewhere/memory/deploy.md:\n\nDeploy.\n",
+            "memdir",
+        ),
+    ],
+)
+def test_mcp_calls_that_showed_no_memory_of_this_dir_are_not_counted(
+    project: Project, tool: str, data: dict[str, object], result: str, server: str
+) -> None:
+    outcome = seen_through(project, mcp_call("toolu_1", tool, data, result, server=server))
+    assert "make deploy-staging" in context_of(outcome)
+
+
+# --- the agent's current session, noted for its MCP servers -------------------------------------
+
+
+def test_the_hook_notes_the_agents_current_session(project: Project) -> None:
+    agent = os.getpid()  # any live process stands for the agent
+    project.env["CLAUDE_PID"] = str(agent)
+    project.run("how do I deploy the staging server?", session_id="sess-1")
+    pointer = agent_pointer_path(project.states, agent)
+    note = json.loads(pointer.read_text(encoding="utf-8"))
+    assert note == {"session_id": "sess-1", "agent_start": process_start_ticks(agent)}
+    # After /clear the agent is in another session: the note follows.
+    project.run("what tea do I like?", session_id="sess-2")
+    assert json.loads(pointer.read_text(encoding="utf-8"))["session_id"] == "sess-2"
+
+
+@pytest.mark.parametrize("pid", ["", "abc", "-1", "../x"])
+def test_no_note_without_the_agents_pid(project: Project, pid: str) -> None:
+    project.env["CLAUDE_PID"] = pid
+    project.run("how do I deploy the staging server?")
+    assert not (project.states / SESSIONS_DIRNAME / AGENTS_DIRNAME).exists()
+
+
+def test_old_notes_are_pruned_with_old_sessions(project: Project) -> None:
+    stale = agent_pointer_path(project.states, 4242)
+    stale.parent.mkdir(parents=True)
+    stale.write_text('{"session_id": "old", "agent_start": 1}', encoding="utf-8")
+    os.utime(stale, (NOW - 40 * 86_400, NOW - 40 * 86_400))
+    project.run("how do I deploy the staging server?")
+    assert not stale.exists()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from memdir.agent.paths import state_dir
 from memdir.faces import hook
+from memdir.recall import sessions
 from memdir.recall.surface import Session
 from memhelpers import topic
 from sec_hook_support import HANG_GUARD_SECONDS, SESSION, Scratch, hook_command
@@ -60,7 +61,7 @@ def test_concurrent_runs_of_one_session_inject_each_memory_once(tmp_path: Path) 
     injected = "\n".join(outputs)
     counts = {name: injected.count(f"{scratch.memory / name}:") for name in NAMES}
     assert max(counts.values()) == 1, counts  # injected, and never twice
-    saved = Session.load(hook.session_path(scratch.states, SESSION))
+    saved = Session.load(sessions.session_path(scratch.states, SESSION))
     assert {Path(p).name for p in saved.surfaced} == {n for n, c in counts.items() if c}
     assert scratch.log_lines() == []
 
@@ -68,9 +69,9 @@ def test_concurrent_runs_of_one_session_inject_each_memory_once(tmp_path: Path) 
 def test_the_lock_file_sits_beside_the_session_file(tmp_path: Path) -> None:
     scratch = Scratch(tmp_path)
     scratch.run(scratch.stdin())
-    path = hook.session_path(state_dir(scratch.env, scratch.home), SESSION)
+    path = sessions.session_path(state_dir(scratch.env, scratch.home), SESSION)
     assert path.exists()
-    assert Path(str(path) + hook.LOCK_SUFFIX).exists()
+    assert Path(str(path) + sessions.LOCK_SUFFIX).exists()
 
 
 def test_a_session_held_too_long_gives_nothing_rather_than_a_duplicate(
@@ -79,10 +80,10 @@ def test_a_session_held_too_long_gives_nothing_rather_than_a_duplicate(
     from filelock import FileLock
 
     scratch = Scratch(tmp_path)
-    monkeypatch.setattr(hook, "SESSION_LOCK_TIMEOUT_SECONDS", 0)
-    path = hook.session_path(scratch.states, SESSION)
+    monkeypatch.setattr(sessions, "SESSION_LOCK_TIMEOUT_SECONDS", 0)
+    path = sessions.session_path(scratch.states, SESSION)
     path.parent.mkdir(parents=True)
-    with FileLock(str(path) + hook.LOCK_SUFFIX):
+    with FileLock(str(path) + sessions.LOCK_SUFFIX):
         outcome = hook.user_prompt_submit(scratch.stdin(), env={}, home=scratch.home)
     assert outcome.output is None
     assert outcome.log is not None and "another run of this session" in outcome.log

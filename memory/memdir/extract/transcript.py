@@ -27,7 +27,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
+from memdir import constants as C
+from memdir.recall.surface import header_paths
 from memdir.textio import read_tail
+from memdir.writing.memory_commands import SHOWING_COMMANDS, memories_relative
 
 #: Tools of the agent that write a file named by ``file_path`` (or ``notebook_path``).
 FILE_WRITE_TOOLS: Final = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
@@ -90,6 +93,9 @@ class Record:
     cwd: str | None = None
     timestamp: str | None = None
     uuid: str | None = None
+    #: For a tool result of an MCP tool: the name the server gave itself (``serverInfo`` in the
+    #: ``_meta`` Claude Code keeps as ``mcpMeta``), whatever name the user registered it under.
+    mcp_server: str | None = None
 
     @property
     def is_user_prompt(self) -> bool:
@@ -198,6 +204,7 @@ def parse_record(data: Mapping[str, Any], line: int) -> Record:
     elif kind == "summary":
         text = str(data.get("summary", ""))
     cwd = data.get("cwd")
+    server = _mcp_server(data.get("mcpMeta"))
     return Record(
         line=line,
         type=kind,
@@ -210,7 +217,16 @@ def parse_record(data: Mapping[str, Any], line: int) -> Record:
         cwd=cwd if isinstance(cwd, str) else None,
         timestamp=str(data["timestamp"]) if "timestamp" in data else None,
         uuid=str(data["uuid"]) if "uuid" in data else None,
+        mcp_server=server,
     )
+
+
+def _mcp_server(meta: object) -> str | None:
+    """``mcpMeta._meta["io.modelcontextprotocol/serverInfo"].name``, or None."""
+    inner = meta.get("_meta") if isinstance(meta, Mapping) else None
+    info = inner.get("io.modelcontextprotocol/serverInfo") if isinstance(inner, Mapping) else None
+    name = info.get("name") if isinstance(info, Mapping) else None
+    return name if isinstance(name, str) else None
 
 
 def parse_transcript(lines: Iterable[str], path: Path | None = None) -> Transcript:
@@ -390,6 +406,62 @@ def memory_writes(records: Iterable[Record], memory_dir: Path) -> list[MemoryWri
                 if target is not None:
                     found.append(MemoryWrite(record.line, use.name, target, line))
     return found
+
+
+#: memdir's MCP tools as the agent names them, ``mcp__<server>__<tool>``: the server's name is
+#: the user's choice (``claude mcp add NAME``), the tools' are memdir's.
+_MCP_MEMDIR_TOOL: Final = re.compile(r"mcp__(?P<server>.+)__(?P<tool>memory|memory_recall)")
+
+
+def _names_dir(directory: object, memory_dir: Path) -> bool:
+    """Whether a tool call's ``directory`` argument (absent, a path or a label) means
+    ``memory_dir``. A label is the dir's project (``<project>/memory``) or its name, as
+    ``memdir mcp`` labels the dirs it serves."""
+    if directory is None or (isinstance(directory, str) and not directory.strip()):
+        return True
+    if not isinstance(directory, str):
+        return False
+    if directory.startswith(("/", "~")):
+        return os.path.realpath(os.path.expanduser(directory)) == os.path.realpath(memory_dir)
+    label = memory_dir.parent.name if memory_dir.name == "memory" else memory_dir.name
+    return directory == label
+
+
+def mcp_memories_seen(records: Iterable[Record], memory_dir: Path) -> list[str]:
+    """Paths in ``memory_dir`` (absolute, as named) that memdir's MCP tools showed the model or
+    wrote for it, among ``records``: the memory tool's ``view``, ``create``, ``str_replace``,
+    ``insert`` and ``rename`` (its ``/memories`` tree is the memory dir of the project, which is
+    what ``memdir mcp`` serves by default), and the memories a ``memory_recall`` result gave.
+
+    A call whose result is in ``records`` counts only when the result is not an error and, where
+    Claude Code kept the server's own name with it, that name is memdir's (another server may
+    have a tool called ``memory``). A call whose result is not there (the transcript's tail cut
+    it off, or the turn is still running) counts by its input alone.
+    """
+    records = list(records)
+    results: dict[str, tuple[ToolResultBlock, str | None]] = {
+        result.tool_use_id: (result, record.mcp_server)
+        for record in records
+        for result in record.tool_results
+    }
+    seen: list[str] = []
+    for record in records:
+        for use in record.tool_uses:
+            match = _MCP_MEMDIR_TOOL.fullmatch(use.name)
+            if match is None or not _names_dir(use.input.get("directory"), memory_dir):
+                continue
+            result, server = results.get(use.id, (None, None))
+            if result is not None and (result.is_error or server not in (None, C.MCP_SERVER_NAME)):
+                continue
+            if match["tool"] == "memory_recall":
+                if result is not None:
+                    seen += [p for p in header_paths(result.text) if os.path.isabs(p)]
+                continue
+            field = SHOWING_COMMANDS.get(str(use.input.get("command")))
+            relative = memories_relative(use.input.get(field)) if field else None
+            if relative is not None:
+                seen.append(os.path.normpath(os.path.join(memory_dir, relative)))
+    return seen
 
 
 def recent_memory_writes(

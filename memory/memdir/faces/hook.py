@@ -3,11 +3,13 @@
 The agent runs the hook command with a JSON object on stdin for every prompt; what the command
 prints as ``hookSpecificOutput.additionalContext`` is given to the model with the prompt. This
 module is path B (:func:`memdir.recall.prefetch.recall`) behind that interface: the memory dir is
-the one the agent uses for the hook's ``cwd``, the settings are that dir's, and the session
-(surfaced files, budget) lives in a state file per session id, because each hook run is a new
-process. The transcript tells which memory files the agent already read or wrote in the session; as
-on path B, those are not injected. Nothing here raises for bad input: :func:`user_prompt_submit`
-returns what to print (or nothing) and why, so the command can fail open.
+the one the agent uses for the hook's ``cwd``, the settings are that dir's (the selector offline
+unless they name a model), and the session (surfaced files, budget) lives in a state file per
+session id (:mod:`memdir.recall.sessions`, shared with ``memdir mcp``), because each hook run is a
+new process. The transcript tells which memory files the agent already read or wrote in the
+session, or memdir's MCP tools showed it; as on path B, those are not injected. Nothing here raises
+for bad input: :func:`user_prompt_submit` returns what to print (or nothing) and why, so the
+command can fail open.
 
 Everything the hook is given is untrusted and bounded: stdin (:data:`INPUT_MAX_BYTES`), the
 prompt (:data:`memdir.constants.QUERY_MAX_CHARS` of it reach the selector), the transcript (its
@@ -19,13 +21,12 @@ tail, a regular file, never blocking; :func:`memdir.extract.transcript.read_tran
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
 import stat as stat_module
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -34,33 +35,28 @@ from memdir.agent.formats import declined
 from memdir.agent.paths import locate_memory_dir, state_dir
 from memdir.config import Settings, load_settings
 from memdir.containment import relative_inside
-from memdir.extract.transcript import memory_writes, read_transcript
+from memdir.extract.transcript import mcp_memories_seen, memory_writes, read_transcript
 from memdir.recall.choice import selector_from_settings
 from memdir.recall.prefetch import RecallResult, recall
+from memdir.recall.sessions import (
+    SessionBusyError,
+    open_session,
+    record_agent_session,
+    session_path,
+)
 from memdir.recall.surface import Session
 
 EVENT: Final = "UserPromptSubmit"
-#: Below the state dir: one session file per session id.
-SESSIONS_DIRNAME: Final = "hook-sessions"
 LOG_FILENAME: Final = "hook.log"
 #: Past this size the log is moved to ``hook.log.1`` (one old copy kept): a hook runs every
 #: prompt, so an unbounded log would grow forever.
 LOG_MAX_BYTES: Final = 1_000_000
-#: Session files untouched this long are removed when a new session starts (agent sessions are
-#: resumed rarely after that, and a resumed one merely starts a fresh budget).
-SESSION_MAX_AGE_SECONDS: Final = 30 * 86_400
 #: The hook's stdin is read up to this much; more is refused (fail open). Claude Code sends the
 #: prompt in it, so it holds a pasted file or log: 16 MiB is far beyond a real prompt.
 INPUT_MAX_BYTES: Final = 16 * 1024 * 1024
-#: A run waits this long for another run of the same session to finish with the session's state
-#: (its selector call is cut at 10 s), then gives up without injecting: a duplicate is worse.
-SESSION_LOCK_TIMEOUT_SECONDS: Final = 30.0
-LOCK_SUFFIX: Final = ".lock"
 #: A log message is cut to this many characters (before escaping, which at most makes each ten),
 #: so one entry cannot make the log unbounded.
 LOG_LINE_MAX_CHARS: Final = 2000
-#: Session ids longer than this (or with other characters than these) are shortened and hashed.
-_SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 @dataclass(frozen=True)
@@ -138,114 +134,38 @@ def parse_hook_input(raw: bytes | str) -> HookInput | HookError:
     )
 
 
-def session_file_name(session_id: str) -> str:
-    """A file name for any session id: the id itself when it is safe (the agent's are UUIDs),
-    else its safe characters and a hash, so two ids never share a file."""
-    if _SAFE_ID.fullmatch(session_id):
-        return f"{session_id}.json"
-    kept = re.sub(r"[^A-Za-z0-9_-]+", "_", session_id)[:40].strip("_") or "session"
-    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{kept}-{digest}.json"
-
-
-def session_path(states: Path, session_id: str) -> Path:
-    return states / SESSIONS_DIRNAME / session_file_name(session_id)
-
-
-def load_session(path: Path) -> tuple[Session, str | None]:
-    """The saved session, or a new one and why the saved one could not be used."""
-    try:
-        return Session.load(path), None
-    except (OSError, ValueError) as exc:
-        text = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else str(exc).splitlines()[0]
-        return Session(), f"session file {path} unusable ({text}): starting a new session"
-
-
-def save_session(session: Session, path: Path, now: float) -> None:
-    """Write the session atomically; the first write of a session also prunes old ones."""
-    directory = path.parent
-    fresh = not path.exists()
-    directory.mkdir(parents=True, exist_ok=True)
-    session.save(path)
-    if fresh:
-        prune_sessions(directory, now)
-
-
-def prune_sessions(directory: Path, now: float) -> None:
-    """Remove session files untouched for :data:`SESSION_MAX_AGE_SECONDS`, and lock files of
-    sessions gone or as old (a lock file keeps its creation time: only its session's age says
-    whether it is in use)."""
-    for old in directory.glob("*.json"):
-        with contextlib.suppress(OSError):
-            if now - old.stat().st_mtime > SESSION_MAX_AGE_SECONDS:
-                old.unlink()
-    for lock in directory.glob("*.json" + LOCK_SUFFIX):
-        with contextlib.suppress(OSError):
-            if (
-                now - lock.stat().st_mtime > SESSION_MAX_AGE_SECONDS
-                and not lock.with_suffix("").exists()
-            ):
-                lock.unlink()
-
-
-class SessionBusyError(Exception):
-    """Another run of the same session held its state past the timeout."""
-
-
-@contextlib.contextmanager
-def session_lock(path: Path, timeout: float | None = None) -> Iterator[str | None]:
-    """Hold the lock of the session file ``path`` (``<path>.lock``) for one load → recall →
-    save, so concurrent hook runs of one session (prompts sent in quick succession, a retried
-    hook) never both inject a memory.
-
-    Yields None, or why it runs unlocked: when the state dir cannot be written, nothing can be
-    saved either, and the memories still go out. Raises :class:`SessionBusyError` after
-    ``timeout`` (default :data:`SESSION_LOCK_TIMEOUT_SECONDS`).
-    """
-    from filelock import FileLock, Timeout  # imported here: most CLI commands never lock
-
-    timeout = SESSION_LOCK_TIMEOUT_SECONDS if timeout is None else timeout
-    lock = FileLock(str(path) + LOCK_SUFFIX, timeout=timeout)
-    problem: str | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lock.acquire()
-    except Timeout:
-        raise SessionBusyError(
-            f"another run of this session held {lock.lock_file} for {timeout:g}s: nothing injected"
-        ) from None
-    except OSError as exc:
-        problem = f"cannot lock session {path}: {exc.strerror or exc}"
-    try:
-        yield problem
-    finally:
-        if problem is None:
-            lock.release()
-
-
 #: The agent's tools that read a file named by ``file_path``.
 _READ_TOOLS: Final = frozenset({"Read"})
 
 
+#: Lines of the transcript parsed besides those naming the memory dir: memdir's MCP tool calls
+#: (``mcp__<server>__memory``: their paths are ``/memories/…``) and MCP tool results (Claude Code
+#: keeps the server's own name with them as ``mcpMeta``).
+_MCP_NEEDLES: Final = ("mcp__", '"mcpMeta"')
+
+
 def files_seen_in_transcript(transcript: Path, memory_dir: Path) -> list[str]:
-    """Absolute paths in ``memory_dir`` the agent read or wrote in this session's transcript:
-    path B never surfaces those, and neither does the hook.
+    """Absolute paths in ``memory_dir`` the agent read or wrote in this session's transcript, or
+    was shown by memdir's MCP tools (:func:`memdir.extract.transcript.mcp_memories_seen`): path B
+    never surfaces those, and neither does the hook.
 
     Only the transcript's tail is read (:data:`memdir.extract.transcript.TAIL_MAX_BYTES`; what
-    earlier prompts found is in the session file), and of it only lines naming the memory dir are
-    parsed. The transcript must be a regular file, and not a symlink: Claude Code writes a
-    plain file under ``~/.claude/projects/`` (the directories above may be links). A missing
-    transcript (the first prompt) names nothing; an unreadable one raises ``OSError``.
+    earlier prompts found is in the session file), and of it only lines naming the memory dir or
+    an MCP tool are parsed. The transcript must be a regular file, and not a symlink: Claude Code
+    writes a plain file under ``~/.claude/projects/`` (the directories above may be links). A
+    missing transcript (the first prompt) names nothing; an unreadable one raises ``OSError``.
     """
     roots = dict.fromkeys((os.path.abspath(memory_dir), os.path.realpath(memory_dir)))
     # As the paths appear inside the JSON lines (quotes and backslashes escaped; non-ASCII
     # characters as they are, as the agent writes them, or as \u escapes).
     needles = {json.dumps(root, ensure_ascii=e)[1:-1] for root in roots for e in (True, False)}
+    needles.update(_MCP_NEEDLES)
     try:
         records = read_transcript(transcript, follow_links=False, naming=sorted(needles)).records
     except FileNotFoundError:
         return []
     seen = [w.path for w in memory_writes(records, memory_dir) if os.path.isabs(w.path)]
+    seen += mcp_memories_seen(records, memory_dir)
     for record in records:
         for use in record.tool_uses:
             path = use.input.get("file_path")
@@ -296,12 +216,11 @@ def user_prompt_submit(
         notes.append(f"{directory}: {notice}")
         return HookOutcome(None, "; ".join(notes), sid, directory)
     states = state_dir(env, home)
+    record_agent_session(states, env, sid)
     path = session_path(states, parsed.session_id)
     try:
-        with session_lock(path) as unlocked:
-            if unlocked:
-                notes.append(unlocked)
-            result = _recall_in_session(parsed, directory, settings, path, env, now, notes)
+        with open_session(path, now, notes) as session:
+            result = _recall_in_session(parsed, directory, settings, session, env, now, notes)
     except SessionBusyError as exc:
         notes.append(str(exc))
         return HookOutcome(None, "; ".join(notes), sid, directory)
@@ -313,23 +232,22 @@ def _recall_in_session(
     parsed: HookInput,
     directory: Path,
     settings: Settings,
-    path: Path,
+    session: Session,
     env: Mapping[str, str],
     now: float,
     notes: list[str],
 ) -> RecallResult:
-    """Load the session, recall for the prompt, save the session (under its lock)."""
-    session, problem = load_session(path)
-    before = session.to_json()
-    if problem:
-        notes.append(problem)
+    """Recall for the prompt in the session (held under its lock), after what the transcript
+    shows the agent has seen."""
     if parsed.transcript_path is not None:
         try:
             session.mark_read(files_seen_in_transcript(parsed.transcript_path, directory))
         except OSError as exc:
             notes.append(f"cannot read transcript {parsed.transcript_path}: {exc.strerror or exc}")
     target = settings.agent_target
-    selector = selector_from_settings(settings, env=env, target=target)
+    # Fast and free unless asked: Claude Code gives hooks its own API key, and `auto` would make
+    # that a paid, blocking model call before every prompt. `selector = "anthropic"` asks.
+    selector = selector_from_settings(settings, env=env, target=target, auto_uses_key=False)
     result = recall(
         parsed.prompt,
         directory,
@@ -342,12 +260,6 @@ def _recall_in_session(
     )
     if result.degraded:
         notes.append(f"selector: {result.degraded}")
-    if session.to_json() != before:
-        try:
-            save_session(session, path, now)
-        except OSError as exc:
-            # The memories still go out; the next prompt may repeat them, so say why.
-            notes.append(f"cannot save session {path}: {exc.strerror or exc}")
     return result
 
 

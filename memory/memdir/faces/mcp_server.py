@@ -17,10 +17,10 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import (
@@ -46,9 +46,12 @@ from memdir.faces.mcp_transport import (
 from memdir.recall.surface import Session, SessionStore
 from memdir.writing.memory_commands import MEMORIES_ROOT, WRITE_COMMANDS
 
+if TYPE_CHECKING:
+    from memdir.recall.prefetch import RecallResult
+
 logger = logging.getLogger(__name__)
 
-SERVER_NAME: Final = "memdir"
+SERVER_NAME: Final = C.MCP_SERVER_NAME
 #: The first (default) memory dir's index and files.
 INDEX_URI: Final = "memdir://index"
 #: Topic files: ``memdir://memory/<path relative to the memory dir>``.
@@ -177,6 +180,12 @@ class MemdirMCP:
 
     Every tool takes an optional ``directory`` (a label or a path); without it the first dir
     is meant, so a server of one dir reads as if there were no choice.
+
+    With ``agent_sessions`` (a server over stdio, started by one agent process) a recall
+    without ``session_id`` belongs to the agent's session when the agent names it
+    (:func:`memdir.recall.sessions.agent_session_id`): it is kept on disk with the prompt
+    hook's, so neither gives a memory the other already gave. Otherwise sessions are kept in
+    memory (:class:`SessionStore`).
     """
 
     def __init__(
@@ -185,6 +194,9 @@ class MemdirMCP:
         *,
         read_only: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        agent_sessions: bool = False,
+        environ: Mapping[str, str] | None = None,
+        home: Path | None = None,
     ) -> None:
         if not memory_dirs:
             raise ValueError("memdir mcp serves at least one memory dir")
@@ -192,6 +204,13 @@ class MemdirMCP:
         self.read_only = read_only
         #: Recall sessions by (dir, session id), bounded in number and idle time.
         self.sessions = SessionStore(clock=clock)
+        #: The agent process that started this server (its parent) and when: which session it
+        #: is in is asked at each recall, since it changes (``/clear``).
+        self.agent: tuple[int, float] | None = (
+            (os.getppid(), time.time()) if agent_sessions else None
+        )
+        self.environ = os.environ if environ is None else environ
+        self.home = home
 
     @property
     def root(self) -> Path:
@@ -250,6 +269,8 @@ class MemdirMCP:
 
         # One tool per call: its change log is not needed here and would only grow.
         result = await MemdirMemoryTool(root).arun(data)
+        if not result.is_error and self.agent is not None:
+            await asyncio.to_thread(self._note_shown, root, data)
         # MCP has no place for warnings beside the text: they follow it, so the model sees them.
         notes = "".join(f"\n\nWarning: {warning}" for warning in result.warnings)
         return _text_result(result.text + notes, is_error=result.is_error)
@@ -280,8 +301,18 @@ class MemdirMCP:
             return _text_result(
                 f"No memories recalled: {notice}", meta={RECALL_META_KEY: {"notice": notice}}
             )
-        session = self.session(root, session_id or DEFAULT_SESSION)
-        result = await prefetch(query, root, session, recent_tools)
+        shared: dict[str, Any] = {}
+        agent = await asyncio.to_thread(self.agent_session_id) if self.agent else None
+        result = None
+        if agent is not None and session_id in (None, agent):
+            notes: list[str] = []
+            result = await asyncio.to_thread(
+                self._recall_in_agent_session, query, root, recent_tools, agent, notes
+            )
+            shared = {"agent_session": agent, **({"notes": notes} if notes else {})}
+        if result is None:
+            session = self.session(root, session_id or DEFAULT_SESSION)
+            result = await prefetch(query, root, session, recent_tools)
         if result.attachment:
             text = result.attachment
         elif not result.triggered:
@@ -291,7 +322,57 @@ class MemdirMCP:
         # The details go in `_meta`, not `structuredContent`: Claude Code shows the model the
         # structured content instead of the text when there is some, and the model must get
         # the memories exactly as path B injects them.
-        return _text_result(text, meta={RECALL_META_KEY: cli_json(recall_view(result))})
+        details = cli_json(recall_view(result))
+        return _text_result(text, meta={RECALL_META_KEY: {**details, **shared}})
+
+    def agent_session_id(self) -> str | None:
+        """The agent session this server's recalls belong to now, or None (see the class)."""
+        if self.agent is None:
+            return None
+        from memdir.agent.paths import state_dir
+        from memdir.recall.sessions import agent_session_id
+
+        states = state_dir(self.environ, self.home or Path.home())
+        return agent_session_id(states, self.environ, *self.agent)
+
+    def _note_shown(self, root: Path, data: dict[str, Any]) -> None:
+        """Count the file a memory command showed the model or wrote as seen in the agent's
+        session (in a worker thread), so neither recall nor the hook gives it again."""
+        from memdir.agent.paths import state_dir
+        from memdir.recall.sessions import SessionBusyError, open_session, session_path
+        from memdir.writing.memory_commands import SHOWING_COMMANDS, memories_relative
+
+        field = SHOWING_COMMANDS.get(str(data.get("command")))
+        relative = memories_relative(data.get(field)) if field else None
+        agent = self.agent_session_id() if relative is not None else None
+        if relative is None or agent is None:
+            return
+        path = session_path(state_dir(self.environ, self.home or Path.home()), agent)
+        notes: list[str] = []
+        # Best effort: the next prompt's hook finds the call in the transcript anyway.
+        with contextlib.suppress(SessionBusyError), open_session(path, time.time(), notes) as s:
+            s.mark_read([os.path.normpath(root / relative)])
+        for note in notes:
+            logger.warning("%s", note)
+
+    def _recall_in_agent_session(
+        self, query: str, root: Path, recent_tools: list[str], agent: str, notes: list[str]
+    ) -> RecallResult | None:
+        """Recall in the agent session's file, shared with the prompt hook (in a worker
+        thread: it waits for the session's lock). None when another run holds the session too
+        long: the caller recalls in memory instead, and ``notes`` says so."""
+        from memdir.agent.paths import state_dir
+        from memdir.recall.prefetch import recall
+        from memdir.recall.sessions import SessionBusyError, open_session, session_path
+
+        now = time.time()
+        path = session_path(state_dir(self.environ, self.home or Path.home()), agent)
+        try:
+            with open_session(path, now, notes) as session:
+                return recall(query, root, session, recent_tools, now=now)
+        except SessionBusyError as exc:
+            notes.append(f"{exc}; recalled in this server's own session instead")
+            return None
 
     # -- search, lint, index --------------------------------------------------------------------
 
@@ -736,7 +817,10 @@ def _build(memdir: MemdirMCP) -> MemdirServer:
     return server
 
 
-def build_server(memory_dirs: Path | Sequence[Path], *, read_only: bool = False) -> MemdirServer:
-    """The MCP server for one memory dir or several (run it, or connect a client in process)."""
+def build_server(
+    memory_dirs: Path | Sequence[Path], *, read_only: bool = False, agent_sessions: bool = False
+) -> MemdirServer:
+    """The MCP server for one memory dir or several (run it, or connect a client in process);
+    ``agent_sessions``: see :class:`MemdirMCP`."""
     dirs = [memory_dirs] if isinstance(memory_dirs, Path) else list(memory_dirs)
-    return MemdirMCP(dirs, read_only=read_only).server()
+    return MemdirMCP(dirs, read_only=read_only, agent_sessions=agent_sessions).server()

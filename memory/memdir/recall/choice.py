@@ -42,10 +42,13 @@ def choose_selector(
     openai_base_url: str = DEFAULT_OPENAI_BASE_URL,
     openai_model: str | None = None,
     openai_timeout: float = DEFAULT_OPENAI_TIMEOUT,
+    auto_uses_key: bool = True,
 ) -> Selector:
     """The selector for a name. ``auto``, in order: anthropic when credentials are configured
     (the agent's own selector), else openai-compatible when a model is configured for it
-    (``openai_model``), else lexical.
+    (``openai_model``), else lexical. With ``auto_uses_key`` false, credentials in the
+    environment do not make ``auto`` anthropic (the prompt hook: a paid, blocking request before
+    every prompt is asked for by naming the selector, never implied by a key the agent passes).
 
     An explicitly named model selector is returned even when it cannot run (no credentials, no
     model): it degrades to lexical with the reason recorded, since the user asked for it and
@@ -55,7 +58,7 @@ def choose_selector(
     if name not in SELECTOR_NAMES:
         raise ValueError(f"unknown selector {name!r}; expected one of {', '.join(SELECTOR_NAMES)}")
     if name == "auto":
-        if client is not None or credential_source(env) is not None:
+        if client is not None or (auto_uses_key and credential_source(env) is not None):
             name = "anthropic"
         elif openai_model:
             name = "openai-compatible"
@@ -91,6 +94,7 @@ def selector_from_settings(
     timeout: float | None = None,
     client: AsyncAnthropic | None = None,
     base_url: str | None = None,
+    auto_uses_key: bool = True,
 ) -> Selector:
     """:func:`choose_selector` for ``settings.selector`` with every selector setting applied.
 
@@ -110,4 +114,5 @@ def selector_from_settings(
         openai_base_url=base_url,
         openai_model=settings.openai_model,
         openai_timeout=settings.openai_timeout,
+        auto_uses_key=auto_uses_key,
     )

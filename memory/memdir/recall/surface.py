@@ -59,6 +59,16 @@ def memory_header(
     return f"Memory: {path}:"
 
 
+#: A header line of :func:`memory_header`, either form: ``Memory (saved today): /p/x.md:``.
+_HEADER_LINE = re.compile(r"^Memory(?: \(saved [^)\n]*\))?: (?P<path>[^\n]+):$", re.MULTILINE)
+
+
+def header_paths(text: str) -> list[str]:
+    """The paths named by the memory headers in recalled text (an attachment, MCP
+    ``memory_recall``'s result), in order: which memories that text gave the model."""
+    return [match["path"] for match in _HEADER_LINE.finditer(text)]
+
+
 #: Characters the agent removes from a path it shows (tabs, line breaks, control characters).
 _PATH_DROPPED = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 

@@ -85,6 +85,22 @@ _COMMANDS: Final[dict[str, type[Command]]] = {
 }
 #: The commands that change the memory dir (all but ``view``): what a read-only server refuses.
 WRITE_COMMANDS: Final = frozenset(_COMMANDS) - {"view"}
+#: The commands after which the model has a file's content (it was shown it, or wrote it), and
+#: the input field naming that file: what counts as seen in an agent session.
+SHOWING_COMMANDS: Final = {
+    "view": "path",
+    "create": "path",
+    "str_replace": "path",
+    "insert": "path",
+    "rename": "new_path",
+}
+
+
+def memories_relative(path: object) -> str | None:
+    """A ``/memories/<rel>`` path's ``<rel>`` (None for the root itself or another path)."""
+    if isinstance(path, str) and path.startswith(MEMORIES_ROOT + "/"):
+        return path[len(MEMORIES_ROOT) + 1 :] or None
+    return None
 
 
 class InvalidCommandError(ValueError):

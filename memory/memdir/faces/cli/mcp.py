@@ -76,7 +76,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     require("mcp", "the MCP server")  # before the SDK's imports: a missing extra is one line
     from memdir.faces.mcp_server import build_server
 
-    server = build_server(directories, read_only=args.read_only)
+    # Over stdio the client is one agent process: its session is shared with the prompt hook.
+    server = build_server(directories, read_only=args.read_only, agent_sessions=http is None)
     if http is None:
         server.run("stdio")
     else:
