@@ -70,7 +70,9 @@ class Settings:
     #: Which agent behaviour to reproduce: ``claude-code-<version>`` or ``seed`` (the spec).
     target: str = DEFAULT_TARGET.name
     #: Check and write the directory as Claude Code's even when it looks like another agent's
-    #: memory (``memdir.agent.formats``), which memdir otherwise leaves alone.
+    #: memory (``memdir.agent.formats``), which memdir otherwise leaves alone; and check it as
+    #: auto memory, with every rule, when the project's instructions name it
+    #: (``memdir.agent.instructions``).
     any_format: bool = False
     #: Where these settings came from (for messages), and what was wrong with them.
     source: str | None = None

@@ -57,6 +57,9 @@ class MemoryDirectory:
         self.notice: str | None = None
         #: Whether the client was told :attr:`notice` (once per directory).
         self.notice_shown = False
+        #: The notice of a directory read by the project's instructions
+        #: (:func:`memdir.agent.instructions.notice`) the client was last told; None: none.
+        self.reading_notice: str | None = None
         #: What changes while the server runs: the lint state, findings, project, debounce.
         self.session = Session(self)
 

@@ -178,7 +178,9 @@ class Session:
 
     def _tell_notice(self, ls: MemoryServer) -> None:
         """Show the directory's notice once (``window/showMessage``, and the log); ``memdir/status``
-        carries it for as long as it holds."""
+        carries it for as long as it holds. A directory read by the project's instructions
+        (checked without the auto memory rules) is said once the same way."""
+        self._tell_reading(ls)
         directory = self.directory
         if directory.notice is None:
             directory.notice_shown = False  # said again if it comes back
@@ -189,6 +191,20 @@ class Session:
         message = f"memdir: {directory.root}: {directory.notice}"
         ls.log(message)
         ls.show_message(message)
+
+    def _tell_reading(self, ls: MemoryServer) -> None:
+        from memdir.agent.instructions import notice
+
+        state = self.state
+        reading = state.context.reading if state is not None else None
+        text = notice(reading) if reading is not None else None
+        if text == self.directory.reading_notice:
+            return  # said already, or nothing to say
+        self.directory.reading_notice = text
+        if text is not None:
+            message = f"memdir: {self.directory.root}: {text}"
+            ls.log(message)
+            ls.show_message(message)
 
     async def check_whole(self, ls: MemoryServer) -> None:
         """:meth:`check`, returning once the directory has been read whole: a run an edit
@@ -230,7 +246,12 @@ class Session:
             state = self.state
             fresh = state is None or state.settings != directory.settings
             if state is None or fresh:
-                state = DirState(directory.root, directory.settings, self._project())
+                state = DirState(
+                    directory.root,
+                    directory.settings,
+                    self._project(),
+                    project_root=directory.project_root,
+                )
                 state.set_today(today)
                 # The editor's texts first: the refresh never reads an open file from disk.
                 for path in opened:
@@ -303,7 +324,9 @@ class Session:
     def _own_findings(self, path: Path, today: dt.date) -> Findings:
         from memdir.lint.state import DirState
 
-        state = DirState(self.directory.root, self.directory.settings)
+        state = DirState(
+            self.directory.root, self.directory.settings, project_root=self.directory.project_root
+        )
         state.set_today(today)
         try:
             state.update(path, self.directory.text_of(path))

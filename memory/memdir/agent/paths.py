@@ -201,16 +201,25 @@ def canonical_git_root(start: str | os.PathLike[str]) -> Path:
     the repository). Outside git, the start directory itself.
     """
     start_path = os.path.realpath(os.fspath(start))
-    directory = start_path
+    tree = git_work_tree(start_path)
+    if tree is None:
+        return Path(start_path)
+    if os.path.isfile(tree / ".git"):
+        return Path(_worktree_main_root(os.fspath(tree)))
+    return tree
+
+
+def git_work_tree(start: str | os.PathLike[str]) -> Path | None:
+    """The git work tree ``start`` lies in (its physical path): the nearest directory at or
+    above it holding a ``.git`` directory or file; None outside git. A linked worktree is
+    itself, not its main repository (:func:`canonical_git_root` goes on to that)."""
+    directory = os.path.realpath(os.fspath(start))
     while True:
-        dot_git = os.path.join(directory, ".git")
-        if _git_entry(dot_git):
-            if os.path.isfile(dot_git):
-                return Path(_worktree_main_root(directory))
+        if _git_entry(os.path.join(directory, ".git")):
             return Path(directory)
         parent = os.path.dirname(directory)
         if parent == directory:
-            return Path(start_path)
+            return None
         directory = parent
 
 

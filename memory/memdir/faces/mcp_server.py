@@ -422,6 +422,10 @@ class MemdirMCP:
         # The command line's text format, one line per finding, paths as the model names them.
         text = format_text([Section(result)], relative_to=result.root).rstrip("\n")
         text = text or f"No problems in {result.files} topic files."
+        if state.context.reading is not None:
+            from memdir.agent.instructions import notice as reading_notice
+
+            text = f"Note: {reading_notice(state.context.reading)}.\n{text}"
         return _text_result(text, data={"files": result.files, "diagnostics": findings})
 
     def index(self, directory: str | None = None) -> CallToolResult:

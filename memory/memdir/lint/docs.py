@@ -42,6 +42,11 @@ directories](../real-dirs.md) has every rule's figures and how they are measured
 on with `preview = true`, `memdir lint --preview` or the editor's `preview` setting ([Preview
 rules](../configuration.md#preview-rules)).
 
+Rules marked *Auto memory only* model how Claude Code loads its auto memory (the index injected
+up to a cap, the prefetch's heads and manifest): they are not run on a directory the agent reads
+on the project's instructions, with its tools ([How memdir maps to the
+agent](../agent.md#read-by-instructions)).
+
 <!-- Generated from the rule registry (memdir.lint.rules.RULES) by
 `python -m memdir.lint.docs`; tests/core/test_lint_docs.py keeps this page equal to it. -->
 
@@ -93,6 +98,15 @@ def _preview_lines(rule: Rule) -> str:
     )
 
 
+def _auto_memory_line(rule: Rule) -> str:
+    if not rule.auto_memory_only:
+        return ""
+    return (
+        "- **Auto memory only**: not run on a directory read by the project's instructions "
+        f"([How the agent reads it](../agent.md#read-by-instructions)): {rule.auto_memory_only}\n"
+    )
+
+
 def rule_page(rule: Rule) -> str:
     """The Markdown page of one rule: ``docs/rules/<code>.md`` and ``memdir rule <code>``."""
     return (
@@ -102,6 +116,7 @@ def rule_page(rule: Rule) -> str:
         f"- **Default severity**: {_severity(rule)}\n"
         f"- **Checks**: {_SCOPES.get(rule.scope, rule.scope)}\n"
         f"- **Fix**: {_fix_line(rule)}\n"
+        f"{_auto_memory_line(rule)}"
         "\n"
         "## What it means\n"
         "\n"
@@ -130,7 +145,9 @@ def rules_table(rules: Iterable[Rule] | None = None) -> str:
     for rule in RULES.values() if rules is None else rules:
         cells = (
             f"[**{rule.code}**]({rule.code}.md) `{rule.name}`",
-            ("*Preview*: off; " if rule.preview else "") + _severity(rule, table=True),
+            ("*Preview*: off; " if rule.preview else "")
+            + ("*Auto memory only*; " if rule.auto_memory_only else "")
+            + _severity(rule, table=True),
             rule.summary,
             rule.why,
             rule.remedy + _fix_note(rule),

@@ -22,6 +22,7 @@ from memdir.model import Span
 from memdir.secrets import redact
 
 if TYPE_CHECKING:
+    from memdir.agent.instructions import ReadByInstructions
     from memdir.project.lookup import Project
 
 
@@ -40,14 +41,21 @@ class LintContext:
     #: the real local date when the CLI or the server makes the context.
     today: dt.date = field(default_factory=dt.date.today)
     verify_after_days: int = 180
+    #: Set when the agent reads the directory on the project's instructions, not as its auto
+    #: memory: the rules that model auto memory's loading are left out (``Rule.auto_memory_only``).
+    reading: ReadByInstructions | None = None
 
     @classmethod
-    def from_settings(cls, root: Path, settings: Settings) -> LintContext:
+    def from_settings(
+        cls, root: Path, settings: Settings, reading: ReadByInstructions | None = None
+    ) -> LintContext:
         prefetch = settings.recall_mode == "prefetch"
         enabled: set[str] = set()
         severities: dict[str, Severity] = {}
         for code, rule in RULES.items():
             if not rule_enabled(settings, code):
+                continue
+            if reading is not None and rule.auto_memory_only:
                 continue
             severity: Severity = rule.severity_in(settings.recall_mode)
             override = settings.severity.get(code)
@@ -62,6 +70,7 @@ class LintContext:
             settings.index_line_limit,
             prefetch,
             verify_after_days=settings.verify_after_days,
+            reading=reading,
         )
 
     def on(self, code: str) -> bool:

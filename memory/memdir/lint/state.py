@@ -46,6 +46,7 @@ from memdir.model import IndexEntry, TopicFile
 from memdir.textio import read_text_stat
 
 if TYPE_CHECKING:
+    from memdir.agent.instructions import ReadByInstructions
     from memdir.project.lookup import Changed, Project
 
 
@@ -102,12 +103,21 @@ class DirState:
     """Lint state of one memory directory, updated file by file."""
 
     def __init__(
-        self, root: Path, settings: Settings | None = None, project: Project | None = None
+        self,
+        root: Path,
+        settings: Settings | None = None,
+        project: Project | None = None,
+        *,
+        project_root: Path | None = None,
     ) -> None:
         self.root = Path(os.path.abspath(root))
         self.settings = settings if settings is not None else Settings()
         #: The project the memories cite (MEM117, MEM118 check against it); None: not checked.
         self.project = project
+        #: The project the directory belongs to when known without loading it (``--project``,
+        #: the agent's): where to look for the instructions that may name it (else the git work
+        #: tree above it).
+        self.project_root = project_root
         #: The day the date rules judge against; None: the real date when the context is made.
         self._today: dt.date | None = None
         self.context = self._context()
@@ -140,7 +150,7 @@ class DirState:
     @classmethod
     def load(cls, root: Path, project_root: Path | None = None) -> DirState:
         """A state with the settings of the memory dir (memdir.toml or [tool.memdir])."""
-        return cls(root, load_settings(root, project_root))
+        return cls(root, load_settings(root, project_root), project_root=project_root)
 
     # --- paths -------------------------------------------------------------------------------
 
@@ -172,10 +182,20 @@ class DirState:
     # --- updates -----------------------------------------------------------------------------
 
     def _context(self) -> LintContext:
-        context = LintContext.from_settings(self.root, self.settings)
+        context = LintContext.from_settings(self.root, self.settings, self._reading())
         if self._today is not None:
             context = replace(context, today=self._today)
         return context if self.project is None else replace(context, project=self.project)
+
+    def _reading(self) -> ReadByInstructions | None:
+        """How the agent reads the directory, unless forced to check it as auto memory
+        (``any_format``): asked when the settings or the project change."""
+        if self.settings.any_format:
+            return None
+        from memdir.agent.instructions import read_by_instructions
+
+        root = self.project.root if self.project is not None else self.project_root
+        return read_by_instructions(self.root, root)
 
     def set_settings(self, settings: Settings) -> None:
         """New settings: every result is recomputed (and files re-read) at the next refresh."""
@@ -547,6 +567,10 @@ def lint_directory(
     root: Path, settings: Settings | None = None, project_root: Path | None = None
 ) -> LintResult:
     """Lint a memory directory once (the CLI's cold run)."""
-    state = DirState(root, settings) if settings is not None else DirState.load(root, project_root)
+    state = (
+        DirState(root, settings, project_root=project_root)
+        if settings is not None
+        else DirState.load(root, project_root)
+    )
     state.refresh()
     return state.lint()

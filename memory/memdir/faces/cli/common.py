@@ -192,14 +192,14 @@ def describe_os_error(exc: OSError) -> str:
     return f"{reason}: {shorten(name)}"
 
 
-def add_any_format_argument(parser: argparse.ArgumentParser, what: str) -> None:
+def add_any_format_argument(parser: argparse.ArgumentParser, what: str, also: str = "") -> None:
     """``--any-format``: a command that writes (or checks) a memory dir refuses another agent's
     memory (:mod:`memdir.agent.formats`) unless given this or the ``any_format`` setting."""
     parser.add_argument(
         "--any-format",
         action="store_true",
         help=f"{what} even when the directory looks like another agent's memory (OpenClaw, "
-        "Hermes, a memory bank ...), which is otherwise left alone with a notice",
+        f"Hermes, a memory bank ...), which is otherwise left alone with a notice{also}",
     )
 
 

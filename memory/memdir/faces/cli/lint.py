@@ -13,6 +13,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,7 +73,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(MEM117, MEM118: preview rules, run with --preview; default: the project of the "
         "agent's memory dir when no DIR is given, else not checked)",
     )
-    add_any_format_argument(lint, "check it (and with --fix, fix it)")
+    add_any_format_argument(
+        lint,
+        "check it (and with --fix, fix it)",
+        "; and check a directory the project's instructions name as auto memory, with every "
+        "rule (as `any_format = true`)",
+    )
     lint.add_argument(
         "--absolute-paths",
         action="store_true",
@@ -154,6 +160,8 @@ def _run(args: argparse.Namespace) -> int:
         )
         if settings.load_error is not None:
             raise CliError(f"cannot read settings: {settings.load_error}")
+        if args.any_format:
+            settings = replace(settings, any_format=True)
         for error in settings.errors:
             print(f"memdir lint: warning: {settings.source}: {error}", file=sys.stderr)
         for code in preview_selections_ignored(settings):
@@ -164,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
                     "rule, and preview is off (pass --preview, or set preview = true)",
                     file=sys.stderr,
                 )
-        notice = declined(directory, args.any_format or settings.any_format)
+        notice = declined(directory, settings.any_format)
         if notice is not None:
             # Another agent's memory: no finding, nothing fixable, nothing written.
             print(
@@ -186,7 +194,15 @@ def _run(args: argparse.Namespace) -> int:
                 project = Project.load(cited_root, directory, words)
             else:
                 unchecked = True
-        state = DirState(directory, settings, project)
+        state = DirState(directory, settings, project, project_root=cited_root)
+        if state.context.reading is not None:
+            from memdir.agent.instructions import notice as reading_notice
+
+            print(
+                f"memdir lint: notice: {display_path(directory, relative_to)}: "
+                f"{reading_notice(state.context.reading)}",
+                file=sys.stderr,
+            )
         state.refresh()
         result = state.lint()
         if args.fix:

@@ -187,6 +187,11 @@ class Rule:
     #: preview rule, shown on its page): ``"9 of 28 findings right on 53 real memory dirs
     #: (2026-12)"``.
     precision: str = ""
+    #: Why the rule models how Claude Code loads its auto memory (the index injected up to a
+    #: cap, the prefetch's heads and manifest), one line; set: the rule is not run on a
+    #: directory the agent reads on the project's instructions, with its tools, whole
+    #: (:mod:`memdir.agent.instructions`). Empty: it holds however the directory is read.
+    auto_memory_only: str = ""
 
     def severity_in(self, recall_mode: RecallMode) -> Severity:
         """The default severity of this rule in ``recall_mode``."""

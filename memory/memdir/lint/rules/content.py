@@ -76,6 +76,9 @@ def _body_past_injection_cap(view: TopicView, ctx: LintContext) -> list[Diagnost
 
 MEM106 = Rule(
     code="MEM106",
+    auto_memory_only=(
+        "the cap is on what the prefetch injects of a memory; a file read with tools is read whole"
+    ),
     name="body-past-injection-cap",
     severity="info",
     scope="topic",

@@ -170,6 +170,7 @@ def _vague_description(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 MEM109 = Rule(
     code="MEM109",
+    auto_memory_only="the description is what the prefetch's selector reads",
     name="vague-description",
     severity="warning",
     scope="topic",

@@ -20,6 +20,7 @@ from memdir import constants as C
 from memdir.agent.paths import name_key, unportable_name
 from memdir.agent.scan import excluded_entry, window_order
 from memdir.agent.topic import load_topic
+from memdir.containment import relative_inside
 from memdir.fixes import plan
 from memdir.lint.diagnostic import Diagnostic, Fix
 from memdir.lint.rules.base import (
@@ -99,11 +100,21 @@ def _exists(view: DirectoryView, ctx: LintContext, key: str) -> bool:
     return (ctx.root / key).is_file()
 
 
+def _in_project(root: Path, key: str) -> bool:
+    rel = relative_inside(root, key)
+    return rel is not None and (root / rel).is_file()
+
+
 def _dangling_links(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     references = entry_links(view.index.references)
     linked = view.linked.union(key for _, key in references if key is not None)
     # Set arithmetic first: an index without a dangling key costs no loop over its entries.
     missing = {key for key in linked - view.summaries.keys() if not _exists(view, ctx, key)}
+    if missing and ctx.reading is not None:
+        # Read on the project's instructions, the agent opens a link from the project's root
+        # too (`memory/MEMORY.md` linking `.claude/agents-memory/notes.md`).
+        root = ctx.reading.project_root
+        missing = {key for key in missing if not _in_project(root, key)}
     if not missing:
         return
     for entry, key in itertools.chain(view.links, references):
@@ -127,7 +138,9 @@ MEM005 = Rule(
     severity="error",
     scope="directory",
     summary="An index entry links a topic file that does not exist; so does a link to a `.md` "
-    "file anywhere else in MEMORY.md (a table cell, a sentence).",
+    "file anywhere else in MEMORY.md (a table cell, a sentence). In a directory the agent "
+    "reads on the project's instructions, a link to a file that exists from the project's "
+    "root is followed from there.",
     why="The agent sees the hook every session, but reading the memory fails; it may act on "
     "the hook alone.",
     example="`- [Release calendar](release-calendar.md) — …` with no release-calendar.md",
@@ -219,6 +232,9 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
 
 MEM107 = Rule(
     code="MEM107",
+    auto_memory_only=(
+        "an orphan is invisible to auto memory's index; the instructions say what the agent reads"
+    ),
     name="orphan",
     severity="warning",
     scope="directory",
@@ -275,6 +291,7 @@ def _outside_prefetch_window(view: DirectoryView, ctx: LintContext) -> Iterator[
 
 MEM108 = Rule(
     code="MEM108",
+    auto_memory_only="the window is the prefetch scan's",
     name="outside-prefetch-window",
     severity="info",
     scope="directory",

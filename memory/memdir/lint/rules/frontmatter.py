@@ -58,6 +58,7 @@ def _no_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 MEM101 = Rule(
     code="MEM101",
+    auto_memory_only="the frontmatter is what the prefetch's manifest shows the selector",
     name="no-frontmatter",
     severity="error",
     scope="topic",
@@ -188,6 +189,7 @@ def _missing_fields(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 MEM103 = Rule(
     code="MEM103",
+    auto_memory_only="the fields are what the prefetch's manifest shows the selector",
     name="missing-field",
     severity="warning",
     scope="topic",
@@ -269,6 +271,7 @@ def _unknown_type(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 MEM104 = Rule(
     code="MEM104",
+    auto_memory_only="the type is what the prefetch's manifest shows the selector",
     name="unknown-type",
     severity="warning",
     scope="topic",
@@ -319,6 +322,9 @@ def _frontmatter_beyond_scan(view: TopicView, ctx: LintContext) -> list[Diagnost
 
 MEM105 = Rule(
     code="MEM105",
+    auto_memory_only=(
+        "the prefetch scan reads the first lines of a file; a file read with tools is read whole"
+    ),
     name="frontmatter-beyond-scan",
     severity="error",
     scope="topic",
@@ -359,6 +365,7 @@ def _name_lost_by_agent(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 MEM115 = Rule(
     code="MEM115",
+    auto_memory_only="only auto memory's own writes rewrite a memory's frontmatter",
     name="name-lost-on-write",
     severity="warning",
     scope="topic",
@@ -405,6 +412,7 @@ def _type_conflict(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
 
 MEM116 = Rule(
     code="MEM116",
+    auto_memory_only="the prefetch's manifest reads `metadata.type`",
     name="type-conflict",
     severity="warning",
     scope="topic",

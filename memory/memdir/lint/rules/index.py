@@ -132,6 +132,9 @@ def _line_length(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
 
 MEM001 = Rule(
     code="MEM001",
+    auto_memory_only=(
+        "the line length is auto memory's rule for the index it injects in every session"
+    ),
     name="index-line-too-long",
     severity="warning",
     scope="index",
@@ -180,6 +183,10 @@ def _past_load_cap(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
 
 MEM002 = Rule(
     code="MEM002",
+    auto_memory_only=(
+        "the load cap is where auto memory cuts the index it injects; a file read with tools is "
+        "read whole"
+    ),
     name="index-past-load-cap",
     severity="error",
     scope="index",
@@ -231,6 +238,7 @@ def _near_load_cap(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
 
 MEM003 = Rule(
     code="MEM003",
+    auto_memory_only="it warns of auto memory's load cap",
     name="index-near-load-cap",
     severity="warning",
     scope="index",
@@ -282,6 +290,10 @@ def _content_in_index(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]
 
 MEM004 = Rule(
     code="MEM004",
+    auto_memory_only=(
+        "only auto memory injects the index in every session, so only there does content in it cost"
+        " every session"
+    ),
     name="content-in-index",
     severity="warning",
     scope="index",
@@ -363,6 +375,10 @@ def _beside(path: str) -> bool:
 
 MEM007 = Rule(
     code="MEM007",
+    auto_memory_only=(
+        "only auto memory's index is limited to the topic files of its directory; an agent reading "
+        "with its tools follows any path"
+    ),
     name="bad-index-link",
     severity="error",
     scope="index",

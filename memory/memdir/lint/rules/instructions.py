@@ -5,69 +5,36 @@ not to keep what instructions or CI already enforce.
 
 The instruction files are those the agent loads for the project (the spec's instruction memory):
 ``CLAUDE.md``, ``CLAUDE.local.md``, ``.claude/CLAUDE.md`` and ``.claude/rules/**/*.md`` of the
-project root, at most :data:`MAX_RULE_FILES` rule files and :data:`MAX_INSTRUCTION_BYTES` each,
-read through :mod:`memdir.textio` (never through a symlink leading out of the project). They
-are read only when the project is known (``memdir lint --project ROOT``, or the project of the
+project root, at most a hundred rule files and 512 KiB each (:mod:`memdir.agent.instructions`,
+through :mod:`memdir.textio`: never through a symlink leading out of the project). They are read
+only when the project is known (``memdir lint --project ROOT``, or the project of the
 agent's own memory dir), and kept while their files do not change.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
-from memdir.containment import relative_inside
+from memdir.agent.instructions import instruction_paths, read_instruction, stamp
 from memdir.fixes import plan
 from memdir.fixes.model import DeleteFile, Fix
 from memdir.lint.diagnostic import Diagnostic
 from memdir.lint.rules.base import DirectoryView, Rule
 from memdir.lint.rules.overlap import contained, shingles, unpack
-from memdir.textio import read_bytes
 
 if TYPE_CHECKING:
     from memdir.lint.engine import LintContext
-
-#: The project's instruction files, relative to its root (the rules folder is walked).
-INSTRUCTION_FILES = ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md")
-RULES_FOLDER = ".claude/rules"
-#: Rule files read at most: real projects keep a handful.
-MAX_RULE_FILES = 100
-#: Bytes read of one instruction file.
-MAX_INSTRUCTION_BYTES = 512 * 1024
-
-
-def instruction_paths(root: Path) -> list[str]:
-    """The instruction files the project at ``root`` has (``/``-separated, sorted rules)."""
-    found = [rel for rel in INSTRUCTION_FILES if os.path.isfile(root / rel)]
-    rules: list[str] = []
-    top = root / RULES_FOLDER
-    if os.path.isdir(top) and not os.path.islink(top):
-        for directory, subdirs, names in os.walk(top, followlinks=False):
-            subdirs.sort()
-            for name in sorted(names):
-                if name.endswith(".md") and len(rules) < MAX_RULE_FILES:
-                    rel = os.path.relpath(os.path.join(directory, name), root)
-                    rules.append(rel.replace(os.sep, "/"))
-    return found + rules
-
-
-def _stamp(root: Path, rel: str) -> tuple[str, int, int]:
-    try:
-        stat = os.stat(root / rel)
-    except OSError:
-        return (rel, 0, 0)
-    return (rel, stat.st_mtime_ns, stat.st_size)
 
 
 def instructions(root: Path) -> tuple[tuple[str, frozenset[int]], ...]:
     """(path, shingles) of each instruction file of the project at ``root``, read again when
     one of them changes."""
     paths = instruction_paths(root)
-    return _read_instructions(root, tuple(_stamp(root, rel) for rel in paths))
+    return _read_instructions(root, tuple(stamp(root, rel) for rel in paths))
 
 
 @functools.lru_cache(maxsize=8)
@@ -76,13 +43,9 @@ def _read_instructions(
 ) -> tuple[tuple[str, frozenset[int]], ...]:
     read: list[tuple[str, frozenset[int]]] = []
     for rel, _, _ in stamps:
-        if relative_inside(root, rel, follow_links=True) is None:
-            continue  # a symlink leading out of the project
-        try:
-            data = read_bytes(root / rel, MAX_INSTRUCTION_BYTES)
-        except OSError:
-            continue
-        read.append((rel, shingles(data.decode("utf-8", "replace"))))
+        text = read_instruction(root, rel)  # None: a symlink leading out of the project, ...
+        if text is not None:
+            read.append((rel, shingles(text)))
     return tuple(read)
 
 
