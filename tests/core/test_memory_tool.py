@@ -35,6 +35,7 @@ def test_the_api_strings_verbatim(tmp_path: Path) -> None:
 
     def run(command: dict[str, object]) -> ToolResult:
         return api(tool.run(command))
+
     assert run(
         {"command": "create", "path": "/memories/a.md", "file_text": "x\ny\n"}
     ) == ToolResult("File created successfully at: /memories/a.md")
