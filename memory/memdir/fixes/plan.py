@@ -31,6 +31,7 @@ from memdir.agent.index import (
     fit_entry,
     is_generated,
     normalize_target,
+    shorten_units,
 )
 from memdir.agent.topic import field_key
 from memdir.fixes.model import CreateFile, DeleteFile, Fix, TextEdit
@@ -255,6 +256,16 @@ def generated_duplicates(
         keep = theirs[0] if theirs else ours[0]
         found += [GeneratedDuplicate(rel, e.line, keep.line) for e in ours if e is not keep]
     return found
+
+
+def replace_hook(index: Index, entry: IndexEntry, description: str, limit: int) -> Fix:
+    """MEM129's fix: the entry's hook drafted again from its file's description, the title and
+    link kept, within the line limit. Never safe: the hook someone wrote is replaced."""
+    hook = hook_after_title(entry.title, description)
+    # The line stays within the limit where a hook of a few words still fits.
+    hook = shorten_units(hook, max(limit - utf16_len(entry.raw[: entry.hook_start]), 12))
+    edit = _index_edit(index, entry.hook_span, hook)
+    return Fix("Replace the index hook with the description", (edit,))
 
 
 def entry_insertion(index: Index, line: str) -> TextEdit:
