@@ -128,7 +128,7 @@ def test_a_new_description_leaves_a_hand_written_line_alone(root: Path) -> None:
     assert index(root) == f"- [Tea](tea.md) — green tea\n{AGENTS_LINE}\n"
     assert result.index == (
         "MEMORY.md line 2 kept (written by hand; its hook may now disagree with the "
-        "description: `memdir lint` shows it)"
+        "new description)"
     )
 
 

@@ -195,7 +195,7 @@ class IndexOutcome:
             "(memdir wrote that line; no need to edit it)",
             "unchanged": f"{index} {at} already links it (no need to add a line)",
             "kept": f"{index} {at} kept (written by hand; its hook may now disagree with the "
-            "description: `memdir lint` shows it)",
+            "new description)",
             "removed": f"its entry removed from {index}",
             "relinked": f"{index} {at} now links the new path",
             "not-maintained": f"{index} not maintained ({self.reason})",

@@ -784,11 +784,14 @@ class MemoryWriter:
             return None
         return topic.name, topic.description
 
-    def _reconciled(self, text: str) -> tuple[str, tuple[DroppedLine, ...], frozenset[int]]:
-        """``text`` without memdir's own lines for files another entry links too (see
-        :func:`generated_duplicates`): the agent's or a person's words win. Also what was
-        dropped, and the (0-based) lines that went."""
-        found = generated_duplicates(parse_index(text), self._frontmatter, self._limit())
+    def _reconciled(
+        self, text: str, index: Index | None = None
+    ) -> tuple[str, tuple[DroppedLine, ...], frozenset[int]]:
+        """``text`` (parsed: ``index``) without memdir's own lines for files another entry
+        links too (see :func:`generated_duplicates`): the agent's or a person's words win. Also
+        what was dropped, and the (0-based) lines that went."""
+        parsed = index if index is not None else parse_index(text)
+        found = generated_duplicates(parsed, self._frontmatter, self._limit())
         if not found:
             return text, (), frozenset()
         drop = {d.drop for d in found}
@@ -866,9 +869,12 @@ class MemoryWriter:
                 action, new_text = "kept", text
         else:
             action, new_text = "added", _append_line(index, self._line_for(rel, after))
-        new_text, dropped, _ = self._reconciled(new_text)
+        # An index left as it was is parsed once (a big one costs milliseconds a parse).
+        final = index if new_text == text else parse_index(new_text)
+        new_text, dropped, _ = self._reconciled(new_text, final)
+        if dropped:
+            final = parse_index(new_text)
         changes = self._write_index(index_path, original, new_text, warnings)
-        final = parse_index(new_text)
         linking = entries_linking(final, rel)
         if changes and rel in {e.path for e in final.cut_entries}:
             warnings.append(
