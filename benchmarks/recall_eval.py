@@ -42,12 +42,18 @@ the tools rule. Each system is reported by language, by split, by kind and by la
 each corpus on its own and then all together; any other question set is evaluated with ``--set
 DIR FILE`` (repeatable), e.g. a sealed set written after tuning, measured once.
 
+Questions needing two memories or more are also reported together as ``multi-memory`` (and the
+others as ``single-memory``), whatever their kind: the selector does not know how many a question
+needs. ``--half dev`` or ``--half held-out`` keeps, in every set evaluated, the questions whose
+numeric id is not, or is, a multiple of 3: a split for designing a change on one half and
+measuring it once on the other.
+
 Besides what each system selects, its ranking is scored: the share of gold files among its
 first 1, 3 and 5 files whatever its threshold keeps ("ranking recall"), which separates a bad
 ordering from a cut-off in the wrong place.
 
-Usage: ``python benchmarks/recall_eval.py [--json] [--misses] [--no-timing]
-[--memory-dir DIR] [--queries FILE ...] [--set DIR FILE ...]``.
+Usage: ``python benchmarks/recall_eval.py [--json] [--misses] [--no-timing] [--half HALF]
+[--sealed] [--memory-dir DIR] [--queries FILE ...] [--set DIR FILE ...]``.
 """
 
 from __future__ import annotations
@@ -114,6 +120,11 @@ NEW_PROCESSES = 7
 LIMIT = 5
 LANGS = ("en", "zh", "mixed", "ja")
 KINDS = ("direct", "paraphrase", "cross-language", "tools", "unrelated")
+#: Slices by how many memories a question needs, across kinds: a question needing several is
+#: also counted under its kind.
+GOLD_SLICES = ("single-memory", "multi-memory")
+#: ``--half``: a question's numeric id, modulo 3, decides its half in every set alike.
+HALVES = ("dev", "held-out")
 
 try:
     from memdir.recall import lexical
@@ -373,13 +384,11 @@ def evaluate(
         groups: dict[str, Tally] = {}
         for q in queries:
             chosen, ranking = select(q, candidates)
-            for key in (
-                "all",
-                q.lang,
-                f"split:{q.split}",
-                f"kind:{q.kind}",
-                f"{q.lang}/{q.kind}",
-            ):
+            keys = ["all", q.lang, f"split:{q.split}", f"kind:{q.kind}", f"{q.lang}/{q.kind}"]
+            if q.gold:
+                need = GOLD_SLICES[len(q.gold) > 1]
+                keys += [f"kind:{need}", f"{q.lang}/{need}"]
+            for key in keys:
                 groups.setdefault(key, Tally()).add(q.gold, chosen, ranking)
             if name == "lexical" and set(chosen) != set(q.gold):
                 misses.append(
@@ -562,7 +571,12 @@ def render_kinds(report: dict[str, Any]) -> list[str]:
     for name, entry in report["systems"].items():
         langs = [lang for lang in (*LANGS, "-") if lang in entry]
         kinds = [k for k in KINDS if f"kind:{k}" in entry]
-        kinds += sorted(k[5:] for k in entry if k.startswith("kind:") and k[5:] not in kinds)
+        kinds += sorted(
+            k[5:]
+            for k in entry
+            if k.startswith("kind:") and k[5:] not in kinds and k[5:] not in GOLD_SLICES
+        )
+        kinds += [k for k in GOLD_SLICES if f"kind:{k}" in entry]
         lines.append(f"  {name:<20} " + "".join(f"{lang:<21}" for lang in [*langs, "all"]))
         for kind in kinds:
             cells = [entry.get(f"{lang}/{kind}") for lang in langs] + [entry.get(f"kind:{kind}")]
@@ -571,6 +585,13 @@ def render_kinds(report: dict[str, Any]) -> list[str]:
             )
         lines.append("")
     return lines
+
+
+def _in_half(q: Query, half: str | None) -> bool:
+    if half is None:
+        return True
+    held_out = int(re.sub(r"\D", "", q.id) or 0) % 3 == 0
+    return held_out == (half == "held-out")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -605,6 +626,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the sealed sets of issue 16 (each measured once after tuning) instead of the "
         "default sets",
     )
+    parser.add_argument(
+        "--half",
+        choices=HALVES,
+        help="only the questions whose numeric id is not (dev) or is (held-out) a multiple of 3, "
+        "in every set evaluated",
+    )
     parser.add_argument("--no-timing", action="store_true", help="skip the timing runs")
     args = parser.parse_args(argv)
     corpora: list[tuple[Path, tuple[Path, ...]]]
@@ -635,7 +662,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not files:
             parser.error(f"no question files for {directory}: pass --queries")
         report = evaluate(
-            queries=[q for path in files for q in load_queries(path)],
+            queries=[q for path in files for q in load_queries(path) if _in_half(q, args.half)],
             candidates=load_candidates(directory),
             # Timing on the first corpus only: the second would measure the same code again.
             timing=number == 0 and not args.no_timing,

@@ -587,9 +587,12 @@ def _tokens(text: str) -> list[SecretMatch]:
             if match is None or not _random_body(match.group()[len(prefix) :]):
                 continue
             taken.append((at, match.end()))
-            found.append(
-                SecretMatch(kind, original(at), original(at) + match.end() - at, f"{prefix}…")
-            )
+            # Cut short with an ellipsis ("sk-ant-api03-AbC…"): a prefix shown to name a key
+            # kept elsewhere, not one that works.
+            if not joined.startswith(("...", "…"), match.end()):
+                found.append(
+                    SecretMatch(kind, original(at), original(at) + match.end() - at, f"{prefix}…")
+                )
             break
     for kind, gate, pattern, label, check in _SHAPES:
         if gate.search(joined) is None:
@@ -638,9 +641,34 @@ def _name_part(text: str, folded: str, at: int, keyword: str) -> tuple[str, str]
     return folded[start:at], folded[at + len(keyword) : end]
 
 
+#: Words that make a ``key`` the key of a record, a file or a cache, not a credential
+#: (``fileKey``, ``cache_key``, ``PRIMARY_KEY``): the value is an id, random as it may look.
+_ID_KEY_WORDS_TEXT = (
+    "file cache primary foreign sort partition row object idempotency lookup composite unique "
+    "natural surrogate query route i18n translation locale message item list field column "
+    "table record entity node document doc dedupe dedup"
+)
+_ID_KEY_WORDS = frozenset(_ID_KEY_WORDS_TEXT.split())
+
+
+def _word_before(text: str, folded: str, start: int) -> str:
+    """The word of a name just before ``start`` (``file`` in ``fileKey``, ``file_key``)."""
+    end = start
+    while end > 0 and text[end - 1] in "_-.":
+        end -= 1
+    begin = end
+    while begin > 0 and folded[begin - 1].isalnum() and folded[begin - 1].isascii():
+        if begin < end and text[begin - 1].islower() and text[begin].isupper():
+            break
+        begin -= 1
+    return folded[begin:end]
+
+
 def _credential_name(text: str, folded: str, at: int, keyword: str) -> bool:
     before, after = _name_part(text, folded, at, keyword)
     if after not in _KEYWORDS[keyword]:
+        return False
+    if keyword == "key" and not before and _word_before(text, folded, at) in _ID_KEY_WORDS:
         return False
     if not before or keyword not in _GLUED_ONLY:
         return True

@@ -306,6 +306,16 @@ def test_a_table_naming_topic_files_in_code_form_is_an_index(make_dir: MakeDir) 
     assert codes(found, "MEM004") == [] and codes(found, "MEM107") == []
 
 
+def test_mem004_a_note_opening_a_table_index_is_structure(make_dir: MakeDir) -> None:
+    index = (
+        "# Memory\n\n> This folder is committed: it comes along with every clone.\n"
+        "> Last updated: 2026-04-01\n\n| File | Type | Holds |\n|---|---|---|\n"
+        "| [deploys.md](deploys.md) | project | release trains |\n"
+    )
+    root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys")})
+    assert codes(run(root), "MEM004") == []
+
+
 def test_a_table_without_links_is_content_reported_once(make_dir: MakeDir) -> None:
     index = (
         "# Memory\n\n- [Deploys](deploys.md) — trains\n\n## Hosts\n\n"
@@ -415,3 +425,19 @@ def test_mem107_a_document_for_people_is_no_orphan(make_dir: MakeDir) -> None:
     assert [d.rel_path for d in codes(run(root), "MEM107")] == ["NOTES.md"]
     # Nor is the guide a memory missing its frontmatter.
     assert codes(run(root), "MEM101") == []
+
+
+# --- the index named in another case ---------------------------------------------------------
+
+
+def test_an_index_named_in_lowercase_is_one_finding(make_dir: MakeDir) -> None:
+    # Written on a case-insensitive system, where the agent loads it as MEMORY.md.
+    index = "# MEMORY.md\n\n- [Deploys](deploys.md) — release trains\n- [Billing](billing.md) — x\n"
+    root = make_dir(
+        {"memory.md": index, "deploys.md": topic("deploys"), "billing.md": topic("billing")}
+    )
+    found = run(root)
+    [named] = codes(found, "MEM123")
+    assert named.rel_path == "memory.md" and "Rename it MEMORY.md" in named.message
+    # Not a memory without frontmatter, and the files it links are no orphans.
+    assert codes(found, "MEM101") == [] and codes(found, "MEM107") == []

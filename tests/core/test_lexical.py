@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -665,6 +667,7 @@ def test_benchmark_quality_on_every_development_set() -> None:
         "zh": (0.67, 0.76, 0.87),
         "kind:tools": (0.83, 0.76, 0.0),
         "kind:paraphrase": (0.50, 0.75, 0.0),
+        "kind:multi-memory": (0.51, 0.81, 0.0),
     }
     _assert_floors(lex, floors)
 
@@ -679,6 +682,7 @@ def test_benchmark_quality_on_the_sealed_sets() -> None:
         "en": (0.67, 0.61, 0.80),
         "zh": (0.71, 0.75, 0.77),
         "kind:tools": (0.65, 0.59, 0.0),
+        "kind:multi-memory": (0.35, 0.57, 0.0),
     }
     _assert_floors(lex, floors)
 
@@ -817,3 +821,40 @@ def test_at_most_max_word_matches_files_on_the_question_words() -> None:
     same = [Item(f"k{n}.md", "Kafka lag", "Kafka consumer lag alerts", None) for n in range(6)]
     tied = select_lexical(query, same)
     assert len(tied.selected) == 5 and not tied.crowded
+
+
+def test_benchmark_reports_multi_memory_questions_and_halves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Questions needing several memories are a slice of their own (across kinds), and
+    ``--half`` splits every set by its ids' multiples of 3, as the dev / held-out split."""
+    recall_eval = load_recall_eval()
+    rows = [
+        ("q001", "how do we deploy to staging?", ["deploy/staging.md"]),
+        ("q002", "staging broke, roll it back", ["deploy/staging.md", "deploy/rollback.md"]),
+        ("q003", "roll back staging", ["deploy/staging.md", "deploy/rollback.md"]),
+        ("q004", "what's the capital of Portugal?", []),
+        ("q006", "how do I roll back?", ["deploy/rollback.md"]),
+    ]
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(
+        "".join(
+            json.dumps({"id": i, "query": q, "lang": "en", "gold": g, "kind": "direct"}) + "\n"
+            for i, q, g in rows
+        ),
+        encoding="utf-8",
+    )
+    memory = recall_eval.MEMORY_DIR
+    slices = {}
+    for half in ("dev", "held-out"):
+        args = ["--set", str(memory), str(questions), "--half", half, "--no-timing", "--json"]
+        assert recall_eval.main(args) == 0
+        slices[half] = json.loads(capsys.readouterr().out)["systems"]["lexical"]
+    dev, held_out = slices["dev"], slices["held-out"]
+    assert dev["all"]["queries"] == 3 and held_out["all"]["queries"] == 2
+    assert (dev["kind:multi-memory"]["queries"], dev["kind:multi-memory"]["gold"]) == (1, 2)
+    assert (dev["kind:single-memory"]["queries"], dev["kind:single-memory"]["gold"]) == (1, 1)
+    assert held_out["kind:multi-memory"]["queries"] == held_out["kind:single-memory"]["queries"]
+    # A question with nothing to find needs no memory: it is in neither slice.
+    assert dev["kind:direct"]["queries"] == 3 and dev["kind:direct"]["unrelated"] == 1
+    assert dev["en/multi-memory"]["queries"] == 1

@@ -209,3 +209,36 @@ def test_mem110_identifiers_and_placeholders_are_no_secrets(line: str) -> None:
 )
 def test_mem110_a_uuid_named_as_a_credential_is_still_one(line: str) -> None:
     assert [m.kind for m in find_secrets(line)] != []
+
+
+#: A random-looking value of 22 characters; a credential's name makes it one, a record's not.
+RANDOM_ID = "Qm7Xc2LpR4vT9nWb8KdJ3z"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"Design file: fileKey={RANDOM_ID}, page Settings",
+        f"cache_key = {RANDOM_ID}",
+        f"PRIMARY_KEY: {RANDOM_ID}",
+        f"The S3 object key is objectKey={RANDOM_ID}",
+        # A known key's prefix cut with an ellipsis names a key kept elsewhere.
+        "| Anthropic | `sk-ant-api03-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0Ce...` (full key: vault) |",
+        "OpenAI: sk-proj-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeAa…",
+    ],
+)
+def test_mem110_record_keys_and_cut_keys_are_no_secrets(line: str) -> None:
+    assert find_secrets(line) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"api_key={RANDOM_ID}",
+        f"storageKey: {RANDOM_ID}",
+        f"file_token = {RANDOM_ID}",
+        "ANTHROPIC_API_KEY=sk-ant-api03-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeAaBbCcDdEe",
+    ],
+)
+def test_mem110_credentials_beside_them_are_still_secrets(line: str) -> None:
+    assert find_secrets(line) != []

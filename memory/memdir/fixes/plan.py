@@ -649,10 +649,11 @@ def content_blocks(index: Index) -> list[ContentBlock]:
                 section, under = level, True
             headings += 1
             opened = opened and headings <= 1
-        elif kind in _BLOCK_ENDS:
+        elif kind in _BLOCK_ENDS or number in index_rows:
+            # A row of an index table is an entry too.
             close(followed=True)
             under = False
-            opened = opened and kind != "entry"
+            opened = opened and kind == "frontmatter"
         elif kind in _CONTENT_KINDS and number not in index_rows:
             if start < 0:
                 start = held_start if held_start >= 0 else number

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from memdir import constants as C
 from memdir.config import RecallMode
 from memdir.lint.diagnostic import Diagnostic, Severity
 from memdir.model import IndexEntry, Problem, Span, TopicFile
@@ -215,6 +216,14 @@ def named_for_people(rel_path: str) -> bool:
     its frontmatter (MEM101) nor one missing from the index (MEM107)."""
     stem = posixpath.splitext(posixpath.basename(rel_path))[0]
     return stem.isupper()
+
+
+def index_in_other_case(rel_path: str) -> bool:
+    """``memory.md`` (or ``Memory.md``) at the top of the dir: the index under a name that only
+    a case-insensitive file system takes for MEMORY.md (MEM123 reports the name). It is no
+    memory missing frontmatter (MEM101), and the files it links are no orphans until it is
+    renamed (MEM107)."""
+    return rel_path != C.INDEX_FILENAME and rel_path.casefold() == C.INDEX_FILENAME.casefold()
 
 
 def head_span(text: str) -> Span:

@@ -23,7 +23,13 @@ from memdir.agent.scan import excluded_entry, window_order
 from memdir.agent.topic import load_topic
 from memdir.fixes import plan
 from memdir.lint.diagnostic import Diagnostic, Fix
-from memdir.lint.rules.base import DirectoryView, Rule, head_span, named_for_people
+from memdir.lint.rules.base import (
+    DirectoryView,
+    Rule,
+    head_span,
+    index_in_other_case,
+    named_for_people,
+)
 from memdir.lint.rules.consistency import Directive, directives
 from memdir.lint.rules.descriptions import near_duplicate_pairs
 from memdir.lint.rules.index import entry_links, path_key
@@ -172,6 +178,8 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     index = view.index
     summaries = view.summaries
     unlinked = summaries.keys() - view.linked
+    if not index.exists and any(index_in_other_case(rel) for rel in summaries):
+        return  # the index under another case: MEM123 says so, and links count once renamed
     if unlinked and (index.references or index.named or index.wiki_named):
         unlinked -= referenced(index, summaries)
     room = plan.IndexRoom(index)
@@ -481,6 +489,18 @@ def _unportable_names(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnos
                 "checkout or copy keeps one and loses the other. Merge them or rename one",
             )
         for name in sorted(names):
+            if not folder and not view.index.exists and index_in_other_case(name):
+                yield ctx.diag(
+                    "MEM123",
+                    ctx.root / name,
+                    name,
+                    Span(0, 0, 0, 0),
+                    f"`{_escaped(name)}` is the index under another case: the agent opens "
+                    f"{C.INDEX_FILENAME}, which finds this file only where case is ignored "
+                    "(macOS, Windows); on Linux it loads no index at all. Rename it "
+                    f"{C.INDEX_FILENAME}",
+                )
+                continue
             problem = unportable_name(name)
             if problem is None:
                 continue
@@ -505,8 +525,10 @@ MEM123 = Rule(
     "differ only in case (`a.md`, `A.md`) or in Unicode normalisation (`é.md` composed and "
     "decomposed), which macOS and Windows take for one; a Windows device name (`CON.md`, "
     "`nul.md`, `COM1.md`); a name ending with a dot or a space; a name holding an invisible "
-    "character (zero-width space or joiners, word joiner, BOM, soft hyphen). Each group of "
-    "colliding names is one finding, on its last name, naming the others.",
+    "character (zero-width space or joiners, word joiner, BOM, soft hyphen); the index named "
+    "in another case (`memory.md`), which only a case-insensitive system loads as MEMORY.md "
+    "(the files it links are then no orphans, and it no memory without frontmatter). Each "
+    "group of colliding names is one finding, on its last name, naming the others.",
     why="Memory directories travel with repositories: on a case-insensitive or normalising file "
     "system a checkout keeps one of two colliding memories and the other is lost or replaced, "
     "a device name cannot be checked out on Windows at all, and a name with an invisible "

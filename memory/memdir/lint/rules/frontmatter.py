@@ -21,6 +21,7 @@ from memdir.lint.rules.base import (
     TopicView,
     field_span,
     head_span,
+    index_in_other_case,
     named_for_people,
     or_list,
 )
@@ -38,6 +39,8 @@ _TYPES = or_list(C.MEMORY_TYPES)
 def _no_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
     if not (view.usable and "no-frontmatter" in view.kinds) or named_for_people(topic.rel_path):
+        return []
+    if index_in_other_case(topic.rel_path):
         return []
     return [
         ctx.diag(
