@@ -236,7 +236,7 @@ def test_a_memory_written_or_viewed_over_mcp_is_not_given_next_prompt(
     assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
     assert list((tmp_path / "server-state" / "memdir" / "hook-sessions").glob("*.json"))
     results = tool_results(asked[-1])
-    assert results["toolu_create"] == "File created successfully at: /memories/window.md"
+    assert results["toolu_create"].startswith("File created successfully at: /memories/window.md")
     assert "Deploys go through the staging cluster first." in results["toolu_view"]
     assert (memory / "window.md").read_text() == WINDOW
     # The second prompt's hook gave neither: the model has both from memdir's MCP tools.
@@ -309,3 +309,123 @@ def test_the_hook_asks_no_model_with_the_agents_key(claude_code: Path, tmp_path:
     assert not any(SELECTOR_PROMPT_START in s for s in systems), "memdir asked the model"
     log = home / ".local" / "state" / "memdir" / "hook.log"
     assert not log.exists(), log.read_text()
+
+
+# --- the whole loop: the hook, the PostToolUse hook and `memdir mcp` in one session -------------
+
+LAUNCH = (
+    "---\nname: launch date\ndescription: the product launch is due on March 3\n"
+    "type: project\n---\nThe product launch is due on March 3.\n"
+)
+#: The line the model adds to MEMORY.md itself, as Claude Code's prompt tells it to.
+AGENTS_LAUNCH_LINE = "- [Launch](launch.md) — due March 3, agreed with sales"
+LAUNCH_QUESTION = "when is the product launch due?"
+
+
+def test_one_session_the_model_memdir_and_the_hooks_agree(
+    claude_code: Path, tmp_path: Path
+) -> None:
+    """Issue 29's loop, with the prompt hook, the PostToolUse hook and ``memdir mcp`` all set up
+    as the docs say: the model creates a memory over MCP and adds its own index line with Edit
+    (one entry stays: its own), moves the date under that hand-written line (the line is kept,
+    and lint reports the hook's stale date), and the next prompt's hook gives nothing the model
+    wrote this session. The first model request already carries memdir's tools."""
+    home, project, memory = scratch_project(tmp_path)
+    index = memory / "MEMORY.md"
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    post = f"{sys.executable} -m memdir hook post-tool-use"
+    settings["hooks"]["PostToolUse"] = [
+        {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": post}]}
+    ]
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+
+    def use(ident: str, name: str, data: dict[str, object]) -> Body:
+        return message({"type": "tool_use", "id": ident, "name": name, "input": data})
+
+    launch = "/memories/launch.md"
+    edit = {
+        "file_path": str(index),
+        "old_string": "- [Tea](tea.md)\n",
+        "new_string": f"- [Tea](tea.md)\n{AGENTS_LAUNCH_LINE}\n",
+    }
+    moved = ("the product launch is due on March 3", "the product launch is due on May 5")
+    body_moved = ("The product launch is due on March 3.", "The product launch is due on May 5.")
+    script: list[Body] = [
+        # Prompt 1: write the memory through memdir, then index it as Claude Code says.
+        use("toolu_create", MEMORY_TOOL,
+            {"command": "create", "path": launch, "file_text": LAUNCH}),
+        use("toolu_read", "Read", {"file_path": str(index)}),
+        use("toolu_edit", "Edit", edit),
+        message(text("Saved.")),
+        # Prompt 2: the date moved.
+        use("toolu_desc", MEMORY_TOOL, {"command": "str_replace", "path": launch,
+                                        "old_str": moved[0], "new_str": moved[1]}),
+        use("toolu_body", MEMORY_TOOL, {"command": "str_replace", "path": launch,
+                                        "old_str": body_moved[0], "new_str": body_moved[1]}),
+        message(text("Updated.")),
+        # Prompt 3: a question the launch memory answers.
+        message(text("May 5.")),
+    ]  # fmt: skip
+    asked: list[Body] = []
+
+    def respond(body: Body) -> Body:
+        if not body.get("tools"):
+            return message(text("ok"))  # side requests: titles, summaries
+        asked.append(body)
+        return script.pop(0) if script else message(text("Done."))
+
+    run = run_agent(
+        claude_code,
+        home=home,
+        cwd=project,
+        env_extra={"ENABLE_TOOL_SEARCH": "false"},
+        prompt=[
+            "remember that the product launch is due on March 3",
+            "the product launch moved to May 5, update the memory",
+            LAUNCH_QUESTION,
+        ],
+        responder=respond,
+        timeout=240.0,
+        args=[
+            *with_mcp(tmp_path, memory),
+            "--permission-mode",
+            "acceptEdits",
+        ],
+    )
+    assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
+    assert not script, f"the agent stopped early: {len(script)} scripted answers left"
+    # The first model request already lists memdir's tools (tool search off).
+    first = {t.get("name") for t in asked[0].get("tools") or []}
+    assert {MEMORY_TOOL, RECALL_TOOL} <= first
+    results = tool_results(asked[-1])
+    # memdir indexed the memory and said so; the model's own line then replaced memdir's.
+    created = results["toolu_create"]
+    assert created.startswith("File created successfully at: /memories/launch.md; indexed in ")
+    assert "(no need to add a line)" in created
+    entries = [line for line in index.read_text().splitlines() if "(launch.md)" in line]
+    assert entries == [AGENTS_LAUNCH_LINE]
+    # The description moved under the hand-written line: kept, and the result says so ...
+    assert "kept (written by hand" in results["toolu_desc"]
+    assert "May 5" in (memory / "launch.md").read_text()
+    # ... and lint reports that the line's date disagrees with the description.
+    lint = subprocess.run(
+        [sys.executable, "-m", "memdir", "lint", "--format", "json", str(memory)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = [d for d in json.loads(lint.stdout) if d["code"] == "MEM129"]
+    assert [(d["path"], d["line"]) for d in found] == [("MEMORY.md", 3)], lint.stdout
+    assert "says 3 where the description of launch.md says 5" in found[0]["message"]
+    # The last prompt's hook gives nothing the model wrote through memdir this session, though
+    # a fresh session would be given the launch memory for that question.
+    assert "launch.md" in {m.rel_path for m in recall(LAUNCH_QUESTION, memory, Session()).surfaced}
+    last = "\n".join(texts(asked[-1]))
+    assert last.count(LAUNCH_QUESTION) == 1
+    given = hook_context(asked[-1]) or ""
+    assert "The product launch is due" not in given, given[:2000]
+    # The hooks' log holds the one thing the PostToolUse hook did, and no failure.
+    log = (home / ".local" / "state" / "memdir" / "hook.log").read_text()
+    assert [line.split(" ", 2)[2] for line in log.splitlines()] == [
+        "dropped memdir's line for launch.md"
+    ], log

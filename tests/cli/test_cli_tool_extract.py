@@ -40,7 +40,8 @@ def test_tool_prints_the_result_text(tmp_path: Path, capsys: pytest.CaptureFixtu
     }
     assert tool(capsys, tmp_path, create) == (
         0,
-        "File created successfully at: /memories/use-pnpm.md\n",
+        "File created successfully at: /memories/use-pnpm.md; indexed in MEMORY.md at line 1 "
+        "(no need to add a line)\n",
     )
     assert (tmp_path / "MEMORY.md").read_text(encoding="utf-8") == (
         "- [Use pnpm](use-pnpm.md) — the user wants pnpm\n"
@@ -107,7 +108,8 @@ def test_tool_as_a_subprocess(tmp_path: Path) -> None:
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (
         0,
-        "File created successfully at: /memories/a.md\n",
+        "File created successfully at: /memories/a.md; indexed in MEMORY.md at line 1 "
+        "(no need to add a line)\n",
         "",
     )
 

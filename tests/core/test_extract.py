@@ -240,7 +240,10 @@ async def test_views_then_creates_a_memory(dirs: tuple[Path, Path, Path]) -> Non
     assert "/memories/release-freeze.md" in listing["content"]
     assert "is_error" not in listing
     (created,) = api.tool_results(2)
-    assert created["content"] == "File created successfully at: /memories/use-pnpm.md"
+    assert created["content"] == (
+        "File created successfully at: /memories/use-pnpm.md; indexed in MEMORY.md at line 2 "
+        "(no need to add a line)"
+    )
 
 
 async def test_writes_outside_the_memory_dir_are_refused(

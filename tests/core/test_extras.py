@@ -157,7 +157,8 @@ def test_the_memory_tool_needs_no_sdk(
     assert main(["tool", "--dir", str(memory_dir), json.dumps(view)]) == 0
     out = capsys.readouterr().out
     assert out == (
-        "File created successfully at: /memories/a.md\n"
+        "File created successfully at: /memories/a.md; indexed in MEMORY.md at line 1 "
+        "(no need to add a line)\n"
         "Here's the content of /memories/a.md with line numbers:\n     1\thello\n     2\t\n"
     )
 

@@ -251,3 +251,24 @@ def test_fix_quotes_a_description_cut_by_a_comment_only_when_the_hash_starts_a_w
         "Ticket #58 cache headers for the CDN", '"Ticket #58 cache headers for the CDN"'
     )
     assert (root / "b.md").read_text() == spaced  # maybe a comment someone meant: editor only
+
+
+def test_mem129_fix_drafts_the_hook_from_the_description_and_is_never_applied_by_fix(
+    make_dir: MakeDir,
+) -> None:
+    launch = (
+        "---\nname: launch\ndescription: the launch moved to May 5\ntype: project\n---\n"
+        "The launch moved to May 5.\n"
+    )
+    index = "- [Launch](launch.md) — due March 3\n"
+    root = make_dir({"MEMORY.md": index, "launch.md": launch})
+    state = DirState(root)
+    state.refresh()
+    (found,) = [d for d in state.lint().diagnostics if d.code == "MEM129"]
+    assert found.fix is not None and not found.fix.safe
+    assert apply_text_edits(index, list(found.fix.edits)) == (
+        "- [Launch](launch.md) — the launch moved to May 5\n"
+    )
+    report = apply_fixes([found])  # `memdir lint --fix`: the hook someone wrote is theirs
+    assert report.written == ()
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == index

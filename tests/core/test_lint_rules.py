@@ -680,3 +680,67 @@ def test_mem112_message_is_built_from_the_problems_detail(make_dir: MakeDir) -> 
     root = make_dir({"MEMORY.md": entry("a.md") + "\n", "a.md": b"---\nname: caf\xe9\n---\n"})
     [found] = only(run(root), "MEM112")
     assert found.message.startswith("not valid UTF-8 (byte 0xe9 at offset 13): the agent reads")
+
+
+# --- MEM129 ----------------------------------------------------------------------------------
+
+
+LAUNCH = topic(
+    "launch", "the launch moved to May 5", body="The launch moved to May 5, after the audit.\n"
+)
+
+
+def test_mem129_a_hook_left_behind_by_a_moved_deadline(make_dir: MakeDir) -> None:
+    root = make_dir(
+        {"MEMORY.md": "# Index\n- [Launch](launch.md) — due March 3\n", "launch.md": LAUNCH}
+    )
+    (found,) = only(run(root), "MEM129")
+    assert found.rel_path == "MEMORY.md"
+    assert pos(found) == (2, 25, 2, 36)  # the hook
+    assert found.message == (
+        "the index hook says 3 where the description of launch.md says 5, and launch.md says 3 "
+        "nowhere: the agent loads this hook every session and believes it. Update the hook (the "
+        "fix drafts one from the description)"
+    )
+    assert found.fix is not None and not found.fix.safe
+
+
+@pytest.mark.parametrize(
+    ("hook", "description", "body"),
+    [
+        ("level 34 player", "a level 32 player", "Level 32."),
+        ("API checked against v1.0.62", "the player API as of v1.0.58", "Notes."),
+        ("含 6 條判讀紀律", "含 5 條判讀紀律的技能", "技能。"),
+    ],
+)
+def test_mem129_fires_where_a_number_changed_in_its_place(
+    make_dir: MakeDir, hook: str, description: str, body: str
+) -> None:
+    root = make_dir(
+        {"MEMORY.md": f"- [A](a.md) — {hook}\n", "a.md": topic("a", description, body=body)}
+    )
+    assert len(only(run(root), "MEM129")) == 1
+
+
+@pytest.mark.parametrize(
+    ("hook", "description", "body"),
+    [
+        # The file still says it (the body): the hook agrees with the memory.
+        ("due March 3", "the launch is due soon", "Due March 3.\n"),
+        # A detail the memory lacks, with nothing against it: not a disagreement.
+        ("1800+ tests in Jest", "testing standards for this project", "Use TDD.\n"),
+        # Numbers in other places: a count against a date.
+        ("18 projects and their state", "every project as of 05.06.2026", "Projects.\n"),
+        # The same number written with a thousands separator.
+        ("break-even 1600 GPU hours", "break-even at 1,600 GPU hours a month", "x\n"),
+        # No digit at all.
+        ("the launch date", "the launch moved to May 5", "May 5.\n"),
+    ],
+)
+def test_mem129_quiet_where_the_hook_and_the_memory_agree(
+    make_dir: MakeDir, hook: str, description: str, body: str
+) -> None:
+    root = make_dir(
+        {"MEMORY.md": f"- [A](a.md) — {hook}\n", "a.md": topic("a", description, body=body)}
+    )
+    assert only(run(root), "MEM129") == []

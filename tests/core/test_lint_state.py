@@ -406,7 +406,7 @@ def test_a_new_project_rechecks_what_a_partial_one_was_never_asked(tmp_path: Pat
 # --- what an edit re-runs (test doubles, never time) ------------------------------------------
 
 # MEM111 and MEM128 are preview rules: off here.
-ALL_DIRECTORY_RULES = {"MEM005", "MEM107", "MEM108", "MEM114", "MEM122", "MEM123"}
+ALL_DIRECTORY_RULES = {"MEM005", "MEM107", "MEM108", "MEM114", "MEM122", "MEM123", "MEM129"}
 
 
 def fresh(root: Path, texts: dict[str, str]) -> tuple[Diagnostic, ...]:
@@ -449,6 +449,7 @@ def test_each_directory_rule_runs_only_when_what_it_reads_changed(
     assert ran("MEMORY.md", index + "- [Gone](gone.md) — not written yet\n") == {
         "MEM005",
         "MEM107",
+        "MEM129",
     }
     # A body edit too short to change its runs of words: none.
     assert ran("m03.md", topic("m03", f"'{describe(3)}'", body="Another body.\n")) == set()
@@ -459,6 +460,7 @@ def test_each_directory_rule_runs_only_when_what_it_reads_changed(
     # A description: the rules that read descriptions (duplicates, the orphan fix's hook).
     assert ran("m04.md", topic("m04", "a new description of the deploy freeze rota")) == {
         "MEM107",
+        "MEM129",
     }
     # A save that changes only the modification time: the prefetch window.
     os.utime(root / "m06.md", (1_800_000_000, 1_800_000_000))
@@ -471,8 +473,9 @@ def test_each_directory_rule_runs_only_when_what_it_reads_changed(
         "MEM107",
         "MEM108",
         "MEM123",
+        "MEM129",
     }
-    gone = {"MEM005", "MEM107", "MEM108", "MEM123"}
+    gone = {"MEM005", "MEM107", "MEM108", "MEM123", "MEM129"}
     assert ran("new.md", None) == gone  # gone again
 
 

@@ -25,9 +25,17 @@ from memdir.writing.memory_tool import (
 PREFETCH = Settings(recall_mode="prefetch")
 
 
+def api(result: ToolResult) -> ToolResult:
+    """The result as the API's tool words it: without memdir's clause on MEMORY.md."""
+    return ToolResult(result.api_text, result.is_error, result.warnings)
+
+
 def test_the_api_strings_verbatim(tmp_path: Path) -> None:
     tool = MemdirMemoryTool(tmp_path, settings=PREFETCH)
-    run = tool.run
+
+    def run(command: dict[str, object]) -> ToolResult:
+        return api(tool.run(command))
+
     assert run(
         {"command": "create", "path": "/memories/a.md", "file_text": "x\ny\n"}
     ) == ToolResult("File created successfully at: /memories/a.md")
@@ -199,7 +207,7 @@ def test_parsed_commands_are_plain_values() -> None:
 
 def test_a_parsed_command_runs_like_its_input(tmp_path: Path) -> None:
     tool = MemdirMemoryTool(tmp_path, settings=PREFETCH)
-    assert tool.execute(CreateCommand("/memories/a.md", "x\n")) == ToolResult(
+    assert api(tool.execute(CreateCommand("/memories/a.md", "x\n"))) == ToolResult(
         "File created successfully at: /memories/a.md"
     )
     assert tool.execute(ViewCommand("/memories/a.md")) == tool.run(
@@ -220,7 +228,7 @@ def test_result_block(tmp_path: Path) -> None:
 async def test_arun_runs_off_the_event_loop(tmp_path: Path) -> None:
     tool = MemdirMemoryTool(tmp_path, settings=PREFETCH)
     result = await tool.arun({"command": "create", "path": "/memories/a.md", "file_text": "x"})
-    assert result == ToolResult("File created successfully at: /memories/a.md")
+    assert api(result) == ToolResult("File created successfully at: /memories/a.md")
 
 
 def test_a_write_holding_a_secret_is_refused_for_every_face(tmp_path: Path) -> None:

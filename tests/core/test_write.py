@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
-from memdir.agent.index import fit_entry
+from memdir.agent.index import fit_entry, topic_title
 from memdir.agent.scan import scan
 from memdir.config import Settings
 from memdir.writing.journal import dir_state
 from memdir.writing.results import (
+    IndexOutcome,
     InvalidLineError,
     LockTimeoutError,
     MultipleMatchError,
@@ -25,7 +26,7 @@ from memdir.writing.results import (
     UnsafePathError,
 )
 from memdir.writing.stamps import stamp_modified
-from memdir.writing.writer import LOCK_NAME, MemoryWriter, topic_title
+from memdir.writing.writer import LOCK_NAME, MemoryWriter
 
 
 def topic(name: str, description: str, type_: str = "project", body: str = "Body.\n") -> str:
@@ -112,10 +113,12 @@ def test_create_does_not_stamp_the_new_text(root: Path) -> None:
     assert "modified" not in (root / "a.md").read_text(encoding="utf-8")
 
 
-def test_an_existing_entry_is_updated_on_create(root: Path) -> None:
+def test_an_existing_entry_someone_wrote_is_kept_on_create(root: Path) -> None:
+    # Someone else's line (the agent's, a person's): memdir rewrites only lines it wrote.
     (root / "MEMORY.md").write_text("- [Old title](a.md) — old hook\n", encoding="utf-8")
-    writer(root).create("a.md", topic("new-name", "new hook"))
-    assert index_of(root) == "- [New name](a.md) — new hook\n"
+    result = writer(root).create("a.md", topic("new-name", "new hook"))
+    assert index_of(root) == "- [Old title](a.md) — old hook\n"
+    assert result.index == IndexOutcome("unchanged", 1)
 
 
 def test_md_only_refuses_other_files(root: Path) -> None:

@@ -38,7 +38,9 @@ def test_pip_installs_the_wheel_into_a_venv(dist: Dist, place: Path, tmp_path: P
     text = "---\nname: venv\ndescription: made from a core-only venv\ntype: project\n---\nHi\n"
     create = json.dumps({"command": "create", "path": "/memories/venv-note.md", "file_text": text})
     made = run([*tool, create], cwd=place, env=env)
-    assert made.stdout == "File created successfully at: /memories/venv-note.md\n"
+    assert made.stdout.startswith(
+        "File created successfully at: /memories/venv-note.md; indexed in MEMORY.md at line"
+    )
     view = json.dumps({"command": "view", "path": "/memories/venv-note.md", "view_range": [6, 6]})
     shown = run([*tool, view], cwd=place, env=env)
     assert (

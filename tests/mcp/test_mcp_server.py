@@ -103,6 +103,38 @@ async def test_memory_tool_answers_as_memdir_tool_does(memdir: Path, tmp_path: P
     assert (memdir / "MEMORY.md").read_text() == (twin / "MEMORY.md").read_text()
 
 
+async def test_the_models_own_index_line_replaces_memdirs_over_mcp(memdir: Path) -> None:
+    """Claude Code tells the model to add the MEMORY.md line itself after writing a memory: the
+    create says memdir did, and an insert of the model's own line leaves one entry, the model's."""
+    note = (
+        "---\nname: launch\ndescription: the launch is due on March 3\ntype: project\n---\n"
+        "Due March 3.\n"
+    )
+    theirs = "- [Launch](launch.md) — ship date agreed with sales"
+    async with connect(memdir) as client:
+        created = await client.call_tool(
+            "memory", {"command": "create", "path": "/memories/launch.md", "file_text": note}
+        )
+        lines = (memdir / "MEMORY.md").read_text(encoding="utf-8").split("\n")
+        at = lines.index("- [Launch](launch.md) — the launch is due on March 3") + 1
+        assert text_of(created) == (
+            f"File created successfully at: /memories/launch.md; indexed in MEMORY.md at line "
+            f"{at} (no need to add a line)"
+        )
+        inserted = await client.call_tool(
+            "memory",
+            {
+                "command": "insert",
+                "path": "/memories/MEMORY.md",
+                "insert_line": len(lines) - 1,
+                "insert_text": theirs,
+            },
+        )
+    assert "dropped memdir's own MEMORY.md line for launch.md" in text_of(inserted)
+    index = (memdir / "MEMORY.md").read_text(encoding="utf-8")
+    assert index.count("(launch.md)") == 1 and theirs in index
+
+
 async def test_a_write_with_a_secret_is_refused_naming_only_its_kind(memdir: Path) -> None:
     async with connect(memdir) as client:
         for command in (

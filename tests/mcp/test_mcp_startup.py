@@ -78,7 +78,11 @@ def test_initialize_comes_before_the_heavy_imports_and_the_tool_needs_no_sdk(
             created = call(
                 wire, {"command": "create", "path": "/memories/pnpm.md", "file_text": text}
             )
-            assert created == ("File created successfully at: /memories/pnpm.md", False)
+            assert created == (
+                "File created successfully at: /memories/pnpm.md; indexed in MEMORY.md at line 1 "
+                "(no need to add a line)",
+                False,
+            )
             viewed = call(
                 wire, {"command": "view", "path": "/memories/pnpm.md", "view_range": [6, 6]}
             )

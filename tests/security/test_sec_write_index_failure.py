@@ -159,11 +159,14 @@ async def test_the_language_server_reports_an_error(tmp_path: Path) -> None:
 
 def test_warnings_reach_the_cli_user(tmp_path: Path) -> None:
     """A warning that did not stop the write (here: MEMORY.md is not UTF-8, so left alone) is
-    printed on stderr; stdout stays the API's text."""
+    printed on stderr; stdout is the API's text and memdir's clause on the index."""
     root = build(tmp_path / "memory")
     (root / "MEMORY.md").write_bytes(b"- [Deploy](deploy.md) \xff\n")
     create: dict[str, Any] = {"command": "create", "path": "/memories/n.md", "file_text": "x\n"}
     outcome = cli_tool(root, create)
     assert not outcome.is_error
-    assert outcome.text == "File created successfully at: /memories/n.md\n"
+    assert outcome.text == (
+        "File created successfully at: /memories/n.md; MEMORY.md left alone: MEMORY.md is not "
+        "UTF-8 text; memdir will not edit it\n"
+    )
     assert "warning: MEMORY.md left alone" in outcome.warnings

@@ -172,6 +172,38 @@ def fit_entry(title: str, path: str, hook: str, limit: int, bullet: str = "-") -
     return render_entry(short_title or title[:8], path, "", bullet)
 
 
+_KEBAB = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
+
+
+def topic_title(name: str | None, rel: str) -> str:
+    """The index title memdir gives a memory: its ``name``, read as words when it is a kebab
+    slug, else its file name as words."""
+    if name and name.strip():
+        name = " ".join(name.split())
+        if not _KEBAB.match(name):
+            return name
+        words = " ".join(re.split(r"[-_]", name))
+        return words[:1].upper() + words[1:]
+    stem = rel.rpartition("/")[2].removesuffix(".md")
+    words = " ".join(re.split(r"[-_\s]+", stem)).strip() or stem
+    return words[:1].upper() + words[1:]
+
+
+def generated_entry(
+    name: str | None, description: str | None, rel: str, limit: int, bullet: str = "-"
+) -> str:
+    """The index line memdir writes for a memory with this ``name`` and ``description``."""
+    return fit_entry(topic_title(name, rel), rel, description or "", limit, bullet)
+
+
+def is_generated(
+    entry: IndexEntry, name: str | None, description: str | None, rel: str, limit: int
+) -> bool:
+    """Whether ``entry`` is the line memdir would write for this frontmatter: how memdir knows
+    a line is its own (no marker in MEMORY.md), so that it rewrites only its own lines."""
+    return entry.raw.strip() == generated_entry(name, description, rel, limit, entry.bullet)
+
+
 #: How close MEMORY.md is to path A's load cap.
 LoadLevel = Literal["within", "near", "over"]
 

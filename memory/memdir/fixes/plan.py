@@ -24,7 +24,15 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from memdir import constants as C
-from memdir.agent.index import Index, code_names, encode_target, fit_entry, normalize_target
+from memdir.agent.index import (
+    Index,
+    code_names,
+    encode_target,
+    fit_entry,
+    is_generated,
+    normalize_target,
+    shorten_units,
+)
 from memdir.agent.topic import field_key
 from memdir.fixes.model import CreateFile, DeleteFile, Fix, TextEdit
 from memdir.fixes.text import (
@@ -207,6 +215,57 @@ def entries_linking(index: Index, rel_path: str, *, folder: bool = False) -> lis
         if target == want or (folder and target.startswith(prefix)):
             found.append(entry)
     return found
+
+
+@dataclass(frozen=True)
+class GeneratedDuplicate:
+    """memdir's own entry for ``path`` (0-based line ``drop``), which another entry (``keep``)
+    links too."""
+
+    path: str
+    drop: int
+    keep: int
+
+
+def generated_duplicates(
+    index: Index,
+    frontmatter: Callable[[str], tuple[str | None, str | None] | None],
+    limit: int,
+) -> list[GeneratedDuplicate]:
+    """The lines memdir wrote for files another entry links too: what to drop so that a file
+    memdir indexed and the agent (or a person) then indexed again keeps one entry, theirs.
+
+    A line is memdir's when it is what memdir writes for the file's current ``name`` and
+    ``description`` (``frontmatter(path)``, None when the file cannot be read: left alone).
+    Where every entry of a file is memdir's, the first stays.
+    """
+    groups: dict[str, list[IndexEntry]] = {}
+    for entry in index.entries:
+        if entry.path:
+            groups.setdefault(posixpath.normpath(entry.path), []).append(entry)
+    found: list[GeneratedDuplicate] = []
+    for rel, entries in groups.items():
+        if len(entries) < 2:
+            continue
+        fields = frontmatter(rel)
+        if fields is None:
+            continue
+        name, description = fields
+        ours = [e for e in entries if is_generated(e, name, description, rel, limit)]
+        theirs = [e for e in entries if e not in ours]
+        keep = theirs[0] if theirs else ours[0]
+        found += [GeneratedDuplicate(rel, e.line, keep.line) for e in ours if e is not keep]
+    return found
+
+
+def replace_hook(index: Index, entry: IndexEntry, description: str, limit: int) -> Fix:
+    """MEM129's fix: the entry's hook drafted again from its file's description, the title and
+    link kept, within the line limit. Never safe: the hook someone wrote is replaced."""
+    hook = hook_after_title(entry.title, description)
+    # The line stays within the limit where a hook of a few words still fits.
+    hook = shorten_units(hook, max(limit - utf16_len(entry.raw[: entry.hook_start]), 12))
+    edit = _index_edit(index, entry.hook_span, hook)
+    return Fix("Replace the index hook with the description", (edit,))
 
 
 def entry_insertion(index: Index, line: str) -> TextEdit:

@@ -411,7 +411,8 @@ class DirState:
         # Fields only some rules read (bodies' word runs, directives) are kept while one is on.
         read = fields_read(self.context.enabled)
         bodies, directives = "body_shingles" in read, "directives" in read
-        return FileResult(key, summarize(topic, self.root, bodies, directives), tuple(found))
+        summary = summarize(topic, self.root, bodies, directives, "numbers" in read)
+        return FileResult(key, summary, tuple(found))
 
     def _check_index(self, key: tuple[int, int] | None, index: Index, overlay: str | None) -> None:
         links = entry_links(index.entries)

@@ -48,8 +48,12 @@ hold for all of them:
   The files older versions kept in the dir (:data:`LEGACY_FILENAMES`) are never opened; lint
   reports them (MEM122).
 * **Indexed.** In index mode (``recall_mode = "index"``) creating or renaming a topic file adds or
-  updates its ``MEMORY.md`` line, rendered with :func:`memdir.agent.index.render_entry` under the
-  line limit, deleting removes it; in prefetch mode the index is left alone.
+  relinks its ``MEMORY.md`` line, rendered with :func:`memdir.agent.index.fit_entry` under the
+  line limit, deleting removes it; in prefetch mode the index is left alone. memdir rewrites only
+  its own lines (:func:`memdir.agent.index.is_generated`: what it writes for the frontmatter
+  before the edit), and drops its own line for a file another entry links too (the agent's words
+  win). Every result says what it did to the index
+  (:class:`memdir.writing.results.IndexOutcome`).
 * **Stamped.** A write to a topic file that already has frontmatter sets its ``modified`` field to
   the current UTC time with milliseconds, where the agent keeps it (``metadata.modified`` in a
   file the agent wrote), as the agent does.

@@ -164,6 +164,17 @@ class ToolResult:
     #: interrupted write's journal refused): the API's text has no room for it, so each face
     #: shows it its own way (stderr, a second paragraph, a ``warnings`` field).
     warnings: tuple[str, ...] = ()
+    #: memdir's clause on what the write did to MEMORY.md, already at the end of ``text`` (see
+    #: :func:`with_index_note`); "" when there is none. ``text`` without it is the API's own.
+    index: str = ""
+
+    @property
+    def api_text(self) -> str:
+        """``text`` as the API's tool words it, without memdir's clause on the index."""
+        for suffix in (f"; {self.index}", f"\nmemdir: {self.index}."):
+            if self.index and self.text.endswith(suffix):
+                return self.text.removesuffix(suffix)
+        return self.text
 
     def to_block(self, tool_use_id: str) -> dict[str, Any]:
         """As a ``tool_result`` content block for the Messages API."""
@@ -172,3 +183,15 @@ class ToolResult:
         if self.is_error:
             block["is_error"] = True
         return block
+
+
+def with_index_note(text: str, note: str) -> str:
+    """The API's result ``text`` followed by memdir's ``note`` on the index: "File created
+    successfully at: /memories/x.md; indexed in MEMORY.md at line 4 (…)". The API's words stay
+    as they are; after a result of several lines (a snippet) or a full stop, the note is a
+    sentence of its own on a new line."""
+    if not note:
+        return text
+    if "\n" in text or text.endswith("."):
+        return f"{text}\nmemdir: {note}."
+    return f"{text}; {note}"

@@ -46,6 +46,7 @@ from memdir.writing.memory_commands import (
     ToolResult,
     ViewCommand,
     parse_command,
+    with_index_note,
 )
 from memdir.writing.results import (
     FileChange,
@@ -195,6 +196,8 @@ def _edit_error(path: str, exc: WriteError) -> _ResultError:
 class _Log:
     changes: list[FileChange] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: memdir's clause on the index for the command running now.
+    index: str = ""
 
 
 class MemdirMemoryTool:
@@ -251,13 +254,17 @@ class MemdirMemoryTool:
     def execute(self, command: Command) -> ToolResult:
         """Execute a parsed command (see :func:`parse_command`)."""
         known = len(self._log.warnings)
+        self._log.index = ""
         try:
             text, is_error = self._handlers[command.command](command), False
         except _ResultError as exc:
             text, is_error = exc.text, True
         except OSError as exc:
             text, is_error = f"Error: {exc.strerror or exc}", True
-        return ToolResult(text, is_error, tuple(self._log.warnings[known:]))
+        note = "" if is_error else self._log.index
+        return ToolResult(
+            with_index_note(text, note), is_error, tuple(self._log.warnings[known:]), note
+        )
 
     async def arun(self, data: object) -> ToolResult:
         """:meth:`run` off the event loop (file work and the lock may block)."""
@@ -274,6 +281,7 @@ class MemdirMemoryTool:
     def _record(self, result: WriteResult) -> None:
         self._log.changes.extend(result.changes)
         self._log.warnings.extend(result.warnings)
+        self._log.index = result.index.clause() if result.index is not None else ""
 
     def _index_owed(self, exc: IndexNotUpdatedError, done: str) -> _ResultError:
         """The command was carried out but MEMORY.md not updated (a full disk): an error, so

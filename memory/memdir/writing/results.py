@@ -147,6 +147,69 @@ class FileChange:
         return data
 
 
+#: ``edited``: the write was to MEMORY.md itself (only ``dropped`` has anything to say).
+IndexAction = Literal[
+    "added",
+    "updated",
+    "unchanged",
+    "kept",
+    "removed",
+    "relinked",
+    "not-maintained",
+    "left-alone",
+    "edited",
+]
+
+
+@dataclass(frozen=True)
+class DroppedLine:
+    """memdir's own index line for ``path``, dropped because another entry links the file: the
+    words of the agent or a person win over memdir's."""
+
+    path: str
+    #: The 1-based line of the entry that stays, in MEMORY.md as written.
+    kept_line: int
+
+
+@dataclass(frozen=True)
+class IndexOutcome:
+    """What a write did to MEMORY.md for its target: every face shows it after the result (see
+    :meth:`clause`), so the agent knows whether to add a line itself."""
+
+    action: IndexAction
+    #: The 1-based line of the target's entry in MEMORY.md after the write, where it has one.
+    line: int | None = None
+    #: Why MEMORY.md was not touched (``not-maintained``, ``left-alone``).
+    reason: str = ""
+    #: memdir's own lines dropped by this write because another entry links their file.
+    dropped: tuple[DroppedLine, ...] = ()
+
+    def clause(self) -> str:
+        """One clause for a person and a model, e.g. "indexed in MEMORY.md at line 4 (no need to
+        add a line)"; "" when there is nothing to say."""
+        index = C.INDEX_FILENAME
+        at = f"line {self.line}" if self.line is not None else "its line"
+        parts = {
+            "added": f"indexed in {index} at {at} (no need to add a line)",
+            "updated": f"{index} {at} rewritten from the new name and description "
+            "(memdir wrote that line; no need to edit it)",
+            "unchanged": f"{index} {at} already links it (no need to add a line)",
+            "kept": f"{index} {at} kept (written by hand; its hook may now disagree with the "
+            "new description)",
+            "removed": f"its entry removed from {index}",
+            "relinked": f"{index} {at} now links the new path",
+            "not-maintained": f"{index} not maintained ({self.reason})",
+            "left-alone": f"{index} left alone: {self.reason}",
+            "edited": "",
+        }
+        clauses = [parts[self.action]] if parts[self.action] else []
+        clauses += [
+            f"dropped memdir's own {index} line for {d.path} (line {d.kept_line} links it now)"
+            for d in self.dropped
+        ]
+        return "; ".join(clauses)
+
+
 @dataclass(frozen=True)
 class WriteResult:
     """What one operation did: the target's change first, then MEMORY.md's when it changed."""
@@ -160,6 +223,8 @@ class WriteResult:
     changed_line: int | None = None
     #: Things the user should know that did not stop the write (e.g. index left alone).
     warnings: tuple[str, ...] = ()
+    #: What the write did to MEMORY.md (None: nothing a write of this file could do to it).
+    index: IndexOutcome | None = None
 
     @property
     def index_updated(self) -> bool:

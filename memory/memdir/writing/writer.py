@@ -8,7 +8,6 @@ import contextlib
 import datetime as dt
 import os
 import posixpath
-import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -16,11 +15,16 @@ from pathlib import Path
 from typing import Final
 
 from memdir import constants as C
-from memdir.agent.index import Index, fit_entry, parse_index
+from memdir.agent.index import Index, generated_entry, is_generated, parse_index
 from memdir.agent.topic import parse_topic_text
 from memdir.config import Settings, load_settings
 from memdir.fixes.apply import apply_text_edits
-from memdir.fixes.plan import entries_linking, entry_insertion, rename_edits
+from memdir.fixes.plan import (
+    entries_linking,
+    entry_insertion,
+    generated_duplicates,
+    rename_edits,
+)
 from memdir.textio import open_regular
 from memdir.writing import files
 from memdir.writing.confine import MemoryPath, _check_new_names, _unsafe, resolve_path
@@ -58,8 +62,11 @@ from memdir.writing.journal import (
 )
 from memdir.writing.results import (
     ChangeKind,
+    DroppedLine,
     FileChange,
+    IndexAction,
     IndexNotUpdatedError,
+    IndexOutcome,
     IndexProtectedError,
     InvalidLineError,
     LockTimeoutError,
@@ -79,7 +86,6 @@ from memdir.writing.stamps import _now_utc, format_modified, has_frontmatter, st
 LOCK_NAME: Final = "write.lock"
 #: How long a writer waits for another writer before giving up with :class:`LockTimeoutError`.
 WRITE_LOCK_TIMEOUT_SECONDS: Final = 10.0
-_KEBAB = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
 
 
 # --- the index -------------------------------------------------------------------------------
@@ -89,19 +95,6 @@ def is_topic_path(rel: str) -> bool:
     """A topic file: ``*.md`` anywhere in the dir except an index named MEMORY.md."""
     name = rel.rsplit("/", 1)[-1]
     return name.endswith(".md") and name != C.INDEX_FILENAME
-
-
-def topic_title(name: str | None, rel: str) -> str:
-    """The index title for a memory: its ``name``, read as words when it is a kebab slug."""
-    if name and name.strip():
-        name = " ".join(name.split())
-        if not _KEBAB.match(name):
-            return name
-        words = " ".join(re.split(r"[-_]", name))
-        return words[:1].upper() + words[1:]
-    stem = posixpath.basename(rel).removesuffix(".md")
-    words = " ".join(re.split(r"[-_\s]+", stem)).strip() or stem
-    return words[:1].upper() + words[1:]
 
 
 def _name_and_description(rel: str, text: str) -> tuple[str, str]:
@@ -227,8 +220,13 @@ class MemoryWriter:
                 change = FileChange("created", target.rel, after=text)
                 if not maintain:
                     return self._done(WriteResult(target.rel, (change,), text))
-                extra, warnings = self._index_after_write(target.rel, None, text, created=True)
-            return self._done(WriteResult(target.rel, (change, *extra), text, warnings=warnings))
+                extra, warnings, outcome = self._index_after_write(
+                    target.rel, None, text, created=True
+                )
+            result = WriteResult(
+                target.rel, (change, *extra), text, warnings=warnings, index=outcome
+            )
+            return self._done(result)
 
     def update(self, path: str, text: str) -> WriteResult:
         """Replace the whole content of an existing file."""
@@ -366,7 +364,10 @@ class MemoryWriter:
             raise _cannot(f"delete {path}", path, exc) from exc
         change = FileChange("deleted", target.rel, before=before, is_dir=is_dir)
         extra = self._index_remove(target.rel, is_dir=is_dir, warnings=warnings)
-        return WriteResult(target.rel, (change, *extra), warnings=tuple(warnings))
+        outcome = IndexOutcome("removed") if extra else None
+        if not self.index_mode:
+            outcome = self._not_maintained(target.rel)
+        return WriteResult(target.rel, (change, *extra), warnings=tuple(warnings), index=outcome)
 
     def rename(self, old_path: str, new_path: str, *, allow_index: bool = False) -> WriteResult:
         """Rename or move a file or folder; an existing destination is never replaced.
@@ -441,7 +442,13 @@ class MemoryWriter:
         change = FileChange("renamed", source.rel, new_path=dest.rel, is_dir=is_dir)
         warnings: list[str] = []
         extra = self._index_rename(source.rel, dest.rel, is_dir=is_dir, warnings=warnings)
-        return WriteResult(dest.rel, (change, *extra), warnings=tuple(warnings))
+        outcome = None
+        if not self.index_mode:
+            outcome = self._not_maintained(dest.rel)
+        elif extra and not is_dir and extra[0].after is not None:
+            linking = entries_linking(parse_index(extra[0].after), dest.rel)
+            outcome = IndexOutcome("relinked", linking[0].line + 1 if linking else None)
+        return WriteResult(dest.rel, (change, *extra), warnings=tuple(warnings), index=outcome)
 
     def recover(self) -> tuple[str, ...]:
         """Finish what a writer that was killed left undone (every operation does this first);
@@ -578,14 +585,16 @@ class MemoryWriter:
                         folder.replace(temp, folder, target.name)
             if intent.index and is_topic_path(target.rel):
                 text = _read_text(target, target.rel)
-                changes, warnings_ = self._index_after_write(target.rel, None, text, created=True)
+                changes, warnings_, _ = self._index_after_write(
+                    target.rel, None, text, created=True
+                )
                 warnings.extend(warnings_)
                 done.extend(f"added {target.rel} to {C.INDEX_FILENAME}" for _ in changes)
         elif intent.op == "write":
             target = resolve_path(root, intent.path)
             if intent.index and is_topic_path(target.rel) and os.path.lexists(target.path):
                 text = _read_text(target, target.rel)
-                changes, warnings_ = self._index_after_write(
+                changes, warnings_, _ = self._index_after_write(
                     target.rel, intent.old, text, created=False
                 )
                 warnings.extend(warnings_)
@@ -690,6 +699,14 @@ class MemoryWriter:
             if maintain and is_topic_path(target.rel)
             else None
         )
+        reconciled: IndexOutcome | None = None
+        if maintain and target.rel == C.INDEX_FILENAME and self.index_mode:
+            # The agent's own line for a file memdir indexed replaces memdir's.
+            after, dropped, gone = self._reconciled(after)
+            if dropped:
+                reconciled = IndexOutcome("edited", dropped=dropped)
+                if changed_line is not None:
+                    changed_line -= sum(1 for n in gone if n < changed_line)
         with self._intent(WriteIntent("write", target.rel, index=maintain, old=old)):
             try:
                 _write_file(target, shown, after)
@@ -698,8 +715,17 @@ class MemoryWriter:
             change = FileChange("changed", target.rel, before=before, after=after)
             if not maintain:
                 return WriteResult(target.rel, (change,), after, changed_line)
-            extra, warnings = self._index_after_write(target.rel, old, after, created=False)
-            return WriteResult(target.rel, (change, *extra), after, changed_line, warnings)
+            extra, warnings, outcome = self._index_after_write(
+                target.rel, old, after, created=False
+            )
+            return WriteResult(
+                target.rel,
+                (change, *extra),
+                after,
+                changed_line,
+                warnings,
+                index=reconciled or outcome,
+            )
 
     # -- index maintenance (called with the lock held) ------------------------------------------
 
@@ -735,48 +761,127 @@ class MemoryWriter:
         kind: ChangeKind = "created" if before is None else "changed"
         return (FileChange(kind, C.INDEX_FILENAME, before=before, after=after),)
 
+    def _limit(self) -> int:
+        return self.settings.index_line_limit if self.settings else C.INDEX_LINE_LIMIT
+
     def _line_for(self, rel: str, text: str) -> str:
         topic = parse_topic_text(text, Path(rel), rel)
-        limit = self.settings.index_line_limit if self.settings else C.INDEX_LINE_LIMIT
-        return fit_entry(topic_title(topic.name, rel), rel, topic.description or "", limit)
+        return generated_entry(topic.name, topic.description, rel, self._limit())
+
+    def _not_maintained(self, rel: str) -> IndexOutcome | None:
+        """The outcome of a write of ``rel`` when MEMORY.md is not kept (None: not a topic)."""
+        if not is_topic_path(rel):
+            return None
+        mode = self.settings.recall_mode if self.settings else "index"
+        return IndexOutcome("not-maintained", reason=f"recall_mode = {mode}")
+
+    def _frontmatter(self, rel: str) -> tuple[str | None, str | None] | None:
+        """A topic file's name and description as on disk (None: it cannot be read)."""
+        try:
+            target = resolve_path(self._checked_root(), rel)
+            topic = parse_topic_text(_read_text(target, rel), Path(rel), rel)
+        except (WriteError, OSError):
+            return None
+        return topic.name, topic.description
+
+    def _reconciled(
+        self, text: str, index: Index | None = None
+    ) -> tuple[str, tuple[DroppedLine, ...], frozenset[int]]:
+        """``text`` (parsed: ``index``) without memdir's own lines for files another entry
+        links too (see :func:`generated_duplicates`): the agent's or a person's words win. Also
+        what was dropped, and the (0-based) lines that went."""
+        parsed = index if index is not None else parse_index(text)
+        found = generated_duplicates(parsed, self._frontmatter, self._limit())
+        if not found:
+            return text, (), frozenset()
+        drop = {d.drop for d in found}
+        kept = "\n".join(line for n, line in enumerate(text.split("\n")) if n not in drop)
+        dropped = tuple(
+            DroppedLine(d.path, d.keep + 1 - sum(1 for n in drop if n < d.keep)) for d in found
+        )
+        return kept, dropped, frozenset(drop)
+
+    def reconcile_index(self) -> WriteResult:
+        """Drop memdir's own index lines for files that another entry links too: after the agent
+        added its line to MEMORY.md with a tool memdir is not in (Claude Code's Edit or Write,
+        then ``memdir hook post-tool-use``). Nothing is written when nothing is to drop."""
+        with self.locked():
+            outcome = IndexOutcome("edited")
+            warnings: list[str] = []
+            loaded = self._index_text(warnings) if self.index_mode else None
+            if loaded is None or loaded[1] is None:
+                return self._done(WriteResult(C.INDEX_FILENAME, (), index=outcome))
+            target, text = loaded[0], loaded[1]
+            after, dropped, _ = self._reconciled(text)
+            if not dropped:
+                return self._done(WriteResult(C.INDEX_FILENAME, (), text, index=outcome))
+            with self._intent(WriteIntent("write", C.INDEX_FILENAME, index=False)):
+                changes = self._write_index(target, text, after, warnings)
+            outcome = IndexOutcome("edited", dropped=dropped)
+            result = WriteResult(
+                C.INDEX_FILENAME, changes, after, warnings=tuple(warnings), index=outcome
+            )
+            return self._done(result)
 
     def _index_after_write(
         self, rel: str, old: tuple[str, str] | None, after: str, *, created: bool
-    ) -> tuple[tuple[FileChange, ...], tuple[str, ...]]:
-        """Add the topic's index line if missing; refresh it on create or when name/description
-        changed from ``old`` (a line a person curated is otherwise left as it is)."""
+    ) -> tuple[tuple[FileChange, ...], tuple[str, ...], IndexOutcome | None]:
+        """Keep MEMORY.md in step with a write of the topic file ``rel``: add its line if it
+        has none; rewrite its line when its name or description changed from ``old`` and the
+        line is memdir's own (what memdir wrote for ``old``); never rewrite a line someone else
+        wrote. Then drop memdir's lines that another entry duplicates (:meth:`_reconciled`)."""
         warnings: list[str] = []
         if not self.index_mode or not is_topic_path(rel):
-            return (), ()
+            return (), (), self._not_maintained(rel)
         loaded = self._index_text(warnings)
         if loaded is None:
-            return (), tuple(warnings)
+            reason = warnings[-1].removeprefix(f"{C.INDEX_FILENAME} left alone: ")
+            return (), tuple(warnings), IndexOutcome("left-alone", reason=reason)
         index_path, original = loaded
         text = original or ""
         index = parse_index(text)
+        limit = self._limit()
+        topic = parse_topic_text(after, Path(rel), rel)
+        name, description = topic.name, topic.description
         existing = entries_linking(index, rel)
-        line = self._line_for(rel, after)
         lines = text.split("\n")
+        action: IndexAction
         if existing:
-            if not created and old is not None:
-                new = _name_and_description(rel, after)
-                # A broken or removed frontmatter says nothing new: keep the line as it is.
-                if new == old or not any(new):
-                    return (), tuple(warnings)
-            entry = existing[0]
-            indent = entry.raw[: len(entry.raw) - len(entry.raw.lstrip())]
-            lines[entry.line] = indent + line.replace("-", entry.bullet, 1)
-            new_text = "\n".join(lines)
-        else:
-            new_text = _append_line(index, line)
-        changes = self._write_index(index_path, original, new_text, warnings)
-        if changes:
-            cut = {e.path for e in parse_index(new_text).cut_entries}
-            if rel in cut:
-                warnings.append(
-                    f"{C.INDEX_FILENAME} is past its load cap: the line for {rel} is not loaded"
+            now = [e for e in existing if is_generated(e, name, description, rel, limit)]
+            before = (
+                [e for e in existing if is_generated(e, old[0], old[1], rel, limit)]
+                if old is not None
+                else []
+            )
+            entry = (now or before or existing)[0]
+            new = (name or "", description or "")
+            if entry in now or created or old is None or new == old or not any(new):
+                # Its line already says this, or a body-only edit, or a line someone wrote
+                # for a file just created: nothing to rewrite.
+                action, new_text = "unchanged", text
+            elif entry in before:
+                indent = entry.raw[: len(entry.raw) - len(entry.raw.lstrip())]
+                lines[entry.line] = indent + generated_entry(
+                    name, description, rel, limit, entry.bullet
                 )
-        return changes, tuple(warnings)
+                action, new_text = "updated", "\n".join(lines)
+            else:
+                action, new_text = "kept", text
+        else:
+            action, new_text = "added", _append_line(index, self._line_for(rel, after))
+        # An index left as it was is parsed once (a big one costs milliseconds a parse).
+        final = index if new_text == text else parse_index(new_text)
+        new_text, dropped, _ = self._reconciled(new_text, final)
+        if dropped:
+            final = parse_index(new_text)
+        changes = self._write_index(index_path, original, new_text, warnings)
+        linking = entries_linking(final, rel)
+        if changes and rel in {e.path for e in final.cut_entries}:
+            warnings.append(
+                f"{C.INDEX_FILENAME} is past its load cap: the line for {rel} is not loaded"
+            )
+        line = linking[0].line + 1 if linking else None
+        return changes, tuple(warnings), IndexOutcome(action, line, dropped=dropped)
 
     def _index_remove(
         self, rel: str, *, is_dir: bool, warnings: list[str]

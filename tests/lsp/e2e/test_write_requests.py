@@ -75,7 +75,9 @@ async def test_memory_tool_create_view_and_refresh(
     client: LanguageClient, workspace: Workspace
 ) -> None:
     result = await tool(client, command="create", path="/memories/use-pnpm.md", file_text=PNPM)
-    assert result.text == "File created successfully at: /memories/use-pnpm.md"
+    assert result.text.startswith(
+        "File created successfully at: /memories/use-pnpm.md; indexed in MEMORY.md at line "
+    )
     assert result.isError is False
     assert [(c.kind, c.path) for c in result.changes] == [
         ("created", "use-pnpm.md"),

@@ -33,6 +33,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     prompt.set_defaults(func=cmd_user_prompt_submit)
+    post = events.add_parser(
+        "post-tool-use",
+        help="after the agent's Edit or Write of MEMORY.md, drop memdir's line where the agent "
+        "added its own",
+        description=(
+            "Read a PostToolUse hook input on stdin; when the tool wrote the project's "
+            "MEMORY.md, drop memdir's own lines for files another entry links, and tell the "
+            "model as additionalContext. Fails open like user-prompt-submit."
+        ),
+    )
+    post.set_defaults(func=cmd_post_tool_use)
 
 
 def cmd_user_prompt_submit(args: argparse.Namespace) -> int:
@@ -60,5 +71,24 @@ def cmd_user_prompt_submit(args: argparse.Namespace) -> int:
                 state_dir(os.environ, Path.home()),
                 session_id,
                 f"error: {type(exc).__name__}: {exc}{where}",
+            )
+    return 0
+
+
+def cmd_post_tool_use(args: argparse.Namespace) -> int:
+    from memdir.agent.paths import state_dir
+    from memdir.faces.hook import append_log
+    from memdir.faces.hook_index import INPUT_MAX_BYTES, post_tool_use
+
+    try:
+        outcome = post_tool_use(sys.stdin.buffer.read(INPUT_MAX_BYTES + 1), env=os.environ)
+        if outcome.log:
+            append_log(state_dir(os.environ, Path.home()), outcome.session_id, outcome.log)
+        sys.stdout.write(outcome.stdout())
+        sys.stdout.flush()
+    except Exception as exc:  # fail open: a bug here must not get in the agent's way
+        with contextlib.suppress(Exception):
+            append_log(
+                state_dir(os.environ, Path.home()), None, f"error: {type(exc).__name__}: {exc}"
             )
     return 0

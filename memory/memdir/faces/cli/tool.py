@@ -1,7 +1,8 @@
 """``memdir tool``: one API memory tool command (``memory_20250818``) on a memory dir.
 
-Prints the tool's result text exactly as the API would return it, and any warning (MEMORY.md
-left alone, an interrupted write's journal refused) on stderr: exit 0 on success, 1 when the
+Prints the tool's result text as the API would return it, followed by memdir's clause on what it
+did to MEMORY.md, and any warning (MEMORY.md left alone, an interrupted write's journal refused)
+on stderr: exit 0 on success, 1 when the
 result is an error (a write whose MEMORY.md update failed is one), 2 when the input is not a
 memory command at all.
 """
@@ -61,7 +62,7 @@ def cmd_tool(args: argparse.Namespace) -> int:
         refuse_other_format(args, directory)
     result = MemdirMemoryTool(directory).execute(command)
     print(result.text)
-    # stdout is the API's text, exactly; what else the user should know goes to stderr.
+    # stdout is the API's text and memdir's clause on the index; the rest goes to stderr.
     for warning in result.warnings:
         print(f"memdir tool: warning: {warning}", file=sys.stderr)
     return 1 if result.is_error else 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import posixpath
+import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -69,6 +70,8 @@ class TopicSummary:
     directives: tuple[Directive, ...] = ()
     #: The body's runs of words, packed (:func:`memdir.lint.rules.overlap.pack`): MEM127, MEM128.
     body_shingles: bytes = b""
+    #: Every run of digits in the file, thousands separators dropped (MEM129).
+    numbers: frozenset[str] = frozenset()
 
     @property
     def path(self) -> Path:
@@ -566,7 +569,158 @@ MEM123 = Rule(
     directory=_unportable_names,
 )
 
-RULES = (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123, MEM128)
+# --- MEM129 --------------------------------------------------------------------------------------
+
+#: A number as written: ``3``, ``1.0.62``, ``2026-05-05``, ``13-20``, ``1,600``.
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+_DIGITS = re.compile(r"\d+")
+#: A comma between thousands: ``1,600`` is ``1600``.
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]*$")
+_WORD_AFTER = re.compile(r"[ \t]*([^\W\d_]+)")
+#: Month names: "March 3" and "May 5" state the same thing (a day), so they are one slot.
+_MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    ]
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def digit_runs(text: str) -> frozenset[str]:
+    """The runs of digits in ``text``, thousands separators dropped (``1,600`` gives 1600)."""
+    return frozenset(_DIGITS.findall(_THOUSANDS.sub("", text)))
+
+
+@dataclass(frozen=True)
+class StatedNumber:
+    """A number in a text and what it counts: the word just before it and just after it."""
+
+    text: str
+    runs: frozenset[str]
+    before: str | None
+    after: str | None
+
+    def same_slot(self, other: StatedNumber) -> bool:
+        return (self.before is not None and self.before == other.before) or (
+            self.after is not None and self.after == other.after
+        )
+
+
+def stated_numbers(text: str) -> list[StatedNumber]:
+    """Each number of ``text`` with the words next to it ("level 34": before ``level``; "6 條":
+    after ``條``, a CJK word's first character; a month name is any month)."""
+    found = []
+    for match in _NUMBER.finditer(text):
+        before = _WORD_BEFORE.search(text, max(0, match.start() - 24), match.start())
+        after = _WORD_AFTER.match(text, match.end())
+        word_before = before.group(1).casefold() if before else None
+        word_after = after.group(1).casefold() if after else None
+        if word_before in _MONTHS:
+            word_before = "(month)"
+        if word_after is not None and _CJK.match(word_after):
+            word_after = word_after[0]
+        number = match.group()
+        found.append(StatedNumber(number, digit_runs(number), word_before, word_after))
+    return found
+
+
+def stale_number(hook: str, description: str, numbers: frozenset[str]) -> tuple[str, str] | None:
+    """(what the hook says, what the description says) where an index hook and its memory
+    disagree, or None.
+
+    They disagree when the hook states a number the memory's file no longer holds anywhere
+    (``numbers``: its digit runs) while the description states another number in the same
+    place: after the same word or before it ("level 34" against "level 32", "v1.0.62" against
+    "v1.0.58", "due March 3" against "due May 5"). A hook that only adds a detail the file
+    lacks, or a number the description does not put against another, is no disagreement.
+    """
+    stale = [n for n in stated_numbers(hook) if not n.runs <= numbers]
+    if not stale:
+        return None
+    hook_runs = digit_runs(hook)
+    current = [n for n in stated_numbers(description) if not n.runs <= hook_runs]
+    for old in stale:
+        for new in current:
+            if old.same_slot(new):
+                return old.text, new.text
+    return None
+
+
+def _hooks_disagree(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
+    summaries = view.summaries
+    for entry, key in view.links:
+        summary = summaries.get(key) if key is not None else None
+        if summary is None or not summary.description or not entry.bullet:
+            continue
+        hook = entry.hook
+        # Most hooks hold no digit at all: nothing more to read.
+        if not any(c.isdigit() for c in hook):
+            continue
+        found = stale_number(hook, summary.description, summary.numbers)
+        if found is None:
+            continue
+        said, says = found
+        yield ctx.diag(
+            "MEM129",
+            ctx.index_path,
+            C.INDEX_FILENAME,
+            entry.hook_span,
+            f"the index hook says {said} where the description of {key} says {says}, and "
+            f"{key} says {said} nowhere: the agent loads this hook every session and believes "
+            "it. Update the hook (the fix drafts one from the description)",
+            plan.replace_hook(view.index, entry, summary.description, ctx.line_limit),
+        )
+
+
+MEM129 = Rule(
+    code="MEM129",
+    name="index-hook-disagrees",
+    severity="warning",
+    scope="directory",
+    summary="An index hook states a number (a count, a version, a day) that its memory no "
+    "longer holds anywhere, where the memory's description states another in the same place: "
+    "after the same word or before it (`level 34` against `level 32`, `v1.0.62` against "
+    "`v1.0.58`, `due March 3` against `due May 5`; any month name is the same word). A hook "
+    "that only adds a detail the memory lacks is not one.",
+    why="MEMORY.md is loaded into every session, the memory only when it is read: a hook left "
+    "behind when the memory changed (a deadline moved, a version bumped) is what the agent "
+    "believes. memdir's writer rewrites only the index lines it wrote itself, so a line someone "
+    "wrote keeps its words after the memory changes, and this rule says when they no longer "
+    "agree.",
+    example="`- [Launch](launch.md) — due March 3`, where launch.md's description says "
+    "`the launch moved to May 5` and the file says March 3 nowhere",
+    remedy="Update the hook; the editor's fix replaces it with one drafted from the description "
+    "(never applied by `--fix`: the hook someone wrote is theirs).",
+    fixable="editor",
+    reads=frozenset({"index", "files", "description", "numbers"}),
+    directory=_hooks_disagree,
+)
+
+RULES = (MEM005, MEM107, MEM108, MEM111, MEM114, MEM123, MEM128, MEM129)
 
 
 # --- topic summaries -----------------------------------------------------------------------------
@@ -590,11 +744,16 @@ def title_of(topic: TopicFile) -> str:
 
 
 def summarize(
-    topic: TopicFile, root: Path, bodies: bool = True, directives_on: bool = True
+    topic: TopicFile,
+    root: Path,
+    bodies: bool = True,
+    directives_on: bool = True,
+    numbers_on: bool = True,
 ) -> TopicSummary:
-    """What the directory rules read of ``topic``. ``bodies`` and ``directives_on``: keep its
-    bodies' shingles and its directives, which only some rules read (the engine asks their
-    :attr:`Rule.reads`); each is a tenth or more of a cold lint's time at 2,000 files."""
+    """What the directory rules read of ``topic``. ``bodies``, ``directives_on`` and
+    ``numbers_on``: keep its bodies' shingles, its directives and its numbers, which only some
+    rules read (the engine asks their :attr:`Rule.reads`); the first two are each a tenth or
+    more of a cold lint's time at 2,000 files."""
     fm = topic.frontmatter
     spans = fm.value_spans if fm is not None else {}
     head = head_span(topic.text)
@@ -615,4 +774,5 @@ def summarize(
         usable=not kinds & {"unreadable", "binary"},
         directives=directives(topic) if directives_on else (),
         body_shingles=pack(shingles(topic.body)) if bodies else b"",
+        numbers=digit_runs(topic.text) if numbers_on else frozenset(),
     )
