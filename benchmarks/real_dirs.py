@@ -69,6 +69,8 @@ def directories(sample: Path, wanted: str) -> list[dict[str, Any]]:
 
 #: How ``memdir lint`` starts the stderr line of a directory it leaves alone.
 NOTICE_PREFIX = "memdir lint: notice: "
+#: In the notice of a directory read by the project's instructions (not another format).
+READING = ": read by the project's instructions"
 
 
 def linted_root(sample: Path, entry: dict[str, Any], project: bool) -> Path:
@@ -98,9 +100,15 @@ def lint(sample: Path, entry: dict[str, Any], project: bool, preview: bool) -> d
     if proc.returncode not in (0, 1):
         raise SystemExit(f"memdir lint failed on {root} ({proc.returncode}): {proc.stderr}")
     # A directory memdir recognises as another agent's memory gives no finding (the JSON stays an
-    # array) and one notice on stderr: `memdir lint: notice: DIR: looks like ...`.
+    # array) and one notice on stderr: `memdir lint: notice: DIR: looks like ...`; one read by
+    # the project's instructions is checked without the auto memory rules, with a notice too.
     notices = [line for line in proc.stderr.splitlines() if line.startswith(NOTICE_PREFIX)]
-    return {"diagnostics": json.loads(proc.stdout), "notice": "\n".join(notices)}
+    reading = [line for line in notices if READING in line]
+    return {
+        "diagnostics": json.loads(proc.stdout),
+        "notice": "\n".join(line for line in notices if line not in reading),
+        "reading": "\n".join(reading),
+    }
 
 
 def findings_of(entry: dict[str, Any], report: dict[str, Any], root: Path) -> list[Finding]:
@@ -153,12 +161,15 @@ def main(argv: list[str] | None = None) -> int:
     entries = directories(sample, args.set)
     by_code: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     notices: collections.Counter[str] = collections.Counter()
+    reading: list[str] = []
     by_format: collections.Counter[str] = collections.Counter()
     todo: list[dict[str, Any]] = []
     for entry in entries:
         report = lint(sample, entry, args.project, args.preview)
         if report.get("notice"):
             notices[entry.get("format", "unknown")] += 1
+        if report.get("reading"):
+            reading.append(entry["local"])
         for finding in findings_of(entry, report, linted_root(sample, entry, args.project)):
             verdict = verdicts.get(finding.key)
             by_format[entry.get("format", "unknown")] += 1
@@ -194,12 +205,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(
             json.dumps(
-                {"dirs": len(entries), "notices": notices, "findings": by_format, "rules": table},
+                {
+                    "dirs": len(entries),
+                    "notices": notices,
+                    "read_by_instructions": reading,
+                    "findings": by_format,
+                    "rules": table,
+                },
                 indent=1,
             )
         )
         return 0
     print(f"{len(entries)} directories ({args.set}); notices: {dict(notices) or 'none'}")
+    print(f"read by the project's instructions: {len(reading)}")
     print(f"findings by format: {dict(by_format) or 'none'}")
     print(f"{'code':8} {'findings':>8} {'right':>6} {'wrong':>6} {'unjudged':>8} {'precision':>9}")
     for code, row in table.items():
