@@ -259,6 +259,23 @@ async def test_lint_findings_are_data(memdir: Path) -> None:
         assert "bare.md:1:1: error MEM101 no frontmatter" in text_of(lint)
 
 
+async def test_lint_of_a_dir_read_by_instructions_says_so(
+    tmp_path: Path, agent_config: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "CLAUDE.md").write_text("Read `.claude/memory/` first.\n", encoding="utf-8")
+    root = project / ".claude" / "memory"
+    root.mkdir(parents=True)
+    (root / "MEMORY.md").write_text("- [Bare](bare.md) — no header\n", encoding="utf-8")
+    (root / "bare.md").write_text("No header.\n", encoding="utf-8")
+    async with connect(root) as client:
+        lint = await client.call_tool("memory_lint", {})
+        assert text_of(lint).startswith("Note: read by the project's instructions (CLAUDE.md")
+        assert lint.structured_content is not None
+        assert lint.structured_content["diagnostics"] == []  # MEM101 is auto memory's
+
+
 async def test_index_reports_entries_past_the_cap(
     make_dir: Callable[[dict[str, str | bytes]], Path],
 ) -> None:
