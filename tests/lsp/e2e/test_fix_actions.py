@@ -22,6 +22,7 @@ INDEX = (
     "- [Role](role.md) — who Ana is\n"
     "- [Gone](gone.md) — the release calendar\n"
     "- [Issue](issue.md) — retry limits\n"
+    "- [Launch](launch.md) — due March 3\n"
     "\n"
     "Some paragraph written into the index.\n"
 )
@@ -36,6 +37,7 @@ FILES = {
         "type: project\nmodified: 2026-12-03T10:00:00.000Z\nlast_verified: 2020-01-02\n---\n"
         "The freeze starts next Friday.\n"
     ),
+    "launch.md": topic("launch", "the product launch is due on May 5"),
     "issue.md": (
         "---\nname: issue\ndescription: Issue #31 retry limits agreed with payments\n"
         "type: project\n---\nRetries stop after five attempts.\n"
@@ -52,6 +54,7 @@ PLANTED: dict[str, tuple[str, set[str]]] = {
     "MEM115": ("retention.md", {"Use the file name: rename to `retention`"}),
     "MEM119": ("freeze.md", {"Replace “next Friday” with 2026-12-11 (as written on 2026-12-03)"}),
     "MEM124": ("issue.md", {"Quote the description so YAML keeps it whole"}),
+    "MEM129": ("MEMORY.md", {"Replace the index hook with the description"}),
     # The server judges against the real date (the one input of a run not frozen here).
     "MEM120": ("freeze.md", {f"Mark verified today ({dt.date.today().isoformat()})"}),
 }
