@@ -751,9 +751,15 @@ def _identifier_key(text: str, name_start: int) -> bool:
     return not said or bool(said & _IDENTIFYING)
 
 
+#: Keys their services make to be public (shipped in web pages and apps): Supabase's publishable
+#: key, Stripe's publishable keys.
+_PUBLIC_KEY_PREFIXES = ("sb_publishable_", "pk_live_", "pk_test_")
+
+
 def _not_a_secret(value: str) -> bool:
-    """A placeholder, a path, or a hex number too short to be a key (a commit, a colour)."""
-    if len(value) < 8 or is_placeholder(value):
+    """A placeholder, a path, a key made to be public, or a hex number too short to be a key
+    (a commit, a colour)."""
+    if len(value) < 8 or is_placeholder(value) or value.startswith(_PUBLIC_KEY_PREFIXES):
         return True
     if value.startswith(("/", "~/", "./", "../")) and not _looks_random(value.replace("/", "")):
         return True  # ~/.ssh/id_ed25519, /etc/ssl/private/server.key

@@ -225,6 +225,9 @@ RANDOM_ID = "Qm7Xc2LpR4vT9nWb8KdJ3z"
         # A known key's prefix cut with an ellipsis names a key kept elsewhere.
         "| Anthropic | `sk-ant-api03-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0Ce...` (full key: vault) |",
         "OpenAI: sk-proj-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeAa…",
+        # Keys made to be public: shipped in every page of the app.
+        "VITE_SUPABASE_ANON_KEY=sb_publishable_Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6",
+        "STRIPE_PUBLISHABLE_KEY=pk_live_51Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0Ce",
     ],
 )
 def test_mem110_record_keys_and_cut_keys_are_no_secrets(line: str) -> None:

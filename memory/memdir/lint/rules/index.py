@@ -358,19 +358,28 @@ MEM006 = Rule(
 def _bad_links(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
     for entry, key in view.links:
         if key is None:
-            if _beside(entry.path):
+            if _pointer(entry):
                 continue
             problem = link_problem(entry)
             assert problem is not None
             yield ctx.diag("MEM007", ctx.index_path, C.INDEX_FILENAME, entry.target_span, problem)
 
 
-def _beside(path: str) -> bool:
-    """A relative link leaving the dir (``../docs/api.md``): a pointer to a file beside the
-    memories, such as a repository's docs, which the model can open with its tools. Not a memory,
-    but no mistake either: on real dirs half of these were intended (docs/real-dirs.md)."""
-    normal = link_key(path) if path else ""
-    return normal == ".." or normal.startswith("../")
+def _pointer(entry: IndexEntry) -> bool:
+    """A relative link to a file that is no memory: one beside the memories (``../docs/api.md``)
+    or one kept with them that is not Markdown (``report.html``, ``schema.sql``). The model can
+    open either with its tools: not a memory, but no mistake either (on real dirs most of these
+    were intended: docs/real-dirs.md)."""
+    raw = entry.target[1:-1] if entry.target.startswith("<") else entry.target
+    path = entry.path
+    if not path or (_SCHEME.match(raw) and not _DRIVE.match(raw)):
+        return False
+    if path.startswith(("/", "~")) or _DRIVE.match(path):
+        return False
+    normal = link_key(path)
+    if normal == ".." or normal.startswith("../"):
+        return True
+    return normal != C.INDEX_FILENAME and not normal.endswith(".md")
 
 
 MEM007 = Rule(
@@ -383,8 +392,9 @@ MEM007 = Rule(
     severity="error",
     scope="index",
     summary="An index entry links something that is not a topic file of this directory: a URL, "
-    "an absolute path, a non-`.md` file, or MEMORY.md itself. A relative path leaving the "
-    "directory (`../docs/api.md`) is a pointer to a file beside the memories, not reported.",
+    "an absolute path, or MEMORY.md itself. A relative path leaving the directory "
+    "(`../docs/api.md`) or naming a file that is not Markdown (`report.html`) is a pointer to "
+    "a file beside or among the memories, which the model can open: not reported.",
     why="The agent reads memories from the memory dir only; such an entry is never a "
     "memory, and absolute paths break when the directory moves.",
     example="`- [Notes](https://example.com/notes.md)` or `- [Old](/home/me/notes.md)`",
