@@ -79,6 +79,23 @@ def _prose_lines(topic: TopicFile) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
+#: Inline code on a line, and a name in code.
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def code_names(topic: TopicFile) -> frozenset[str]:
+    """The names the file's code uses (fenced blocks and inline code), lower-cased: a word that
+    is one (``input.yesterday``) names a field where prose mentions it, not a day."""
+    names: set[str] = set()
+    fences = Fences()
+    for line in topic.text.split("\n")[topic.body_line :]:
+        parts = [line] if fences.is_code(line) else _CODE_SPAN.findall(line)
+        for part in parts:
+            names.update(name.lower() for name in _NAME.findall(part))
+    return frozenset(names)
+
+
 # --- MEM119 --------------------------------------------------------------------------------------
 
 
@@ -91,10 +108,15 @@ def _relative_date(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     stamped = parse_day(topic.modified) is not None
     source = "its `modified` field" if stamped else _MTIME_CAVEAT
     found: list[Diagnostic] = []
+    names: frozenset[str] | None = None
     for number, line in _prose_lines(topic):
         for relative in find_relative_dates(line):
             if _quoted(line, relative.start, relative.end):
                 continue
+            if relative.text.isidentifier():
+                names = code_names(topic) if names is None else names
+                if relative.text.lower() in names:
+                    continue  # a field the code names ("score change needs yesterday")
             anchor = anchor or written_on(topic)
             absolute = render(relative, anchor)
             span = Span.on_line(number, relative.start, relative.end)
@@ -133,8 +155,9 @@ MEM119 = Rule(
     summary="A `project` memory says when something happens relative to the day it was written "
     "(*tomorrow*, *next Friday*, *in two weeks*, *明天*, *下周五*, *下个月*, *明日*, *来週の金曜*, "
     "*来月*...). Durations (*for two weeks*, *90 天*), recurring days (*every Friday*) and "
-    "expressions in code, headings (a section named *昨日回顾*) and quoted titles or labels are "
-    "not reported: only running prose.",
+    "expressions in code, headings (a section named *昨日回顾*), quoted titles or labels, and a "
+    "word the file's code uses as a name (*needs yesterday* beside `input.yesterday`) are not "
+    "reported: only running prose.",
     why="Memories are read in later sessions, weeks or months on: *next Friday* then names a day "
     "that has long passed, and the agent cannot tell which. The agent is told to turn relative "
     "dates into absolute ones when it saves a project memory.",
