@@ -82,6 +82,30 @@ def text(value: str) -> Body:
     return {"type": "text", "text": value}
 
 
+def tool_result_blocks(body: Body) -> list[Body]:
+    """The ``tool_result`` blocks of a request's user messages, in order."""
+    return [
+        block
+        for msg in body.get("messages", [])
+        if msg.get("role") == "user" and isinstance(msg.get("content"), list)
+        for block in msg["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+
+
+def result_text(block: Body) -> str:
+    """A ``tool_result`` block's content as text (a string, or text parts joined)."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+
+
+def tool_results(body: Body) -> dict[str, str]:
+    """A request's tool results by ``tool_use`` id, as text."""
+    return {block["tool_use_id"]: result_text(block) for block in tool_result_blocks(body)}
+
+
 def memory_use(ident: str = "toolu_1", **data: Any) -> Body:
     return {"type": "tool_use", "id": ident, "name": "memory", "input": data}
 

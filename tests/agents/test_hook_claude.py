@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fake_anthropic import Body, message, text
+from fake_anthropic import Body, message, text, tool_results
 from fidelity.agent import SELECTOR_PROMPT_START, main_request, run_agent
 from memdir.agent.paths import locate_memory_dir
 from memdir.recall.prefetch import recall
@@ -178,18 +178,6 @@ def with_mcp(tmp_path: Path, memory: Path, env: dict[str, str] | None = None) ->
         server["env"] = env
     config.write_text(json.dumps({"mcpServers": {SERVER: server}}))
     return ["--mcp-config", str(config), "--allowedTools", f"{MEMORY_TOOL},{RECALL_TOOL}"]
-
-
-def tool_results(body: Body) -> dict[str, str]:
-    """The tool results of a request by tool_use id, as text."""
-    found: dict[str, str] = {}
-    for msg in body.get("messages", []):
-        for block in msg.get("content") if isinstance(msg.get("content"), list) else []:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                content = block.get("content")
-                parts = content if isinstance(content, list) else [{"text": content or ""}]
-                found[block["tool_use_id"]] = "".join(p.get("text", "") for p in parts)
-    return found
 
 
 def test_a_memory_written_or_viewed_over_mcp_is_not_given_next_prompt(

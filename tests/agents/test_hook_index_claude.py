@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fake_anthropic import Body, message, text
+from fake_anthropic import Body, message, text, tool_result_blocks
 from fidelity.agent import run_agent
 from memdir.agent.paths import locate_memory_dir
 
@@ -23,16 +23,6 @@ DEADLINE = (
 )
 MEMDIRS_LINE = "- [Launch deadline](launch-deadline.md) — the launch is due on March 3"
 AGENTS_LINE = "- [Launch](launch-deadline.md) — ship date agreed with sales"
-
-
-def tool_results(body: Body) -> list[Body]:
-    return [
-        block
-        for msg in body.get("messages", [])
-        if msg.get("role") == "user" and isinstance(msg.get("content"), list)
-        for block in msg["content"]
-        if isinstance(block, dict) and block.get("type") == "tool_result"
-    ]
 
 
 def all_text(body: Body) -> str:
@@ -59,7 +49,7 @@ def test_the_agents_own_index_line_replaces_memdirs(claude_code: Path, tmp_path:
     def respond(body: Body) -> Body:
         if not body.get("tools"):
             return message(text("ok"))  # side requests
-        done = len(tool_results(body))
+        done = len(tool_result_blocks(body))
         if done == 0:
             read = {"file_path": str(index)}
             return message({"type": "tool_use", "id": "toolu_r", "name": "Read", "input": read})

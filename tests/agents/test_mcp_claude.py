@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fake_anthropic import Body, message, text
+from fake_anthropic import Body, message, result_text, text, tool_result_blocks
 from fidelity.agent import AgentRun, agent_env, run_agent
 from mcp import Client
 from mcp.types import Tool
@@ -26,29 +26,12 @@ from memhelpers import DEPLOY_MEMORY, DEPLOY_QUERY
 TOOL = "mcp__memdir__memory_recall"
 
 
-def _tool_results(body: Body) -> list[Body]:
-    return [
-        block
-        for msg in body.get("messages", [])
-        if msg.get("role") == "user" and isinstance(msg.get("content"), list)
-        for block in msg["content"]
-        if isinstance(block, dict) and block.get("type") == "tool_result"
-    ]
-
-
-def _result_text(block: Body) -> str:
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
-
-
 def respond(body: Body) -> Body:
     """The main loop's first request (it offers memdir's tool) asks for a recall; then done."""
     names = {tool.get("name") for tool in body.get("tools") or []}
     if TOOL not in names:
         return message(text("ok"))  # side requests: titles, summaries
-    if not _tool_results(body):
+    if not tool_result_blocks(body):
         return message(
             {
                 "type": "tool_use",
@@ -93,12 +76,14 @@ def test_claude_code_calls_memdir_recall_over_mcp(claude_code: Path, tmp_path: P
     assert run.returncode == 0, f"the agent failed ({run.returncode}):\n{run.stderr[-2000:]}"
     offered = [r for r in run.requests if TOOL in {t.get("name") for t in r.get("tools") or []}]
     assert offered, "memdir's recall tool never reached the model's tools"
-    answered = [r for r in offered if _tool_results(r)]
+    answered = [r for r in offered if tool_result_blocks(r)]
     assert answered, "the agent never sent the tool's result back"
-    results = [b for b in _tool_results(answered[0]) if b.get("tool_use_id") == "toolu_recall_1"]
+    results = [
+        b for b in tool_result_blocks(answered[0]) if b.get("tool_use_id") == "toolu_recall_1"
+    ]
     assert len(results) == 1
-    assert not results[0].get("is_error"), _result_text(results[0])
-    assert _result_text(results[0]) == expected
+    assert not results[0].get("is_error"), result_text(results[0])
+    assert result_text(results[0]) == expected
 
 
 def test_the_documented_registration_connects(claude_code: Path, tmp_path: Path) -> None:
