@@ -24,6 +24,11 @@ Usage::
 
     .venv/bin/python benchmarks/real_dirs.py ~/memdir-sample --set dev --project
     .venv/bin/python benchmarks/real_dirs.py ~/memdir-sample --todo /tmp/todo.jsonl
+    .venv/bin/python benchmarks/real_dirs.py ~/memdir-sample --project --preview \\
+        --markdown dev heldout heldout2
+
+``--markdown SET ...`` prints the table of docs/real-dirs.md: right / judged per rule and set,
+and over every set.
 """
 
 from __future__ import annotations
@@ -139,38 +144,37 @@ def line_text(sample: Path, finding: Finding) -> str:
     return lines[finding.line - 1][:400] if 0 < finding.line <= len(lines) else ""
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sample", type=Path, help="the folder of real memory directories")
-    parser.add_argument("--set", default="all", help="only the directories of this set")
-    parser.add_argument("--verdicts", type=Path, help="default: SAMPLE/verdicts.jsonl")
-    parser.add_argument("--project", action="store_true", help="check citations too")
-    parser.add_argument("--preview", action="store_true", help="run the preview rules too")
-    parser.add_argument("--todo", type=Path, help="write the findings without a verdict here")
-    parser.add_argument("--json", action="store_true", help="print the table as JSON")
-    args = parser.parse_args(argv)
-    sample: Path = args.sample
-    verdict_file = args.verdicts or sample / "verdicts.jsonl"
-    verdicts: dict[str, str] = {}
-    if verdict_file.is_file():
-        for line in verdict_file.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                verdicts[row["key"]] = row["verdict"]
+Score = tuple[
+    dict[str, dict[str, Any]],
+    collections.Counter[str],
+    list[str],
+    collections.Counter[str],
+    list[dict[str, Any]],
+]
 
-    entries = directories(sample, args.set)
+
+def score(
+    sample: Path,
+    entries: list[dict[str, Any]],
+    verdicts: dict[str, str],
+    project: bool,
+    preview: bool,
+) -> Score:
+    """Lint ``entries`` and match their findings with ``verdicts``: (per rule findings, right,
+    wrong, unjudged and precision; notices by format; the directories read by the project's
+    instructions; findings by format; the findings without a verdict)."""
     by_code: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     notices: collections.Counter[str] = collections.Counter()
     reading: list[str] = []
     by_format: collections.Counter[str] = collections.Counter()
     todo: list[dict[str, Any]] = []
     for entry in entries:
-        report = lint(sample, entry, args.project, args.preview)
+        report = lint(sample, entry, project, preview)
         if report.get("notice"):
             notices[entry.get("format", "unknown")] += 1
         if report.get("reading"):
             reading.append(entry["local"])
-        for finding in findings_of(entry, report, linted_root(sample, entry, args.project)):
+        for finding in findings_of(entry, report, linted_root(sample, entry, project)):
             verdict = verdicts.get(finding.key)
             by_format[entry.get("format", "unknown")] += 1
             by_code[finding.code]["findings"] += 1
@@ -198,6 +202,80 @@ def main(argv: list[str] | None = None) -> int:
         }
         for code, c in sorted(by_code.items())
     }
+    return table, notices, reading, by_format, todo
+
+
+def markdown(
+    sample: Path, sets: list[str], verdicts: dict[str, str], project: bool, preview: bool
+) -> str:
+    """The per-rule table of docs/real-dirs.md: right / judged per set ("of N" where not every
+    finding was judged, "N (none judged)" where none was), and over every set."""
+    from memdir.lint.rules import RULES
+
+    tables = {}
+    sizes = {}
+    for name in sets:
+        entries = directories(sample, name)
+        sizes[name] = sum(1 for e in entries if e.get("format", "claude-code") == "claude-code")
+        tables[name] = score(sample, entries, verdicts, project, preview)[0]
+
+    def cell(row: dict[str, Any] | None) -> str:
+        if not row:
+            return "–"
+        judged = row["right"] + row["wrong"]
+        if not judged:
+            return f"{row['findings']} (none judged)"
+        more = f" of {row['findings']}" if row["findings"] != judged else ""
+        return f"{row['right']}/{judged}{more}"
+
+    head = " | ".join(f"{name} ({sizes[name]})" for name in sets)
+    lines = [
+        f"| code | default | {head} | all judged |",
+        "|---|---|" + "---:|" * (len(sets) + 1),
+    ]
+    for code in sorted({code for table in tables.values() for code in table}):
+        right = sum(t.get(code, {}).get("right", 0) for t in tables.values())
+        wrong = sum(t.get(code, {}).get("wrong", 0) for t in tables.values())
+        total = f"{right}/{right + wrong} ({right / (right + wrong):.1%})" if right + wrong else "–"
+        rule = RULES.get(code)
+        default = "preview" if rule is not None and rule.preview else "on"
+        cells = " | ".join(cell(tables[name].get(code)) for name in sets)
+        lines.append(f"| [{code}](rules/{code}.md) | {default} | {cells} | {total} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sample", type=Path, help="the folder of real memory directories")
+    parser.add_argument("--set", default="all", help="only the directories of this set")
+    parser.add_argument("--verdicts", type=Path, help="default: SAMPLE/verdicts.jsonl")
+    parser.add_argument("--project", action="store_true", help="check citations too")
+    parser.add_argument("--preview", action="store_true", help="run the preview rules too")
+    parser.add_argument("--todo", type=Path, help="write the findings without a verdict here")
+    parser.add_argument("--json", action="store_true", help="print the table as JSON")
+    parser.add_argument(
+        "--markdown",
+        nargs="+",
+        metavar="SET",
+        help="print docs/real-dirs.md's table: right / judged per rule for each of these sets",
+    )
+    args = parser.parse_args(argv)
+    sample: Path = args.sample
+    verdict_file = args.verdicts or sample / "verdicts.jsonl"
+    verdicts: dict[str, str] = {}
+    if verdict_file.is_file():
+        for line in verdict_file.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                verdicts[row["key"]] = row["verdict"]
+
+    if args.markdown:
+        print(markdown(sample, args.markdown, verdicts, args.project, args.preview))
+        return 0
+    entries = directories(sample, args.set)
+    table, notices, reading, by_format, todo = score(
+        sample, entries, verdicts, args.project, args.preview
+    )
     if args.todo:
         args.todo.write_text(
             "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in todo), encoding="utf-8"

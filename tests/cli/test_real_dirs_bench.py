@@ -71,3 +71,14 @@ def test_scores_each_rule_against_the_verdicts_and_lists_the_rest(tmp_path: Path
     }
     assert table["rules"]["MEM107"]["precision"] == 1.0
     assert "MEM107          1      1      0        0    100.0%" in _run(sample).stdout
+
+
+def test_markdown_prints_the_docs_table_over_sets(tmp_path: Path) -> None:
+    sample = _sample(tmp_path)
+    verdict = {"key": "dev/one|orphan.md|MEM107|1", "verdict": "right", "note": "an orphan"}
+    (sample / "verdicts.jsonl").write_text(json.dumps(verdict) + "\n", encoding="utf-8")
+    lines = _run(sample, "--markdown", "dev").stdout.splitlines()
+    assert lines[0] == "| code | default | dev (1) | all judged |"
+    rows = {line.split(" | ")[0]: line for line in lines[2:]}
+    assert rows["| [MEM107](rules/MEM107.md)"].endswith("| on | 1/1 | 1/1 (100.0%) |")
+    assert rows["| [MEM119](rules/MEM119.md)"].endswith("| on | 2 (none judged) | – |")
