@@ -169,12 +169,13 @@ def test_mem119_says_when_the_anchor_is_only_the_modification_time() -> None:
 
 def test_mem119_a_word_the_code_names_is_a_field_not_a_day() -> None:
     body = (
-        "- Each report checks its inputs: the delta report needs yesterday, the weekly one "
-        "needs history.\n\n```ts\nif (!input.yesterday) throw new Error('missing');\n```\n"
+        "- Each report checks its inputs: the delta report compares with yesterday, the "
+        "weekly one with the seven days before.\n\n"
+        "```ts\nif (!stats.yesterday) throw new Error('missing');\n```\n"
     )
     assert lint(memory("report input checks", body), "MEM119") == []
     # Without the code, the same sentence speaks of a day.
-    plain = "- The delta report needs yesterday, the weekly one needs history.\n"
+    plain = "- The delta report compares with yesterday, the weekly one with the days before.\n"
     assert len(lint(memory("report input checks", plain), "MEM119")) == 1
 
 

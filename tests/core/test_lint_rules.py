@@ -710,9 +710,9 @@ def test_mem129_a_hook_left_behind_by_a_moved_deadline(make_dir: MakeDir) -> Non
 @pytest.mark.parametrize(
     ("hook", "description", "body"),
     [
-        ("level 34 player", "a level 32 player", "Level 32."),
-        ("API checked against v1.0.62", "the player API as of v1.0.58", "Notes."),
-        ("含 6 條判讀紀律", "含 5 條判讀紀律的技能", "技能。"),
+        ("tier 7 support plan", "the tier 5 support plan", "Tier 5."),
+        ("schema checked against v2.4.1", "the export schema as of v2.3.0", "Notes."),
+        ("共 8 條部署規則", "共 9 條部署規則的清單", "清單。"),
     ],
 )
 def test_mem129_fires_where_a_number_changed_in_its_place(

@@ -33,7 +33,13 @@ def test_the_wheel_gives_memdir_and_memdir_lsp_and_the_extra_on_demand(
     assert "/memories/MEMORY.md" in listing.stdout
     create = '{"command": "create", "path": "/memories/uv-note.md", "file_text": "from uv\\n"}'
     made = run([bin_dir / "memdir", "tool", "--dir", "memory", create], cwd=place, env=env)
-    assert made.stdout.startswith("File created successfully at: /memories/uv-note.md; indexed in")
+    # The API's words, then where memdir indexed the memory: the one line linking it.
+    index = (place / "memory" / "MEMORY.md").read_text(encoding="utf-8").splitlines()
+    [line] = [n for n, text in enumerate(index, 1) if "(uv-note.md)" in text]
+    assert made.stdout == (
+        "File created successfully at: /memories/uv-note.md; "
+        f"indexed in MEMORY.md at line {line} (no need to add a line)\n"
+    )
     assert (place / "memory" / "uv-note.md").read_text(encoding="utf-8") == "from uv\n"
     # The anthropic extra is on demand, for the model calls.
     shell(f"uv tool install --force '{dist.wheel}[anthropic]'", cwd=place, env=env)

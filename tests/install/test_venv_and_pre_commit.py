@@ -38,8 +38,11 @@ def test_pip_installs_the_wheel_into_a_venv(dist: Dist, place: Path, tmp_path: P
     text = "---\nname: venv\ndescription: made from a core-only venv\ntype: project\n---\nHi\n"
     create = json.dumps({"command": "create", "path": "/memories/venv-note.md", "file_text": text})
     made = run([*tool, create], cwd=place, env=env)
-    assert made.stdout.startswith(
-        "File created successfully at: /memories/venv-note.md; indexed in MEMORY.md at line"
+    lines = (place / "memory" / "MEMORY.md").read_text(encoding="utf-8").splitlines()
+    [line] = [n for n, entry in enumerate(lines, 1) if "(venv-note.md)" in entry]
+    assert made.stdout == (
+        "File created successfully at: /memories/venv-note.md; "
+        f"indexed in MEMORY.md at line {line} (no need to add a line)\n"
     )
     view = json.dumps({"command": "view", "path": "/memories/venv-note.md", "view_range": [6, 6]})
     shown = run([*tool, view], cwd=place, env=env)

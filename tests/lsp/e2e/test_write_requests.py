@@ -75,8 +75,11 @@ async def test_memory_tool_create_view_and_refresh(
     client: LanguageClient, workspace: Workspace
 ) -> None:
     result = await tool(client, command="create", path="/memories/use-pnpm.md", file_text=PNPM)
-    assert result.text.startswith(
-        "File created successfully at: /memories/use-pnpm.md; indexed in MEMORY.md at line "
+    lines = workspace.text("MEMORY.md").splitlines()
+    [line] = [n for n, entry in enumerate(lines, 1) if "(use-pnpm.md)" in entry]
+    assert result.text == (
+        "File created successfully at: /memories/use-pnpm.md; "
+        f"indexed in MEMORY.md at line {line} (no need to add a line)"
     )
     assert result.isError is False
     assert [(c.kind, c.path) for c in result.changes] == [

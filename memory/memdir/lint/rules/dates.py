@@ -86,7 +86,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def code_names(topic: TopicFile) -> frozenset[str]:
     """The names the file's code uses (fenced blocks and inline code), lower-cased: a word that
-    is one (``input.yesterday``) names a field where prose mentions it, not a day."""
+    is one (``stats.yesterday``) names a field where prose mentions it, not a day."""
     names: set[str] = set()
     fences = Fences()
     for line in topic.text.split("\n")[topic.body_line :]:
@@ -116,7 +116,7 @@ def _relative_date(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
             if relative.text.isidentifier():
                 names = code_names(topic) if names is None else names
                 if relative.text.lower() in names:
-                    continue  # a field the code names ("score change needs yesterday")
+                    continue  # a field the code names ("the delta compares with yesterday")
             anchor = anchor or written_on(topic)
             absolute = render(relative, anchor)
             span = Span.on_line(number, relative.start, relative.end)
@@ -156,8 +156,8 @@ MEM119 = Rule(
     "(*tomorrow*, *next Friday*, *in two weeks*, *明天*, *下周五*, *下个月*, *明日*, *来週の金曜*, "
     "*来月*...). Durations (*for two weeks*, *90 天*), recurring days (*every Friday*) and "
     "expressions in code, headings (a section named *昨日回顾*), quoted titles or labels, and a "
-    "word the file's code uses as a name (*needs yesterday* beside `input.yesterday`) are not "
-    "reported: only running prose.",
+    "word the file's code uses as a name (*compares with yesterday* beside `stats.yesterday`) "
+    "are not reported: only running prose.",
     why="Memories are read in later sessions, weeks or months on: *next Friday* then names a day "
     "that has long passed, and the agent cannot tell which. The agent is told to turn relative "
     "dates into absolute ones when it saves a project memory.",

@@ -571,7 +571,7 @@ MEM123 = Rule(
 
 # --- MEM129 --------------------------------------------------------------------------------------
 
-#: A number as written: ``3``, ``1.0.62``, ``2026-05-05``, ``13-20``, ``1,600``.
+#: A number as written: ``3``, ``2.4.1``, ``2026-05-05``, ``13-20``, ``1,600``.
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _DIGITS = re.compile(r"\d+")
 #: A comma between thousands: ``1,600`` is ``1600``.
@@ -631,7 +631,7 @@ class StatedNumber:
 
 
 def stated_numbers(text: str) -> list[StatedNumber]:
-    """Each number of ``text`` with the words next to it ("level 34": before ``level``; "6 條":
+    """Each number of ``text`` with the words next to it ("tier 7": before ``tier``; "8 條":
     after ``條``, a CJK word's first character; a month name is any month)."""
     found = []
     for match in _NUMBER.finditer(text):
@@ -654,8 +654,8 @@ def stale_number(hook: str, description: str, numbers: frozenset[str]) -> tuple[
 
     They disagree when the hook states a number the memory's file no longer holds anywhere
     (``numbers``: its digit runs) while the description states another number in the same
-    place: after the same word or before it ("level 34" against "level 32", "v1.0.62" against
-    "v1.0.58", "due March 3" against "due May 5"). A hook that only adds a detail the file
+    place: after the same word or before it ("tier 7" against "tier 5", "v2.4.1" against
+    "v2.3.0", "due March 3" against "due May 5"). A hook that only adds a detail the file
     lacks, or a number the description does not put against another, is no disagreement.
     """
     stale = [n for n in stated_numbers(hook) if not n.runs <= numbers]
@@ -703,8 +703,8 @@ MEM129 = Rule(
     scope="directory",
     summary="An index hook states a number (a count, a version, a day) that its memory no "
     "longer holds anywhere, where the memory's description states another in the same place: "
-    "after the same word or before it (`level 34` against `level 32`, `v1.0.62` against "
-    "`v1.0.58`, `due March 3` against `due May 5`; any month name is the same word). A hook "
+    "after the same word or before it (`tier 7` against `tier 5`, `v2.4.1` against "
+    "`v2.3.0`, `due March 3` against `due May 5`; any month name is the same word). A hook "
     "that only adds a detail the memory lacks is not one.",
     why="MEMORY.md is loaded into every session, the memory only when it is read: a hook left "
     "behind when the memory changed (a deadline moved, a version bumped) is what the agent "
