@@ -11,7 +11,9 @@ The folder (``SAMPLE``) holds:
   "format": "claude-code", "language": "en", ...}``; without it every folder holding a
   ``MEMORY.md`` or ``*.md`` files directly is a directory of the set ``all``;
 * for ``--project``, ``projects/<local>/``: the repository the directory came from (the rules
-  that check citations against the project need its files);
+  that check citations against the project need its files), or ``projects/<local>/<name>/``
+  with the repository's name, the folder a clone gets (instructions written on the author's
+  machine name the dir by an absolute path through it);
 * ``verdicts.jsonl`` (or ``--verdicts FILE``): one judged finding a line,
   ``{"key": ..., "verdict": "right" | "wrong", "note": "..."}``.
 
@@ -78,14 +80,22 @@ NOTICE_PREFIX = "memdir lint: notice: "
 READING = ": read by the project's instructions"
 
 
+def project_root(sample: Path, entry: dict[str, Any]) -> Path:
+    """The copy of the directory's repository: ``projects/<local>/<name>`` when it is kept
+    under the repository's name (the manifest's ``repo``), else ``projects/<local>``."""
+    base = sample / "projects" / entry["local"]
+    name = str(entry.get("repo", "")).rpartition("/")[2]
+    return base / name if name and (base / name).is_dir() else base
+
+
 def linted_root(sample: Path, entry: dict[str, Any], project: bool) -> Path:
     """The directory to lint: with ``--project``, the memory dir's copy inside its project
-    (``projects/<local>/<dir>``, the manifest's ``dir``) when there is one, so that the project
+    (``<project>/<dir>``, the manifest's ``dir``) when there is one, so that the project
     leaves its own memory dir out, as it does for a memory dir kept in a repository (a copy
     outside would vouch for every word the memory cites); else ``SAMPLE/<local>`` (also for a
     workspace whose memory is the repository's root, ``dir`` ``.``: its copy is the files the
     sample took, not the whole repository)."""
-    inside = sample / "projects" / entry["local"] / entry.get("dir", ".")
+    inside = project_root(sample, entry) / entry.get("dir", ".")
     if project and entry.get("dir", ".") != "." and inside.is_dir():
         return inside
     return sample / entry["local"]
@@ -97,8 +107,8 @@ def lint(sample: Path, entry: dict[str, Any], project: bool, preview: bool) -> d
     command = [sys.executable, "-m", "memdir", "lint", "--format", "json"]
     if preview:
         command.append("--preview")
-    if project and (sample / "projects" / entry["local"]).is_dir():
-        command += ["--project", str(sample / "projects" / entry["local"])]
+    if project and project_root(sample, entry).is_dir():
+        command += ["--project", str(project_root(sample, entry))]
     proc = subprocess.run(
         [*command, str(root)], capture_output=True, text=True, timeout=600, check=False
     )

@@ -82,3 +82,25 @@ def test_markdown_prints_the_docs_table_over_sets(tmp_path: Path) -> None:
     rows = {line.split(" | ")[0]: line for line in lines[2:]}
     assert rows["| [MEM107](rules/MEM107.md)"].endswith("| on | 1/1 | 1/1 (100.0%) |")
     assert rows["| [MEM119](rules/MEM119.md)"].endswith("| on | 2 (none judged) | – |")
+
+
+def test_a_project_kept_under_its_repository_name_is_linted_as_its_clone(tmp_path: Path) -> None:
+    # The repository's copy under its name, as `git clone` names the folder: an instruction
+    # written on the author's machine names the memory dir by an absolute path through it.
+    sample = _sample(tmp_path)
+    manifest = json.loads((sample / "manifest.json").read_text(encoding="utf-8"))
+    manifest[0].update(repo="someone/notes-app", dir="memory")
+    (sample / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    clone = sample / "projects" / "dev" / "one" / "notes-app"
+    (clone / ".git").mkdir(parents=True)
+    (clone / "CLAUDE.md").write_text(
+        "Nightly: rsync -a ~/.claude/projects/*/memory/ /home/me/notes-app/memory/\n",
+        encoding="utf-8",
+    )
+    (clone / "memory").mkdir()
+    for path in (sample / "dev" / "one").iterdir():
+        (clone / "memory" / path.name).write_bytes(path.read_bytes())
+    table = json.loads(_run(sample, "--project", "--json").stdout)
+    assert table["read_by_instructions"] == ["dev/one"]
+    assert "MEM107" not in table["rules"]  # an orphan is auto memory's concern
+    assert table["rules"]["MEM119"]["findings"] == 2

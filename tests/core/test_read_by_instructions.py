@@ -55,6 +55,15 @@ def env_home(tmp_path: Path) -> tuple[dict[str, str], Path]:
         ({".claude/CLAUDE.md": "Memory: ./.claude/memory\n"}, ".claude/CLAUDE.md"),
         ({"AGENTS.md": "Keep notes in .claude/memory.\n"}, "AGENTS.md"),
         ({".claude/rules/memory.md": "See @.claude/memory/MEMORY.md\n"}, ".claude/rules/memory.md"),
+        # Absolute paths on the author's machine, through the project's folder (``proj``).
+        (
+            {
+                "CLAUDE.md": "Back up: rsync -a ~/.claude/projects/*/memory/ "
+                "/home/me/proj/.claude/memory/\n"
+            },
+            "CLAUDE.md",
+        ),
+        ({"CLAUDE.md": "Notes: C:\\Users\\me\\proj\\.claude\\memory\n"}, "CLAUDE.md"),
     ],
 )
 def test_a_dir_the_instructions_name_is_read_by_them(
@@ -79,6 +88,9 @@ def test_a_dir_the_instructions_name_is_read_by_them(
         "Claude Code keeps its auto memory in ~/.claude/memory.\n",  # another path
         "Notes go to .claude/memory-old/ and .claude/memory.md.\n",  # longer names
         "Use the auto memory tool; memory is cheap.\n",  # prose
+        "Old notes: /home/me/other/.claude/memory/\n",  # another project's folder
+        "Old notes: /home/me/proj/.claude/memory-old/\n",  # a longer name in this one
+        "Mirror: ~/.claude/projects/-home-me-proj/memory/\n",  # the agent's own copy
     ],
 )
 def test_a_dir_the_instructions_do_not_name_is_auto_memory(tmp_path: Path, text: str) -> None:
@@ -93,6 +105,9 @@ def test_one_name_is_a_path_only_with_a_slash() -> None:
     assert not names_dir("Update memory after each task.", "memory")
     assert not names_dir("See docs/memory/ for notes.", "memory")
     assert names_dir("See docs/memory/ for notes.", "docs/memory")
+    assert names_dir("Copied to /srv/app/memory/ nightly.", "memory", "app")
+    assert not names_dir("Copied to /srv/app/memory/ nightly.", "memory", "web")
+    assert not names_dir("Copied to /srv/app/memory/ nightly.", "memory")
 
 
 def test_outside_any_project_it_stays_auto_memory(tmp_path: Path) -> None:

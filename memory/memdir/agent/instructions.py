@@ -115,16 +115,29 @@ def _pattern(rel: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!{edge})(?:\./{re.escape(rel)}(?![A-Za-z0-9_\-.])|{re.escape(rel)}/)")
 
 
-def names_dir(text: str, rel: str) -> bool:
-    """Whether ``text`` names the path ``rel`` (relative to the project root) as a path."""
-    return _pattern(rel).search(text) is not None
+@functools.lru_cache(maxsize=64)
+def _absolute_pattern(root_name: str, rel: str) -> re.Pattern[str]:
+    # ``/home/me/<root name>/memory/``, ``~/code/<root name>/.claude/memory``,
+    # ``C:\\work\\<root name>\\memory``: the project's folder, then the dir, after a separator.
+    sep = r"[/\\]"
+    parts = sep.join(re.escape(part) for part in (root_name, *rel.split("/")))
+    return re.compile(rf"{sep}{parts}(?={sep}|(?!\.?[A-Za-z0-9_\-]))")
+
+
+def names_dir(text: str, rel: str, root_name: str = "") -> bool:
+    """Whether ``text`` names the path ``rel`` (relative to the project root) as a path: from
+    the root, or as an absolute path through the project's folder ``root_name`` (an instruction
+    written on the author's machine names the dir where the clone is checked out there)."""
+    if _pattern(rel).search(text) is not None:
+        return True
+    return bool(root_name) and _absolute_pattern(root_name, rel).search(text) is not None
 
 
 @functools.lru_cache(maxsize=16)
 def _naming_file(root: Path, rel: str, stamps: tuple[tuple[str, int, int], ...]) -> str | None:
     for name, _, _ in stamps:
         text = read_instruction(root, name)
-        if text is not None and names_dir(text, rel):
+        if text is not None and names_dir(text, rel, root.name):
             return name
     return None
 
