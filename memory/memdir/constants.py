@@ -71,6 +71,22 @@ INDEX_PREAMBLE_MAX_LINES: Final = 8
 #: A note closing MEMORY.md, set off by ``---`` after the last entry (how to add a memory, a
 #: "last updated" stamp), of at most this many lines is the index's own, not memory content.
 INDEX_CLOSING_MAX_LINES: Final = 2 * INDEX_PREAMBLE_MAX_LINES
+#: Folder names (case aside, a leading ``_`` or ``.`` aside) under which a memory dir keeps
+#: memories for history (``legacy/``, ``_archived/``, ``retired/2026-05-prune/``): moved out of
+#: the index on purpose, not meant to be recalled.
+ARCHIVE_FOLDERS: Final = frozenset(
+    {
+        "archive",
+        "archives",
+        "archived",
+        "legacy",
+        "old",
+        "retired",
+        "deprecated",
+        "obsolete",
+        "attic",
+    }
+)
 #: The agent is told to rewrite an over-cap index under this many lines; memdir warns past it.
 INDEX_REWRITE_TARGET_LINES: Final = 140
 #: Share of INDEX_MAX_CHARS past which an index counts as "near the cap".

@@ -188,8 +188,9 @@ class IndexLine:
 
     ``kind`` is one of ``blank``, ``heading``, ``frontmatter``, ``comment``, ``code``, ``text``,
     ``bullet`` (a bullet without a leading link: usually memory content written into the index),
-    ``pointer`` (a bullet naming a file in code form, ``- `notes.md` — hook``), ``table`` (a
-    table row) or ``rule`` (``---``).
+    ``pointer`` (a bullet naming a file in code form, ``- `notes.md` — hook``, or an entry but
+    for its form: ``- [notes.md] hook``, ``- ⭐ [Title](notes.md) — hook``), ``label`` (a line
+    of bold text only, ``**Latest reports:**``), ``table`` (a table row) or ``rule`` (``---``).
     """
 
     line: int

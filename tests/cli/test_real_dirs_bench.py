@@ -17,7 +17,7 @@ def _sample(tmp_path: Path) -> Path:
     sample = tmp_path / "sample"
     one = sample / "dev" / "one"
     one.mkdir(parents=True)
-    # Two relative dates on one line (MEM119 twice), and an orphan (MEM107).
+    # Two relative dates on one line (MEM119 twice, a preview rule), and an orphan (MEM107).
     (one / "MEMORY.md").write_text("- [Notes](n.md) — release notes\n", encoding="utf-8")
     body = "We shipped it yesterday and the review is tomorrow.\n"
     (one / "n.md").write_text(
@@ -42,7 +42,7 @@ def _run(*args: str | Path) -> subprocess.CompletedProcess[str]:
 def test_scores_each_rule_against_the_verdicts_and_lists_the_rest(tmp_path: Path) -> None:
     sample = _sample(tmp_path)
     todo = tmp_path / "todo.jsonl"
-    _run(sample, "--set", "dev", "--todo", todo)
+    _run(sample, "--set", "dev", "--preview", "--todo", todo)
     rows = [json.loads(line) for line in todo.read_text(encoding="utf-8").splitlines()]
     keys = sorted(row["key"] for row in rows)
     # The second finding of a code on one line keeps its own key (its column appended).
@@ -60,7 +60,7 @@ def test_scores_each_rule_against_the_verdicts_and_lists_the_rest(tmp_path: Path
     (sample / "verdicts.jsonl").write_text(
         "".join(json.dumps(v) + "\n" for v in verdicts), encoding="utf-8"
     )
-    table = json.loads(_run(sample, "--json").stdout)
+    table = json.loads(_run(sample, "--preview", "--json").stdout)
     assert table["dirs"] == 1
     assert table["rules"]["MEM119"] == {
         "findings": 2,
@@ -71,17 +71,18 @@ def test_scores_each_rule_against_the_verdicts_and_lists_the_rest(tmp_path: Path
     }
     assert table["rules"]["MEM107"]["precision"] == 1.0
     assert "MEM107          1      1      0        0    100.0%" in _run(sample).stdout
+    assert "MEM119" not in _run(sample).stdout  # off by default
 
 
 def test_markdown_prints_the_docs_table_over_sets(tmp_path: Path) -> None:
     sample = _sample(tmp_path)
     verdict = {"key": "dev/one|orphan.md|MEM107|1", "verdict": "right", "note": "an orphan"}
     (sample / "verdicts.jsonl").write_text(json.dumps(verdict) + "\n", encoding="utf-8")
-    lines = _run(sample, "--markdown", "dev").stdout.splitlines()
+    lines = _run(sample, "--preview", "--markdown", "dev").stdout.splitlines()
     assert lines[0] == "| code | default | dev (1) | all judged |"
     rows = {line.split(" | ")[0]: line for line in lines[2:]}
     assert rows["| [MEM107](rules/MEM107.md)"].endswith("| on | 1/1 | 1/1 (100.0%) |")
-    assert rows["| [MEM119](rules/MEM119.md)"].endswith("| on | 2 (none judged) | – |")
+    assert rows["| [MEM119](rules/MEM119.md)"].endswith("| preview | 2 (none judged) | – |")
 
 
 def test_a_project_kept_under_its_repository_name_is_linted_as_its_clone(tmp_path: Path) -> None:
@@ -100,7 +101,7 @@ def test_a_project_kept_under_its_repository_name_is_linted_as_its_clone(tmp_pat
     (clone / "memory").mkdir()
     for path in (sample / "dev" / "one").iterdir():
         (clone / "memory" / path.name).write_bytes(path.read_bytes())
-    table = json.loads(_run(sample, "--project", "--json").stdout)
+    table = json.loads(_run(sample, "--project", "--preview", "--json").stdout)
     assert table["read_by_instructions"] == ["dev/one"]
     assert "MEM107" not in table["rules"]  # an orphan is auto memory's concern
     assert table["rules"]["MEM119"]["findings"] == 2

@@ -441,3 +441,55 @@ def test_an_index_named_in_lowercase_is_one_finding(make_dir: MakeDir) -> None:
     assert named.rel_path == "memory.md" and "Rename it MEMORY.md" in named.message
     # Not a memory without frontmatter, and the files it links are no orphans.
     assert codes(found, "MEM101") == [] and codes(found, "MEM107") == []
+
+
+# --- labels, half-written links and marked entries --------------------------------------------
+
+
+def test_a_bold_label_heading_entries_is_structure(make_dir: MakeDir) -> None:
+    # `**Latest reports:**` groups the entries under it, as a sub-heading would; before content
+    # it is part of that content's block.
+    index = (
+        "# Memory\n\n## Reports\n**Latest reports:**\n- [Audit](audit.md) — the spring audit\n"
+        "**Older ones：**\n- [Deploys](deploys.md) — release trains\n\n"
+        "## Plans\n**Next quarter**\n- move billing to the new queue\n- retire the old export\n"
+    )
+    root = make_dir(
+        {"MEMORY.md": index, "audit.md": topic("audit"), "deploys.md": topic("deploys")}
+    )
+    [found] = codes(run(root), "MEM004")
+    assert lines_of(found) == (10, 12)
+    assert "(3 lines)" in found.message
+
+
+def test_a_file_named_in_brackets_without_a_target_is_pointed_at(make_dir: MakeDir) -> None:
+    # A link half written, `[audit.md] hook`: the model reads the name, so the file is no
+    # orphan and the line is no memory content.
+    index = (
+        "- [Deploys](deploys.md) — release trains\n"
+        "- [audit.md] the spring audit of the billing tables\n"
+        "- [./retention.md]: how long logs are kept\n"
+    )
+    files = {"MEMORY.md": index, "deploys.md": topic("deploys")}
+    root = make_dir({**files, "audit.md": topic("audit"), "retention.md": topic("retention")})
+    found = run(root)
+    assert codes(found, "MEM004") == [] and codes(found, "MEM107") == []
+    assert parse_index(index).named == ("audit.md", "retention.md")
+
+
+def test_a_bracketed_title_is_not_a_name(make_dir: MakeDir) -> None:
+    # Brackets around a title (not a file name), or a link's own title, name no file.
+    index = "- [Deploys](deploys.md) — trains\n- [notes.md](notes.md) — x\n\n[draft] see audit\n"
+    assert parse_index(index).named == ()
+
+
+def test_an_entry_marked_with_a_symbol_is_no_content(make_dir: MakeDir) -> None:
+    index = (
+        "- ⭐ [Rules](rules.md) — **never skip the review gate**\n"
+        "- 🔴 [Deploys](deploys.md) — release trains\n"
+    )
+    root = make_dir(
+        {"MEMORY.md": index, "rules.md": topic("rules"), "deploys.md": topic("deploys")}
+    )
+    found = run(root)
+    assert codes(found, "MEM004") == [] and codes(found, "MEM107") == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from memdir import constants as C
 from memdir.agent.topic import parse_topic_text
 from memdir.config import Settings
 from memdir.fixes.apply import apply_text_edits
-from memdir.lint import Diagnostic, LintContext
+from memdir.lint import Diagnostic, DirState, LintContext
 from memdir.lint.rules import check_topic
 from memdir.lint.rules.descriptions import description_problem
 from memdir.secrets import find_secrets
@@ -257,3 +258,27 @@ def test_mem110_record_keys_and_cut_keys_are_no_secrets(line: str) -> None:
 )
 def test_mem110_credentials_beside_them_are_still_secrets(line: str) -> None:
     assert find_secrets(line) != []
+
+
+# --- memories kept for history ------------------------------------------------------------------
+
+
+def test_an_archive_folder_is_left_to_history(make_dir: Callable[..., Path]) -> None:
+    """Files moved to ``legacy/`` (or ``_archived/``, ``retired/2026-05/``) are out of the index on
+    purpose: the rules tuning auto memory's recall (orphan, frontmatter, size, name) are not
+    run on them; a secret there is still reported."""
+    old_report = "# Billing audit, first pass\n\nSuperseded by the second pass.\n" + "x" * 5000
+    files = {
+        "MEMORY.md": "- [Deploys](deploys.md) — release trains\n",
+        "deploys.md": memory("Release trains leave on Tuesdays after a day of canary"),
+        "legacy/billing-audit.md": old_report,
+        "_archived/retention.md": memory("保留", type_="audit"),
+        "retired/2026-05-prune/keys.md": memory(
+            "Old staging keys", body="token: ghp_4f9TzQ2mL8vR1xW7cK3nB6yH0pD5sJ9aE2uG\n"
+        ),
+        "unlisted.md": memory("A memory nobody indexed, about the on-call rota"),
+    }
+    state = DirState(make_dir(files), Settings())
+    state.refresh()
+    found = {(d.rel_path, d.code) for d in state.lint().diagnostics}
+    assert found == {("unlisted.md", "MEM107"), ("retired/2026-05-prune/keys.md", "MEM110")}

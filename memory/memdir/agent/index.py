@@ -45,6 +45,9 @@ _LINK = re.compile(
 )
 #: A file named in code form, ``notes.md`` in backticks: the model reads the name as a pointer.
 _CODE_NAME = re.compile(r"`(?:\./)?([^`\s]+\.md)(?:#[^`]*)?`")
+#: A file named in brackets with no link target, ``[notes.md]``: a link half written, whose
+#: name the model reads all the same.
+_BRACKET_NAME = re.compile(r"(?<![\[!])\[(?:\./)?([^\[\]\s`]+\.md)\](?![(\[])")
 #: A list item that points at a file in code form or by a ``[[name]]`` link instead of a
 #: Markdown link, e.g. ``- `notes/deploy.md` — how to deploy``, ``- Guide: `~/guides/x.md` — …``
 #: or ``- [[deploy]] — how to deploy``: a short label may come first, a hook after. (A folder in
@@ -54,6 +57,16 @@ _POINTER = re.compile(
     r"(?:`[^`]+\.md`|\[\[[^\[\]\n]+\]\])"
     r"[ \t]*(?:(?:—|–|--|-|:)(?:[ \t]|$).*)?$"
 )
+#: A list item that is an entry but for its form: one opening with a file named in brackets and
+#: no link target (``- [notes.md] how to deploy``), or an entry marked with a symbol before its
+#: link (``- ⭐ [Deploys](deploys.md) — hook``). The model reads the file's name in both.
+_ENTRY_LIKE = re.compile(
+    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
+    r"(?:\[(?:\./)?[^\[\]\s`]+\.md\](?![(\[])"
+    r"|[^\w\s\[\]()`*_~<>|#\\]{1,3}[ \t]*\[[^\[\]\n]+\]\([^()\s]+\.md(?:#[^()\s]*)?\))"
+)
+#: A line that is only bold text, ``**Latest reports:**``: a label heading the lines below it.
+_LABEL = re.compile(r"^ {0,3}(\*\*|__)(?:(?!\1).)+\1[ \t]*[:\uff1a]?[ \t]*$")
 #: A table row (or its delimiter row), e.g. ``| [Title](file.md) | hook |``.
 _TABLE_ROW = re.compile(r"^[ \t]*\|")
 #: A thematic break, ``---``, ``***`` or ``___``: structure, never content.
@@ -667,7 +680,9 @@ def _line_kind(line: str) -> str:
         return "table"
     if BULLET.match(line):
         pointer = ("`" in line or "[[" in line) and _POINTER.match(line)
-        return "pointer" if pointer else "bullet"
+        return "pointer" if pointer or _ENTRY_LIKE.match(line) else "bullet"
+    if ("**" in line or "__" in line) and _LABEL.match(line):
+        return "label"
     return "text"
 
 
@@ -700,6 +715,8 @@ def _references(
                 )  # fmt: skip
         if "`" in line:
             named += code_names(line)
+        if "[" in line:
+            named += [normalize_target(m) for m in _BRACKET_NAME.findall(line)]
         wiki += wiki_names(line)
     for entry in entries:
         if "`" in entry.raw:
@@ -715,7 +732,7 @@ def code_names(text: str) -> list[str]:
 
 
 #: The lines whose links and code names the model reads as pointers to files.
-_READ_KINDS = frozenset({"text", "bullet", "pointer", "table", "heading"})
+_READ_KINDS = frozenset({"text", "bullet", "pointer", "table", "heading", "label"})
 
 
 def _not_loaded(load: IndexLoad, size: int, limit: int) -> IndexLoad:

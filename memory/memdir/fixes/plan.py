@@ -649,6 +649,12 @@ def content_blocks(index: Index) -> list[ContentBlock]:
                 section, under = level, True
             headings += 1
             opened = opened and headings <= 1
+        elif kind == "label":
+            # A bold label (``**Latest reports:**``) belongs to the content after it, if any,
+            # and is structure when entries follow it.
+            if held_start < 0:
+                held_start = number
+            held += 1
         elif kind in _BLOCK_ENDS or number in index_rows:
             # A row of an index table is an entry too.
             close(followed=True)

@@ -45,7 +45,8 @@ rules](../configuration.md#preview-rules)).
 Rules marked *Auto memory only* model how Claude Code loads its auto memory (the index injected
 up to a cap, the prefetch's heads and manifest): they are not run on a directory the agent reads
 on the project's instructions, with its tools ([How memdir maps to the
-agent](../agent.md#read-by-instructions)).
+agent](../agent.md#read-by-instructions)), nor on a memory kept for history in an archive folder
+([Memories kept for history](../agent.md#memories-kept-for-history)).
 
 <!-- Generated from the rule registry (memdir.lint.rules.RULES) by
 `python -m memdir.lint.docs`; tests/core/test_lint_docs.py keeps this page equal to it. -->
@@ -103,7 +104,9 @@ def _auto_memory_line(rule: Rule) -> str:
         return ""
     return (
         "- **Auto memory only**: not run on a directory read by the project's instructions "
-        f"([How the agent reads it](../agent.md#read-by-instructions)): {rule.auto_memory_only}\n"
+        "([How the agent reads it](../agent.md#read-by-instructions)) nor on a memory kept for "
+        "history ([archive folders](../agent.md#memories-kept-for-history)): "
+        f"{rule.auto_memory_only}\n"
     )
 
 

@@ -27,6 +27,8 @@ INDEX = (
     "Some paragraph written into the index.\n"
 )
 FILES = {
+    # MEM119 is a preview rule.
+    "memdir.toml": "preview = true\n",
     "MEMORY.md": INDEX,
     "role.md": topic("role", "Ana is a backend engineer who is new to React", "Users"),
     "bare.md": "# Grafana\nThe checkout board is the first stop when p95 alerts fire.\n",

@@ -36,7 +36,7 @@ from memdir.lint.rules import (
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules import writes as write_rules
-from memdir.lint.rules.base import DirectoryView, IndexView, Rule, TopicView
+from memdir.lint.rules.base import DirectoryView, IndexView, Rule, TopicView, kept_for_history
 from memdir.lint.rules.directory import TopicSummary, summarize
 from memdir.lint.rules.index import entry_links
 from memdir.model import IndexEntry, TopicFile
@@ -129,11 +129,21 @@ def unknown_codes(patterns: tuple[str, ...] | list[str]) -> list[str]:
     return [p for p in patterns if not any(code.startswith(p) for code in ALL_CODES)]
 
 
+#: The rules that model auto memory's loading and recall: not run on a directory read by the
+#: project's instructions (the engine), nor on a memory kept for history (here).
+AUTO_MEMORY_CODES: frozenset[str] = frozenset(
+    code for code, rule in RULES.items() if rule.auto_memory_only
+)
+
+
 def check_topic(topic: TopicFile, ctx: LintContext) -> list[Diagnostic]:
-    """Every enabled rule that reads one topic file."""
+    """Every enabled rule that reads one topic file (for a file kept for history, the rules
+    that hold however it is read)."""
     view = TopicView.of(topic)
     found: list[Diagnostic] = []
     enabled = ctx.enabled
+    if kept_for_history(topic.rel_path):
+        enabled = enabled - AUTO_MEMORY_CODES
     for code, check in _TOPIC:
         if code in enabled:
             found.extend(check(view, ctx))
@@ -195,5 +205,9 @@ def run_directory_rules(
     found: dict[str, list[Diagnostic]] = {}
     for code, check in _DIRECTORY:
         if (codes is None or code in codes) and code in ctx.enabled:
-            found[code] = list(check(view, ctx))
+            found[code] = [
+                diagnostic
+                for diagnostic in check(view, ctx)
+                if code not in AUTO_MEMORY_CODES or not kept_for_history(diagnostic.rel_path)
+            ]
     return found

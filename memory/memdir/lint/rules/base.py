@@ -223,6 +223,15 @@ def named_for_people(rel_path: str) -> bool:
     return stem.isupper()
 
 
+def kept_for_history(rel_path: str) -> bool:
+    """A file under an archive folder of the memory dir (:data:`C.ARCHIVE_FOLDERS`:
+    ``legacy/``, ``_archived/``): kept for history, out of the index on purpose. The rules
+    that tune auto memory's loading and recall (``Rule.auto_memory_only``) do not serve it;
+    the rest (secrets, dates, broken YAML) still hold."""
+    folders = rel_path.split("/")[:-1]
+    return any(folder.lstrip("_.").casefold() in C.ARCHIVE_FOLDERS for folder in folders)
+
+
 def index_in_other_case(rel_path: str) -> bool:
     """``memory.md`` (or ``Memory.md``) at the top of the dir: the index under a name that only
     a case-insensitive file system takes for MEMORY.md (MEM123 reports the name). It is no

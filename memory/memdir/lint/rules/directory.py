@@ -243,10 +243,12 @@ MEM107 = Rule(
     scope="directory",
     summary="A topic file that MEMORY.md does not point at: no entry links it, and no other "
     "link (a table cell, a sentence), name in code form (`` `notes.md` ``, or a path ending "
-    "with the file's, like `` `memory/notes.md` `` written from the repository's root) or "
+    "with the file's, like `` `memory/notes.md` `` written from the repository's root), name "
+    "in brackets (`[notes.md]`, a link with no target) or "
     "`[[name]]` link (the file's frontmatter `name` or its name without `.md`) in the index "
     "names it. A file named in capitals without frontmatter (`README.md`, `RESTORE.md`) is "
-    "taken for a document for people, not a memory.",
+    "taken for a document for people, not a memory, and one in an archive folder "
+    "(`legacy/`, `_archived/`) is kept for history.",
     why="On path A the agent sees only the index: a memory missing from it is invisible "
     'unless the agent happens to list the directory. With `recall_mode = "prefetch"` the '
     "index is not injected, so it is only a note.",

@@ -308,7 +308,10 @@ MEM004 = Rule(
     f"before the first entry), a note of at most {C.INDEX_CLOSING_MAX_LINES} lines closing it "
     '(set off by `---` after the last entry: how to add a memory, a "last updated" stamp), '
     "lines pointing at a file in code form (`` - `notes.md` — hook ``; a folder in code form "
-    "is the project's layout, content) and tables whose rows link or name topic files.",
+    "is the project's layout, content) or in an entry's form but for a detail (`- [notes.md] "
+    "hook` with no link target, `- ⭐ [Title](notes.md) — hook` marked with a symbol), a bold "
+    "label heading entries (`**Latest reports:**`) and tables whose rows link or name topic "
+    "files.",
     why="Content in the index is loaded into every session against the cap, yet it is not "
     "a memory: the agent cannot find it by name, update it, or recall it on path B.",
     example="`We decided to keep the old billing export until Q3 because finance…`",
