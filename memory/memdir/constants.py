@@ -63,8 +63,9 @@ INDEX_MAX_READ_BYTES: Final = 4 * 1024 * 1024
 #: What the agent is told to aim for per index line.
 INDEX_LINE_LIMIT: Final = 150
 #: How far past the limit an index line may run before MEM001 reports it: the agent is told
-#: "about 150 characters or less", and a line a few characters over it is within "about".
-INDEX_LINE_TOLERANCE: Final = 10
+#: "about 150 characters or less" (and, past the cap, "under ~200"), and on real indexes a line
+#: up to 20 over mostly holds one short statement (docs/real-dirs.md).
+INDEX_LINE_TOLERANCE: Final = 20
 #: A note opening MEMORY.md of at most this many lines (how the index is kept, before the first
 #: entry) is the index's own preamble, not memory content (MEM004).
 INDEX_PREAMBLE_MAX_LINES: Final = 8

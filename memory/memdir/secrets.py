@@ -652,9 +652,12 @@ _ID_KEY_WORDS = frozenset(_ID_KEY_WORDS_TEXT.split())
 
 
 def _word_before(text: str, folded: str, start: int) -> str:
-    """The word of a name just before ``start`` (``file`` in ``fileKey``, ``file_key``)."""
+    """The word of a name just before ``start`` (``file`` in ``fileKey``, ``file_key``, and in
+    prose, ``File key:``)."""
     end = start
     while end > 0 and text[end - 1] in "_-.":
+        end -= 1
+    if end == start and end > 1 and text[end - 1] == " " and text[end - 2] != " ":
         end -= 1
     begin = end
     while begin > 0 and folded[begin - 1].isalnum() and folded[begin - 1].isascii():

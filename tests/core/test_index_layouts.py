@@ -493,3 +493,22 @@ def test_an_entry_marked_with_a_symbol_is_no_content(make_dir: MakeDir) -> None:
     )
     found = run(root)
     assert codes(found, "MEM004") == [] and codes(found, "MEM107") == []
+
+
+def test_a_link_written_from_the_repository_root_reaches_its_file(tmp_path: Path) -> None:
+    # `.claude/memory/MEMORY.md` linking `.claude/memory/deploys.md`: written from the root,
+    # where the agent works. A link spelling another folder stays dangling.
+    root = tmp_path / "repo" / ".claude" / "memory"
+    root.mkdir(parents=True)
+    (root / "MEMORY.md").write_text(
+        "- [Deploys](.claude/memory/deploys.md) — release trains\n"
+        "- [Billing](docs/memory/billing.md) — invoices\n",
+        encoding="utf-8",
+    )
+    (root / "deploys.md").write_text(topic("deploys"), encoding="utf-8")
+    (root / "billing.md").write_text(topic("billing"), encoding="utf-8")
+    found = run(root)
+    assert [d.message.split(":")[1].split()[0] for d in codes(found, "MEM005")] == [
+        "docs/memory/billing.md"
+    ]
+    assert [d.rel_path for d in codes(found, "MEM107")] == ["billing.md"]

@@ -64,7 +64,7 @@ def entry(rel: str, hook: str = "what it covers") -> str:
 
 
 def test_mem001_line_over_limit_ranges_the_excess(make_dir: MakeDir) -> None:
-    long_hook = "x" * 150
+    long_hook = "x" * 160
     line = f"- [A](a.md) — {long_hook}"
     root = make_dir({"MEMORY.md": f"# Index\n{line}\n", "a.md": topic("a", GOOD)})
     [found] = only(run(root), "MEM001")
@@ -75,14 +75,14 @@ def test_mem001_line_over_limit_ranges_the_excess(make_dir: MakeDir) -> None:
 
 
 def test_mem001_counts_utf16_units_and_honours_the_configured_limit(make_dir: MakeDir) -> None:
-    # Each emoji is two UTF-16 units: 12 + 2 * 40 = 92 units in 52 code points.
-    line = "- [A](a.md) " + "😀" * 40
+    # Each emoji is two UTF-16 units: 12 + 2 * 50 = 112 units in 62 code points.
+    line = "- [A](a.md) " + "😀" * 50
     root = make_dir({"MEMORY.md": line + "\n", "a.md": topic("a", GOOD)})
     assert only(run(root), "MEM001") == []
     [found] = only(run(root, Settings(index_line_limit=80)), "MEM001")
     # 80 units = the 12 ASCII characters plus 34 emoji: the excess starts at code point 46.
     assert pos(found)[:2] == (1, 47)
-    assert "92 characters (limit 80)" in found.message
+    assert "112 characters (limit 80)" in found.message
 
 
 def index_with(count: int, extra: str = "") -> tuple[str, dict[str, str]]:

@@ -108,11 +108,29 @@ def _in_project(root: Path, key: str) -> bool:
     return rel is not None and (root / rel).is_file()
 
 
+def from_above(key: str, root: Path, summaries: Mapping[str, object]) -> str | None:
+    """The topic file a link names when it is written from a folder above the memory dir, the
+    repository's root where the agent works: ``.claude/memory/notes.md`` in
+    ``.claude/memory/MEMORY.md``. Only a link spelling the memory dir's own path before the
+    file's counts; None otherwise."""
+    parts = key.split("/")
+    above = root.parts
+    for depth in range(1, min(len(parts), len(above))):
+        rel = "/".join(parts[depth:])
+        if rel in summaries and tuple(parts[:depth]) == above[-depth:]:
+            return rel
+    return None
+
+
 def _dangling_links(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     references = entry_links(view.index.references)
     linked = view.linked.union(key for _, key in references if key is not None)
     # Set arithmetic first: an index without a dangling key costs no loop over its entries.
-    missing = {key for key in linked - view.summaries.keys() if not _exists(view, ctx, key)}
+    missing = {
+        key
+        for key in linked - view.summaries.keys()
+        if from_above(key, ctx.root, view.summaries) is None and not _exists(view, ctx, key)
+    }
     if missing and ctx.reading is not None:
         # Read on the project's instructions, the agent opens a link from the project's root
         # too (`memory/MEMORY.md` linking `.claude/agents-memory/notes.md`).
@@ -143,7 +161,9 @@ MEM005 = Rule(
     summary="An index entry links a topic file that does not exist; so does a link to a `.md` "
     "file anywhere else in MEMORY.md (a table cell, a sentence). In a directory the agent "
     "reads on the project's instructions, a link to a file that exists from the project's "
-    "root is followed from there.",
+    "root is followed from there; in any directory, so is a link spelling the memory dir's own "
+    "path before the file's (`.claude/memory/notes.md` in `.claude/memory/MEMORY.md`): it is "
+    "written from the repository's root, where the agent works.",
     why="The agent sees the hook every session, but reading the memory fails; it may act on "
     "the hook alone.",
     example="`- [Release calendar](release-calendar.md) — …` with no release-calendar.md",
@@ -195,6 +215,8 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
         return  # the index under another case: MEM123 says so, and links count once renamed
     if unlinked and (index.references or index.named or index.wiki_named):
         unlinked -= referenced(index, summaries)
+    if unlinked and (outside := view.linked - summaries.keys()):
+        unlinked -= {rel for key in outside if (rel := from_above(key, ctx.root, summaries))}
     room = plan.IndexRoom(index)
     for rel in sorted(unlinked):
         summary = summaries[rel]
@@ -243,8 +265,8 @@ MEM107 = Rule(
     scope="directory",
     summary="A topic file that MEMORY.md does not point at: no entry links it, and no other "
     "link (a table cell, a sentence), name in code form (`` `notes.md` ``, or a path ending "
-    "with the file's, like `` `memory/notes.md` `` written from the repository's root), name "
-    "in brackets (`[notes.md]`, a link with no target) or "
+    "with the file's, like `` `memory/notes.md` `` written from the repository's root, or a "
+    "link so written), name in brackets (`[notes.md]`, a link with no target) or "
     "`[[name]]` link (the file's frontmatter `name` or its name without `.md`) in the index "
     "names it. A file named in capitals without frontmatter (`README.md`, `RESTORE.md`) is "
     "taken for a document for people, not a memory, and one in an archive folder "
