@@ -371,6 +371,8 @@ _ASSIGNMENT_AT = re.compile(
     r"[A-Za-z0-9_.\-]*[\"'`]?[ \t]*(?:=>|:=|=|:)[ \t]*[\"'`]?"
     r"(?P<value>[A-Za-z0-9+/=_\-.~!@#%^&*]{8,})"
 )
+#: More words after a value of letters only: the value starts a phrase (a heading, a title).
+_PROSE_AFTER = re.compile(r"[ \t]+(?:&|[A-Za-z]{2,})")
 #: ``Authorization: Bearer …`` (anywhere) and ``Authorization: Basic …``.
 _BEARER = re.compile(r"(?<![A-Za-z0-9])[Bb]earer[ \t]+(?P<value>[A-Za-z0-9\-._~+/]{16,}=*)")
 _BASIC = re.compile(
@@ -671,7 +673,14 @@ def _credential_name(text: str, folded: str, at: int, keyword: str) -> bool:
     before, after = _name_part(text, folded, at, keyword)
     if after not in _KEYWORDS[keyword]:
         return False
-    if keyword == "key" and not before and _word_before(text, folded, at) in _ID_KEY_WORDS:
+    if keyword == "key" and not before and not after:
+        # A record's key (``fileKey``, ``File key:``), or ``key`` alone with no name before it
+        # (``(key: …)`` beside a design file): an id. A credential's key is named (API, access,
+        # secret) or has a known format, found on its own.
+        word = _word_before(text, folded, at)
+        if not word or word in _ID_KEY_WORDS:
+            return False
+    elif keyword == "key" and not before and _word_before(text, folded, at) in _ID_KEY_WORDS:
         return False
     if not before or keyword not in _GLUED_ONLY:
         return True
@@ -701,6 +710,8 @@ def _assignments(text: str, taken: list[SecretMatch]) -> list[SecretMatch]:
             start = match.start("value")
             if not free(start) or _not_a_secret(value):
                 continue
+            if value.isalpha() and _PROSE_AFTER.match(text, match.end("value")):
+                continue  # ``SizePass: Subscription & Feature Gating``: a title, not a value
             password = keyword in ("pass", "pwd")
             if not (_looks_like_password(value) if password else _looks_random(value)):
                 continue

@@ -418,10 +418,12 @@ def test_mem107_a_document_for_people_is_no_orphan(make_dir: MakeDir) -> None:
             "MEMORY.md": "- [Deploys](deploys.md) — trains\n",
             "deploys.md": topic("deploys"),
             "SETUP.md": guide,
+            "2026-03-13.md": "# Kickoff day\n\n- set up the repository\n",
             "NOTES.md": topic("notes"),
         }
     )
-    # SETUP.md is a guide for people; NOTES.md has memory frontmatter, so it is a memory.
+    # SETUP.md is a guide for people and 2026-03-13.md a day's log; NOTES.md has memory
+    # frontmatter, so it is a memory.
     assert [d.rel_path for d in codes(run(root), "MEM107")] == ["NOTES.md"]
     # Nor is the guide a memory missing its frontmatter.
     assert codes(run(root), "MEM101") == []

@@ -235,8 +235,11 @@ RANDOM_ID = "Qm7Xc2LpR4vT9nWb8KdJ3z"
         f"cache_key = {RANDOM_ID}",
         f"PRIMARY_KEY: {RANDOM_ID}",
         f"The S3 object key is objectKey={RANDOM_ID}",
-        # ... in prose too.
+        # ... in prose too, and a key with no name before it.
         f"- Design file key: `{RANDOM_ID}`",
+        f"- The mockup file is shared (key: `{RANDOM_ID}`) but has one frame",
+        # A name ending in "Pass" before a title, not a value.
+        "| 7 | FastPass: Subscription tiers and billing (Stripe) | #3 |",
         # A known key's prefix cut with an ellipsis names a key kept elsewhere.
         "| Anthropic | `sk-ant-api03-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0Ce...` (full key: vault) |",
         "OpenAI: sk-proj-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeAa…",
@@ -257,6 +260,7 @@ def test_mem110_record_keys_and_cut_keys_are_no_secrets(line: str) -> None:
         f"file_token = {RANDOM_ID}",
         f"Stripe secret key: {RANDOM_ID}",
         f"- API key: `{RANDOM_ID}`",
+        "- Pass: `Harborlight2026`",
         "ANTHROPIC_API_KEY=sk-ant-api03-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeAaBbCcDdEe",
     ],
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -215,12 +216,17 @@ def line_span(lines: Sequence[str], line: int) -> Span:
     return Span(line, 0, line, len(text.rstrip("\r")))
 
 
-def named_for_people(rel_path: str) -> bool:
-    """A file named in capitals (``README.md``, ``RESTORE.md``): by convention a document for
-    people kept beside the memories. Without memory frontmatter it is neither a memory missing
-    its frontmatter (MEM101) nor one missing from the index (MEM107)."""
+#: A file named for a day (``2026-03-13.md``, ``2026-03-13-kickoff.md``): a session log.
+_DATED_NAME = re.compile(r"\d{4}-\d{2}-\d{2}(?:[-_ ].*)?")
+
+
+def named_as_no_memory(rel_path: str) -> bool:
+    """A file named in capitals (``README.md``, ``RESTORE.md``), by convention a document for
+    people, or named for a day (``2026-03-13.md``), a session log, kept beside the memories.
+    Without memory frontmatter it is neither a memory missing its frontmatter (MEM101) nor one
+    missing from the index (MEM107)."""
     stem = posixpath.splitext(posixpath.basename(rel_path))[0]
-    return stem.isupper()
+    return stem.isupper() or _DATED_NAME.fullmatch(stem) is not None
 
 
 def kept_for_history(rel_path: str) -> bool:

@@ -29,7 +29,7 @@ from memdir.lint.rules.base import (
     Rule,
     head_span,
     index_in_other_case,
-    named_for_people,
+    named_as_no_memory,
 )
 from memdir.lint.rules.consistency import Directive, directives
 from memdir.lint.rules.descriptions import near_duplicate_pairs
@@ -222,7 +222,7 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
         summary = summaries[rel]
         for_people = summary.name is None and summary.description is None
         if not (summary.listed and summary.usable) or (
-            for_people and named_for_people(summary.rel_path)
+            for_people and named_as_no_memory(summary.rel_path)
         ):
             continue
         if ctx.prefetch_mode:
@@ -269,7 +269,8 @@ MEM107 = Rule(
     "link so written), name in brackets (`[notes.md]`, a link with no target) or "
     "`[[name]]` link (the file's frontmatter `name` or its name without `.md`) in the index "
     "names it. A file named in capitals without frontmatter (`README.md`, `RESTORE.md`) is "
-    "taken for a document for people, not a memory, and one in an archive folder "
+    "taken for a document for people, not a memory, one named for a day (`2026-03-13.md`) "
+    "for a session log, and one in an archive folder "
     "(`legacy/`, `_archived/`) is kept for history.",
     why="On path A the agent sees only the index: a memory missing from it is invisible "
     'unless the agent happens to list the directory. With `recall_mode = "prefetch"` the '

@@ -22,7 +22,7 @@ from memdir.lint.rules.base import (
     field_span,
     head_span,
     index_in_other_case,
-    named_for_people,
+    named_as_no_memory,
     or_list,
 )
 from memdir.lint.rules.descriptions import description_problem
@@ -38,7 +38,7 @@ _TYPES = or_list(C.MEMORY_TYPES)
 
 def _no_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
-    if not (view.usable and "no-frontmatter" in view.kinds) or named_for_people(topic.rel_path):
+    if not (view.usable and "no-frontmatter" in view.kinds) or named_as_no_memory(topic.rel_path):
         return []
     if index_in_other_case(topic.rel_path):
         return []
@@ -63,7 +63,8 @@ MEM101 = Rule(
     severity="error",
     scope="topic",
     summary="A topic file has no YAML frontmatter (a file named in capitals, `README.md`, is a "
-    "document for people and not reported).",
+    "document for people, and one named for a day, `2026-03-13.md`, a session log: neither is "
+    "reported).",
     why="The prefetch manifest shows it without type or description, so the selector "
     "(which never sees bodies) has no reason to pick it.",
     example="`# Deploy notes` as the first line",
