@@ -46,6 +46,9 @@ class SecretMatch:
     end: int
     #: A label safe to print: the public prefix only, e.g. ``sk-ant-…`` (never the secret).
     label: str
+    #: Found by the credential's name it is assigned to (``api_key = …``), not by a format of
+    #: its own: a random-looking value, less certain than a key of a known shape.
+    by_name: bool = False
 
 
 _E = r"(?![A-Za-z0-9])"  # not followed by more of a longer word
@@ -721,7 +724,9 @@ def _assignments(text: str, taken: list[SecretMatch]) -> list[SecretMatch]:
             name = text[name_start : match.start("value")].rstrip(" \t\"'`:=>")
             if keyword == "key" and _UUID.fullmatch(value) and _identifier_key(text, name_start):
                 continue
-            found.append(SecretMatch(f"`{name}` value", start, start + len(value), f"{name} = …"))
+            found.append(
+                SecretMatch(f"`{name}` value", start, start + len(value), f"{name} = …", True)
+            )
     if "earer" in text:
         for match in _BEARER.finditer(text):
             value, start = match.group("value"), match.start("value")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from memdir.config import Settings
 from memdir.lint import DirState
 from memdir.secrets import find_secrets
 from memdir.textio import MAX_PARSE_BYTES
@@ -104,6 +105,9 @@ SECRETS = [
     "eyJhbGciOiJIUzI1.eyJzdWIiOiIx.aB3dE5fG7hJ9",
     "-----BEGIN RSA PRIVATE KEY-----",
     "postgres://report:Xk9mQ2vL8pZ3aB7@db:5432",
+]
+#: Values found by the credential's name they are assigned to: MEM130, a preview rule.
+NAMED_SECRETS = [
     "Password = Xk9mQ2vL8pZ3aB7qW4",
     "API_TOKEN: 'Xk9mQ2vL8pZ3aB7qW4'",
     '"client_secret": "Xk9mQ2vL8pZ3aB7qW4"',
@@ -112,17 +116,26 @@ SECRETS = [
 ]
 
 
-@pytest.mark.parametrize("secret", SECRETS)
-def test_lint_finds_each_kind_of_secret_alone(make_dir: MakeDir, secret: str) -> None:
+@pytest.mark.parametrize(
+    ("secret", "code"),
+    [*((s, "MEM110") for s in SECRETS), *((s, "MEM130") for s in NAMED_SECRETS)],
+)
+def test_lint_finds_each_kind_of_secret_alone(make_dir: MakeDir, secret: str, code: str) -> None:
     # In a file lint reads from disk with the usual frontmatter: the path nearly every file takes.
     text = (
         "---\nname: deploy\ndescription: the staging deploy steps and who approves them\n"
         f"type: project\n---\nThe staging value is {secret} for now.\n"
     )
     assert find_secrets(text), secret
-    root = make_dir({"MEMORY.md": "- [Deploy](deploy.md) — steps\n", "deploy.md": text})
+    files = {"MEMORY.md": "- [Deploy](deploy.md) — steps\n", "deploy.md": text}
+    root = make_dir(files)
+    state = DirState(root, Settings(preview=True))
+    state.refresh()
+    codes = [d.code for d in state.lint().diagnostics]
+    assert codes == [code], (secret, codes)
+    # Off by default, the preview rule says nothing.
     codes = [d.code for d in lint_state(root).lint().diagnostics]
-    assert codes == ["MEM110"], (secret, codes)
+    assert codes == ([code] if code == "MEM110" else []), (secret, codes)
 
 
 def test_huge_file_is_linted_from_its_first_2mb(make_dir: MakeDir) -> None:

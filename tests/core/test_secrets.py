@@ -119,8 +119,12 @@ def test_split_assignments_and_several_keys_map_back(make_dir: MakeDir) -> None:
     spans = [text[s.start : s.end] for s in find_secrets(text)]
     assert spans == ["Xk9mQ2\u200bvL8pZ3aB7qW4", f"{token[:10]}\u2060{token[10:]}"]
     root = make_dir({"MEMORY.md": "- [Deploy](deploy.md) — steps\n", "deploy.md": topic(text)})
-    found = [d for d in lint_directory(root).diagnostics if d.code == "MEM110"]
-    assert [(d.span.start_line, d.span.start_col) for d in found] == [(5, 12), (5, 36)]
+    (root / "memdir.toml").write_text("preview = true\n", encoding="utf-8")
+    found = [d for d in lint_directory(root).diagnostics if d.code in ("MEM110", "MEM130")]
+    assert [(d.code, d.span.start_line, d.span.start_col) for d in found] == [
+        ("MEM130", 5, 12),
+        ("MEM110", 5, 36),
+    ]
 
 
 def test_redact_hides_known_values_and_detected_secrets_once() -> None:

@@ -69,7 +69,8 @@ def test_no_false_alarm_in_the_example_directories() -> None:
 
 
 def test_lint_and_the_memory_tool_use_the_same_detector(tmp_path: Path) -> None:
-    # MEM110 reports what the writes refuse: one of each kind the old detector missed.
+    # Lint reports what the writes refuse: one of each kind the old detector missed (MEM110 a
+    # key of a known format, MEM130, a preview rule, a hex value under an `api_key` name).
     body = "\n".join(
         p.make(random.Random(p.label))[0].replace("\n", " ")
         for p in POSITIVES
@@ -81,6 +82,9 @@ def test_lint_and_the_memory_tool_use_the_same_detector(tmp_path: Path) -> None:
     (root / "MEMORY.md").write_text("- [Bots](bots.md) — the chat bots\n", encoding="utf-8")
     topic = "---\nname: bots\ndescription: the chat bots and where they post\ntype: project\n---\n"
     (root / "bots.md").write_text(topic + body + "\n", encoding="utf-8")
-    found = [d for d in lint_directory(root).diagnostics if d.code == "MEM110"]
-    assert len(found) == 4, [d.message for d in found]
+    (root / "memdir.toml").write_text("preview = true\n", encoding="utf-8")
+    found = [d for d in lint_directory(root).diagnostics if d.code in ("MEM110", "MEM130")]
+    assert [d.code for d in found] == ["MEM110", "MEM110", "MEM110", "MEM130"], [
+        d.message for d in found
+    ]
     assert all(body.split("\n")[i][-12:] not in d.message for i, d in enumerate(found))
