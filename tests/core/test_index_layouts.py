@@ -514,3 +514,20 @@ def test_a_link_written_from_the_repository_root_reaches_its_file(tmp_path: Path
         "docs/memory/billing.md"
     ]
     assert [d.rel_path for d in codes(found, "MEM107")] == ["billing.md"]
+
+
+@pytest.mark.parametrize(
+    "named",
+    ["- [review_a/b/c_2026-04.md] three passes", "- `review_{a,b,c}_2026-04.md`: three passes"],
+)
+def test_several_files_named_in_shorthand_are_pointed_at(make_dir: MakeDir, named: str) -> None:
+    files = {f"review_{x}_2026-04.md": topic(f"review {x}") for x in "abc"}
+    index = "- [Deploys](deploys.md) — release trains\n" + named + "\n"
+    root = make_dir({"MEMORY.md": index, "deploys.md": topic("deploys"), **files})
+    assert codes(run(root), "MEM107") == []
+
+
+def test_a_file_in_a_folder_is_no_shorthand(make_dir: MakeDir) -> None:
+    # `a/b.md` names b.md (a path from above the dir, like `memory/b.md`), never a.md.
+    root = make_dir({"MEMORY.md": "- `a/b.md` — x\n", "a.md": topic("a"), "b.md": topic("b")})
+    assert [d.rel_path for d in codes(run(root), "MEM107")] == ["a.md"]

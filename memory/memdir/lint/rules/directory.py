@@ -177,6 +177,24 @@ MEM005 = Rule(
 # --- MEM107 --------------------------------------------------------------------------------------
 
 
+#: Several files named at once: ``audit_a/b/c_2026.md`` or ``audit_{a,b,c}_2026.md``.
+_SLASHED = re.compile(
+    r"(?P<head>[^/]*[_\-])(?P<alts>[A-Za-z0-9]{1,3}(?:/[A-Za-z0-9]{1,3})+)(?P<tail>[_\-.][^/]*)"
+)
+_BRACED = re.compile(r"(?P<head>[^{}]*)\{(?P<alts>[^{}/]+(?:,[^{}/]+)+)\}(?P<tail>[^{}]*)")
+
+
+def shorthand(path: str) -> list[str]:
+    """The names a shorthand for several files stands for (``audit_a/b_2026.md``:
+    ``audit_a_2026.md`` and ``audit_b_2026.md``; ``{a,b}`` likewise); none for a plain name."""
+    for pattern, sep in ((_SLASHED, "/"), (_BRACED, ",")):
+        match = pattern.fullmatch(path)
+        if match is not None:
+            head, tail = match.group("head"), match.group("tail")
+            return [head + alt + tail for alt in match.group("alts").split(sep)]
+    return []
+
+
 def referenced(index: Index, summaries: Mapping[str, TopicSummary]) -> set[str]:
     """The topic files MEMORY.md points at outside its entries: links in table cells, prose or
     headings, paths named in code form (`` `notes.md` ``) and ``[[name]]`` links. The model
@@ -190,6 +208,8 @@ def referenced(index: Index, summaries: Mapping[str, TopicSummary]) -> set[str]:
     for path in index.named:
         if (key := path_key(path)) is not None:
             keys.add(key)
+        if key not in summaries:
+            keys.update(name for name in shorthand(path) if name in summaries)
         parts = [part for part in path.split("/") if part not in ("", ".", "..")]
         keys.update(
             suffix for i in range(1, len(parts)) if (suffix := "/".join(parts[i:])) in summaries
@@ -266,7 +286,8 @@ MEM107 = Rule(
     summary="A topic file that MEMORY.md does not point at: no entry links it, and no other "
     "link (a table cell, a sentence), name in code form (`` `notes.md` ``, or a path ending "
     "with the file's, like `` `memory/notes.md` `` written from the repository's root, or a "
-    "link so written), name in brackets (`[notes.md]`, a link with no target) or "
+    "link so written), name in brackets (`[notes.md]`, a link with no target), shorthand "
+    "for several files (`review_a/b/c_2026.md`, `review_{a,b,c}_2026.md`) or "
     "`[[name]]` link (the file's frontmatter `name` or its name without `.md`) in the index "
     "names it. A file named in capitals without frontmatter (`README.md`, `RESTORE.md`) is "
     "taken for a document for people, not a memory, one named for a day (`2026-03-13.md`) "
