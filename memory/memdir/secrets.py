@@ -613,6 +613,23 @@ def _tokens(text: str) -> list[SecretMatch]:
     return found
 
 
+#: Keys of a format shared with secret ones that a service makes public by design, by the
+#: word naming them nearby: a Firebase web app's API key ships in every client's config.
+_PUBLIC_BY_CONTEXT = {"Google API key": re.compile(r"firebase", re.IGNORECASE)}
+#: How far before a key its naming word is looked for: its line and the line or two above it
+#: (``firebaseConfig = {`` over ``apiKey: "AIza…"``).
+_CONTEXT_CHARS = 160
+
+
+def _public_in_context(kind: str, text: str, at: int) -> bool:
+    word = _PUBLIC_BY_CONTEXT.get(kind)
+    if word is None:
+        return False
+    line_end = text.find("\n", at)
+    window = text[max(0, at - _CONTEXT_CHARS) : line_end if line_end >= 0 else len(text)]
+    return word.search(window) is not None
+
+
 def _random_body(body: str) -> bool:
     """What follows a token's prefix is random, not ``xxxx`` or ``aaaa1111``: the prefix says
     what it is, so only well below what a random string would show is refused."""
@@ -819,7 +836,10 @@ def find_secrets(text: str) -> list[SecretMatch]:
 
 
 def _find_visible(text: str) -> list[SecretMatch]:
-    found = _tokens(text)
+    found: list[SecretMatch] = []
+    public: list[SecretMatch] = []  # not reported, nor read again as a name's value
+    for token in _tokens(text):
+        (public if _public_in_context(token.kind, text, token.start) else found).append(token)
     if "PRIVATE KEY" in text:
         for match in _PRIVATE_KEY.finditer(text):
             end = _PRIVATE_KEY_END.search(text, match.end())
@@ -835,7 +855,7 @@ def _find_visible(text: str) -> list[SecretMatch]:
             found.append(
                 SecretMatch("password in a URL", match.start("pw"), match.end("pw"), "://user:…@")
             )
-    found.extend(_assignments(text, found))
+    found.extend(_assignments(text, found + public))
     found.sort(key=lambda s: s.start)
     return found
 

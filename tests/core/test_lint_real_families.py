@@ -246,6 +246,9 @@ RANDOM_ID = "Qm7Xc2LpR4vT9nWb8KdJ3z"
         # Keys made to be public: shipped in every page of the app.
         "VITE_SUPABASE_ANON_KEY=sb_publishable_Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6",
         "STRIPE_PUBLISHABLE_KEY=pk_live_51Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0Ce",
+        # A Firebase web app's API key ships in its client config: public by design.
+        "**Firebase app:** `tally-board` | web API key: `AIzaSyZx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeA`",
+        'const firebaseConfig = {\n  apiKey: "AIzaSyZx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeA",',
     ],
 )
 def test_mem110_record_keys_and_cut_keys_are_no_secrets(line: str) -> None:
@@ -262,6 +265,8 @@ def test_mem110_record_keys_and_cut_keys_are_no_secrets(line: str) -> None:
         f"- API key: `{RANDOM_ID}`",
         "- Pass: `Harborlight2026`",
         "ANTHROPIC_API_KEY=sk-ant-api03-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeAaBbCcDdEe",
+        # The same format for a Maps key, with no Firebase around it, is a secret.
+        "MAPS_KEY=AIzaSyZx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeA",
     ],
 )
 def test_mem110_credentials_beside_them_are_still_secrets(line: str) -> None:
