@@ -192,9 +192,10 @@ MEM130 = Rule(
     example="`DB_PASSWORD=Harborlight2026`",
     remedy="Remove it, rotate the credential, and refer to where it is stored instead.",
     preview=True,
-    precision="4 of 5 judged findings right (80%) on the 251 real memory dirs of the samples "
-    "(2026-12), after the fixes they showed (record keys in prose, titles after a name): the "
-    "miss, sample logins a memory gives the agent for testing",
+    precision="5 of 8 judged findings right (62%) on the 281 real memory dirs of the samples "
+    "(2026-12), after the fixes they showed (record keys in prose, titles after a name): "
+    "sample logins a memory gives the agent for testing, a storage key's name in a constant "
+    "named `…Key`, a .NET `PublicKeyToken`",
     topic=_in_topic("MEM130"),
     index=_in_index("MEM130"),
 )
