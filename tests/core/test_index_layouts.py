@@ -294,11 +294,18 @@ def test_a_table_of_links_is_an_index(make_dir: MakeDir) -> None:
     assert create.rel_path == "calendar.md" and "# Calendar" in create.text
 
 
-def test_a_table_naming_topic_files_in_code_form_is_an_index(make_dir: MakeDir) -> None:
-    index = (
+@pytest.mark.parametrize(
+    "index",
+    [
+        # A table naming topic files in code form.
         "# Memory\n\n| File | Type | Summary |\n|---|---|---|\n"
-        "| `deploys.md` | project | release trains |\n| `billing.md` | reference | invoices |\n"
-    )
+        "| `deploys.md` | project | release trains |\n| `billing.md` | reference | invoices |\n",
+        # Entries marked with a symbol before their link.
+        "- ⭐ [Billing](billing.md) — **never skip the review gate**\n"
+        "- 🔴 [Deploys](deploys.md) — release trains\n",
+    ],
+)
+def test_index_layouts_that_link_every_file_are_no_content(make_dir: MakeDir, index: str) -> None:
     root = make_dir(
         {"MEMORY.md": index, "deploys.md": topic("deploys"), "billing.md": topic("billing")}
     )
@@ -483,18 +490,6 @@ def test_a_bracketed_title_is_not_a_name(make_dir: MakeDir) -> None:
     # Brackets around a title (not a file name), or a link's own title, name no file.
     index = "- [Deploys](deploys.md) — trains\n- [notes.md](notes.md) — x\n\n[draft] see audit\n"
     assert parse_index(index).named == ()
-
-
-def test_an_entry_marked_with_a_symbol_is_no_content(make_dir: MakeDir) -> None:
-    index = (
-        "- ⭐ [Rules](rules.md) — **never skip the review gate**\n"
-        "- 🔴 [Deploys](deploys.md) — release trains\n"
-    )
-    root = make_dir(
-        {"MEMORY.md": index, "rules.md": topic("rules"), "deploys.md": topic("deploys")}
-    )
-    found = run(root)
-    assert codes(found, "MEM004") == [] and codes(found, "MEM107") == []
 
 
 def test_a_link_written_from_the_repository_root_reaches_its_file(tmp_path: Path) -> None:
