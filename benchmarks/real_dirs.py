@@ -137,7 +137,8 @@ def findings_of(entry: dict[str, Any], report: dict[str, Any], root: Path) -> li
     for row in rows:
         path = Path(row["path"])
         rel = path.resolve().relative_to(root).as_posix() if path.is_absolute() else row["path"]
-        rel = rel.split("/", 1)[1] if rel.startswith(root.name + "/") else rel
+        if rel.startswith(root.name + "/") and not (root / rel).exists():
+            rel = rel.split("/", 1)[1]  # named from the dir's parent: memory/notes.md
         finding = Finding(entry["local"], rel, row["code"], int(row["line"]), row["message"])
         if finding.key in seen:
             finding = replace(finding, extra=f"|c{row.get('column', 0)}")
