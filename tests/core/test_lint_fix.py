@@ -55,7 +55,7 @@ MESSY = {
     "orphan-one.md": topic(
         "orphan-one", "payments retries back off exponentially up to one hour", body="# Retries\n"
     ),
-    "sub/orphan two.md": topic("orphan-two", "the on-call rotation hands over on Monday at ten"),
+    "orphan two.md": topic("orphan-two", "the on-call rotation hands over on Monday at ten"),
     "reference_grafana.md": (
         "# Grafana\nThe checkout board is the first stop when p95 alerts fire.\n"
     ),
@@ -79,7 +79,7 @@ def test_fix_applies_safe_fixes_prints_them_and_loses_nothing(
     assert index.count("- [Alpha](alpha.md) — alpha hook") == 1  # exact duplicate dropped
     assert "a different hook that must survive" in index  # not an exact duplicate: kept
     assert "- [Retries](orphan-one.md) — payments retries back off exponentially" in index
-    assert "- [orphan-two](sub/orphan%20two.md) — the on-call rotation" in index
+    assert "- [orphan-two](orphan%20two.md) — the on-call rotation" in index
     # New entries go right after the last entry, before the paragraph.
     assert index.index("orphan-one.md") < index.index("Some paragraph")
     fixed = after["reference_grafana.md"].decode()

@@ -29,6 +29,7 @@ def messy(make_dir: MakeDir) -> Path:
             "a.md": topic("a"),
             "sub/b.md": topic("b", "deploys go out on Tuesdays after the canary bake", "Project"),
             "c.md": '# No frontmatter, 100% sure: a "quoted" line, with commas\n',
+            "d e.md": topic("d", "the staging freeze lifts on Thursdays at noon"),
         }
     )
 
@@ -67,8 +68,10 @@ def test_json_contract(messy: Path, capsys: pytest.CaptureFixture[str]) -> None:
             }
         ],
     }
-    orphan = next(i for i in data if i["code"] == "MEM107" and i["path"] == "sub/b.md")
-    assert orphan["fix"]["edits"][0]["new_text"].startswith("- [b](sub/b.md) — deploys")
+    orphan = next(i for i in data if i["code"] == "MEM107" and i["path"] == "d e.md")
+    assert orphan["fix"]["edits"][0]["new_text"].startswith("- [d](d%20e.md) — the staging")
+    # A file in a folder is no orphan of the top index.
+    assert not any(i["code"] == "MEM107" and i["path"] == "sub/b.md" for i in data)
     assert "creates" not in orphan["fix"]
 
 

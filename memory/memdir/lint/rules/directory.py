@@ -230,7 +230,10 @@ def referenced(index: Index, summaries: Mapping[str, TopicSummary]) -> set[str]:
 def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     index = view.index
     summaries = view.summaries
-    unlinked = summaries.keys() - view.linked
+    # Only the dir's top: the agent writes its memories there. A file in a folder was put there
+    # by a person (an archive, a copy of the dir, notes kept beside a sub-project) and is no
+    # orphan of this index: on real dirs such findings were right once in 33.
+    unlinked = {rel for rel in summaries.keys() - view.linked if "/" not in rel}
     if not index.exists and any(index_in_other_case(rel) for rel in summaries):
         return  # the index under another case: MEM123 says so, and links count once renamed
     if unlinked and (index.references or index.named or index.wiki_named):
@@ -289,10 +292,11 @@ MEM107 = Rule(
     "link so written), name in brackets (`[notes.md]`, a link with no target), shorthand "
     "for several files (`review_a/b/c_2026.md`, `review_{a,b,c}_2026.md`) or "
     "`[[name]]` link (the file's frontmatter `name` or its name without `.md`) in the index "
-    "names it. A file named in capitals without frontmatter (`README.md`, `RESTORE.md`) is "
-    "taken for a document for people, not a memory, one named for a day (`2026-03-13.md`) "
-    "for a session log, and one in an archive folder "
-    "(`legacy/`, `_archived/`) is kept for history.",
+    "names it. Only files at the top of the dir are checked: the agent writes its memories "
+    "there, and a file in a folder was put there by a person (an archive, a copy of the dir, "
+    "notes beside a sub-project). A file named in capitals without frontmatter (`README.md`, "
+    "`RESTORE.md`) is taken for a document for people, not a memory, and one named for a day "
+    "(`2026-03-13.md`) for a session log.",
     why="On path A the agent sees only the index: a memory missing from it is invisible "
     'unless the agent happens to list the directory. With `recall_mode = "prefetch"` the '
     "index is not injected, so it is only a note.",
