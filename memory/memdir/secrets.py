@@ -49,6 +49,10 @@ class SecretMatch:
     #: Found by the credential's name it is assigned to (``api_key = …``), not by a format of
     #: its own: a random-looking value, less certain than a key of a known shape.
     by_name: bool = False
+    #: Of a format shared with secret keys, but public by design where it stands (a Firebase
+    #: web app's API key): lint does not report it; redaction and the memory tool's refusal,
+    #: which cannot afford to guess, still treat it as a secret.
+    public: bool = False
 
 
 _E = r"(?![A-Za-z0-9])"  # not followed by more of a longer word
@@ -836,10 +840,10 @@ def find_secrets(text: str) -> list[SecretMatch]:
 
 
 def _find_visible(text: str) -> list[SecretMatch]:
-    found: list[SecretMatch] = []
-    public: list[SecretMatch] = []  # not reported, nor read again as a name's value
-    for token in _tokens(text):
-        (public if _public_in_context(token.kind, text, token.start) else found).append(token)
+    found = [
+        replace(token, public=True) if _public_in_context(token.kind, text, token.start) else token
+        for token in _tokens(text)
+    ]
     if "PRIVATE KEY" in text:
         for match in _PRIVATE_KEY.finditer(text):
             end = _PRIVATE_KEY_END.search(text, match.end())
@@ -855,7 +859,7 @@ def _find_visible(text: str) -> list[SecretMatch]:
             found.append(
                 SecretMatch("password in a URL", match.start("pw"), match.end("pw"), "://user:…@")
             )
-    found.extend(_assignments(text, found + public))
+    found.extend(_assignments(text, found))
     found.sort(key=lambda s: s.start)
     return found
 

@@ -105,7 +105,7 @@ def secret_diagnostics(
     """``code`` for each of ``secrets`` (from :func:`find_secrets` on ``text``) that it
     reports: MEM110 a key of a known format, MEM130 a value found by its credential's name."""
     for secret in secrets:
-        if secret.by_name != (code == "MEM130"):
+        if secret.public or secret.by_name != (code == "MEM130"):
             continue
         what = "likely secret" if code == "MEM110" else "possible credential"
         yield ctx.diag(
@@ -159,9 +159,9 @@ MEM110 = Rule(
     "them), webhook URLs, JWTs, private key blocks, passwords in URLs, bearer and basic "
     "`Authorization` values. Placeholders (`sk-...`, `<your-token>`, `xxxx`, `${TOKEN}`, "
     "`abc123xyz`), commit hashes, UUIDs, keys cut with an ellipsis and keys a service makes "
-    "public (a Firebase web app's API key, named so on its line or just above it; "
-    "`sb_publishable_…`, `pk_live_…`) are not. Invisible characters (zero-width space, "
-    "joiners, word joiner, BOM, soft hyphen) are ignored, so a key split by one is still "
+    "public (a Firebase web app's API key, named so on its line or just above it, which "
+    "output still redacts; `sb_publishable_…`, `pk_live_…`) are not. Invisible characters "
+    "(zero-width space, joiners, word joiner, BOM, soft hyphen) are ignored, so a key split by one is still "
     "found. The message, and any fix title quoting the text, never repeats the secret. A "
     "value with no format of its own, found by the credential's name it is assigned to, is "
     "MEM130's. The memory tool refuses a write that would leave what this rule or MEM130 "
