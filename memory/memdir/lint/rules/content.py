@@ -162,10 +162,10 @@ MEM110 = Rule(
     "public (a Firebase web app's API key, named so on its line or just above it, which "
     "output still redacts; `sb_publishable_…`, `pk_live_…`) are not. Invisible characters "
     "(zero-width space, joiners, word joiner, BOM, soft hyphen) are ignored, so a key split "
-    "by one is still found. The message, and any fix title quoting the text, never repeats the secret. A "
-    "value with no format of its own, found by the credential's name it is assigned to, is "
-    "MEM130's. The memory tool refuses a write that would leave what this rule or MEM130 "
-    "finds in a memory or its name.",
+    "by one is still found. The message, and any fix title quoting the text, never repeats "
+    "the secret. A value with no format of its own, found by the credential's name it is "
+    "assigned to, is MEM130's. The memory tool refuses a write that would leave what this "
+    "rule or MEM130 finds in a memory or its name.",
     why="Memories are injected into model context and often synced or committed; a secret "
     "there leaks to every session and every copy.",
     example="`The staging key is sk-ant-api03-…`",
