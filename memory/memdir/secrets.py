@@ -735,7 +735,7 @@ def _assignments(text: str, taken: list[SecretMatch]) -> list[SecretMatch]:
             if not free(start) or _not_a_secret(value):
                 continue
             if value.isalpha() and _PROSE_AFTER.match(text, match.end("value")):
-                continue  # ``SizePass: Subscription & Feature Gating``: a title, not a value
+                continue  # ``FastPass: Subscription tiers``: a title, not a value
             password = keyword in ("pass", "pwd")
             if not (_looks_like_password(value) if password else _looks_random(value)):
                 continue

@@ -185,7 +185,7 @@ MEM130 = Rule(
     "`export X_TOKEN=…`, a hex key after `api_key:`, a password after `Pass:`. A record's key "
     "(`fileKey`, `cache_key`, `File key:`, a `key` with no name before it), identifiers "
     "(`user_id_2`), a UUID under an identifying name, placeholders and a title after the name "
-    "(`SizePass: Subscription & …`) are not. The memory tool refuses such a write too.",
+    "(`FastPass: Subscription tiers`) are not. The memory tool refuses such a write too.",
     why="Memories are injected into model context and often synced or committed; a secret "
     "there leaks to every session and every copy. Without a known format, the value may also "
     "be an id or a sample login the memory keeps on purpose.",
