@@ -86,7 +86,8 @@ async def test_the_notice_once_and_nothing_checked_or_written(
 async def test_the_editor_setting_checks_it_as_claude_codes(
     client: LanguageClient, workspace: Workspace
 ) -> None:
-    # A daily log: no frontmatter (SOUL.md, named in capitals, is a document for people).
-    uri = open_doc(client, workspace, "memory/2026-01-05.md")
-    await wait_until(client, uri, lambda found: "MEM101" in codes(found))
+    # Checked as Claude Code's: the workspace's long-term notes are content in the index (its
+    # daily logs, named for a day, and SOUL.md, named in capitals, are no memories).
+    uri = open_doc(client, workspace, "MEMORY.md")
+    await wait_until(client, uri, lambda found: "MEM004" in codes(found))
     assert notices(client) == []
