@@ -88,6 +88,14 @@ def test_extraction_is_conservative() -> None:
     ]
 
 
+@pytest.mark.parametrize("blank", ["\u3000", "\t", " \u00a0 "])
+def test_a_code_span_of_blanks_cites_nothing(blank: str) -> None:
+    # Shift names split by a full-width space, written `　`: no citation, and no crash (it
+    # was an internal error of `memdir lint --preview` on a real directory).
+    text = f"The export separates shifts with `{blank}` and then calls `split_shifts()`.\n"
+    assert [(c.kind, c.target) for c in extract_citations(text)] == [("identifier", "split_shifts")]
+
+
 def test_extraction_in_chinese_text() -> None:
     text = (
         "新建日志表时，在`jobs/retention.yaml`里加一条；代码见src/app/cards.py的`charge_card`函数。"

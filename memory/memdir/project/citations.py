@@ -294,9 +294,9 @@ def _line_citations(line: str, here: int) -> list[Citation]:
     for match in _CODE_SPAN.finditer(line):
         plain = _blank(plain, match.start(), match.end())
         content = match.group(2).strip()
-        at = here + match.start(2) + match.group(2).index(content[:1] or " ")
-        if not content:
+        if not content:  # `` ` ` ``, or only a full-width space: nothing cited
             continue
+        at = here + match.start(2) + match.group(2).index(content[:1])
         if any(c.isspace() for c in content):
             target = _runner_target(content)
             if target is not None:
