@@ -237,9 +237,9 @@ RANDOM_ID = "Qm7Xc2LpR4vT9nWb8KdJ3z"
         f"The S3 object key is objectKey={RANDOM_ID}",
         # ... in prose too, and a key with no name before it.
         f"- Design file key: `{RANDOM_ID}`",
-        f"- The mockup file is shared (key: `{RANDOM_ID}`) but has one frame",
+        f"- Wireframes live on the team board (key: `{RANDOM_ID}`)",
         # A name ending in "Pass" before a title, not a value.
-        "| 7 | FastPass: Subscription tiers and billing (Stripe) | #3 |",
+        "| 7 | FastPass: Subscription tiers and billing |",
         # A known key's prefix cut with an ellipsis names a key kept elsewhere.
         "| Anthropic | `sk-ant-api03-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0Ce...` (full key: vault) |",
         "OpenAI: sk-proj-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeAa…",
@@ -258,7 +258,7 @@ FIREBASE_KEY = "AIzaSyZx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeA"
 @pytest.mark.parametrize(
     "text",
     [
-        f"**Firebase app:** `tally-board` | web API key: `{FIREBASE_KEY}`",
+        f"The tally app's Firebase web config uses the key {FIREBASE_KEY}.",
         f'const firebaseConfig = {{\n  apiKey: "{FIREBASE_KEY}",',
     ],
 )

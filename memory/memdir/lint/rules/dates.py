@@ -171,7 +171,7 @@ MEM119 = Rule(
     preview=True,
     precision="4 of 9 judged findings right (44%) on the 145 real memory dirs in Claude Code's "
     "format of the samples (2026-12): a relative word in a sentence describing what the "
-    "software does (*a delta against yesterday*, *yesterday's catalog is kept*), a weekly "
+    "software does (*the dashboard shows the change since yesterday*), a weekly "
     "cadence, the date written beside it and calendar button labels read as dates",
     topic=_relative_date,
 )
