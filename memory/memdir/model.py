@@ -190,7 +190,9 @@ class IndexLine:
     ``bullet`` (a bullet without a leading link: usually memory content written into the index),
     ``pointer`` (a bullet naming a file in code form, ``- `notes.md` — hook``, or an entry but
     for its form: ``- [notes.md] hook``, ``- ⭐ [Title](notes.md) — hook``), ``label`` (a line
-    of bold text only, ``**Latest reports:**``), ``table`` (a table row) or ``rule`` (``---``).
+    of bold text only, ``**Latest reports:**``), ``table`` (a table row), ``rule`` (``---``) or
+    ``continuation`` (an indented line right after an entry or another continuation: the
+    entry's hook wrapped onto the next line, one Markdown list item).
     """
 
     line: int

@@ -25,6 +25,7 @@ from memdir.fixes.plan import (
     remove_duplicate,
     remove_entry,
     rename_edits,
+    replace_hook,
     set_type,
     type_choices,
 )
@@ -216,6 +217,24 @@ def test_duplicate_removal_is_safe_only_when_nothing_is_lost() -> None:
     same = parse_index("- [R](r.md) — h\n- [R](r.md) — h\n", ROOT / "MEMORY.md")
     fix = remove_duplicate(same, same.entries[1], same.entries[0], "r.md")
     assert fix.safe and apply_text_edits(same.text, fix.edits) == "- [R](r.md) — h\n"
+
+
+def test_a_wrapped_hook_goes_with_its_entry() -> None:
+    # The indented lines a hook wraps onto are the entry's: removed with it, replaced with its
+    # hook, and a duplicate carrying them is no safe removal.
+    text = "- [R](r.md) — h\n- [R](r.md) — h\n  more words\n  and more\n- [S](s.md) — s\n"
+    index = parse_index(text, ROOT / "MEMORY.md")
+    again = index.entries[1]
+    fix = remove_duplicate(index, again, index.entries[0], "r.md")
+    assert not fix.safe
+    assert apply_text_edits(text, fix.edits) == "- [R](r.md) — h\n- [S](s.md) — s\n"
+    fix = remove_entry(index, again, "drop")
+    assert apply_text_edits(text, fix.edits) == "- [R](r.md) — h\n- [S](s.md) — s\n"
+    fix = replace_hook(index, again, "the role", 150)
+    assert apply_text_edits(text, fix.edits).split("\n")[1:3] == [
+        "- [R](r.md) — the role",
+        "- [S](s.md) — s",
+    ]
 
 
 def test_entries_linking_and_add_to_index() -> None:

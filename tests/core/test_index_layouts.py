@@ -59,6 +59,26 @@ def test_mem001_lets_a_line_run_up_to_the_tolerance_past_the_limit(
     assert f"{len(over)} characters (limit {limit})" in found.message
 
 
+def test_mem001_says_to_shorten_the_title_when_the_hook_is_short(make_dir: MakeDir) -> None:
+    # The file's long name used again as the title makes the line long, not its hook: moving
+    # detail out would not help.
+    name = "feedback_run_the_whole_migration_suite_before_any_schema_change.md"
+    other = "rules/archive/schema/the_whole_migration_suite_runs_before_any_schema_change.md"
+    hook = "schema changes ship only after the full migration suite passed"
+    index = f"- [{name}]({name}) — {hook}\n- [Schema changes, in full]({other}) — {hook}\n"
+    root = make_dir({"MEMORY.md": index, name: topic("a"), other: topic("b")})
+    found = codes(run(root), "MEM001")
+    assert [d.span.start_line for d in found] == [0, 1]
+    assert "the title repeats the file name" in found[0].message
+    assert "a title of a few words makes it fit" in found[0].message
+    head = len(f"- [Schema changes, in full]({other}) — ")
+    assert f"the title and link take {head} characters" in found[1].message
+    long_hook = f"- [Schema](s.md) — {hook}, then a long story of the whole migration"
+    root = make_dir({"MEMORY.md": long_hook + "\n", "s.md": topic("s")})
+    [detail] = codes(run(root, Settings(index_line_limit=60)), "MEM001")
+    assert "move the detail into the topic file" in detail.message
+
+
 # --- MEM004: one finding per block -----------------------------------------------------------
 
 SECTION = """# Project memory
@@ -469,6 +489,27 @@ def test_a_bold_label_heading_entries_is_structure(make_dir: MakeDir) -> None:
     [found] = codes(run(root), "MEM004")
     assert lines_of(found) == (10, 12)
     assert "(3 lines)" in found.message
+
+
+def test_a_hook_wrapped_onto_indented_lines_is_part_of_its_entry(make_dir: MakeDir) -> None:
+    # A long hook broken over indented lines right under its entry: in Markdown the same list
+    # item, so the entry's own words, not content. An indented bullet under an entry, or
+    # indented text after a blank line, is content still.
+    index = (
+        "## Workflow\n\n"
+        "- [Never push on Fridays](no_friday_push.md) — the release train leaves on\n"
+        "  Thursday evenings; a Friday push waits for Monday's canary.\n"
+        "  Hotfixes go through the on-call lead.\n"
+        "- [Deploys](deploys.md) — release trains\n"
+        "  - the canary bakes for a full day before the train\n"
+        "\n"
+        "  the queue was moved to the new cluster in spring\n"
+    )
+    files = {"MEMORY.md": index, "no_friday_push.md": topic("push"), "deploys.md": topic("d")}
+    [found] = codes(run(make_dir(files)), "MEM004")
+    assert lines_of(found) == (7, 9)
+    kinds = {item.line: item.kind for item in parse_index(index).other}
+    assert [kinds[3], kinds[4], kinds[6], kinds[8]] == ["continuation"] * 2 + ["bullet", "text"]
 
 
 def test_a_file_named_in_brackets_without_a_target_is_pointed_at(make_dir: MakeDir) -> None:

@@ -658,6 +658,10 @@ def _classify(
         # A blank line or a heading is never an entry.
         entry = parse_entry(line, number) if kind in ("bullet", "text") else None
         if entry is None:
+            if kind == "text" and line[:1] in (" ", "\t") and _continues(entries, other, number):
+                # An entry's hook wrapped onto an indented next line: in Markdown the same list
+                # item's paragraph, so part of the entry, not content.
+                kind = "continuation"
             other.append(IndexLine(number, line, kind))
         else:
             entries.append(entry)
@@ -666,6 +670,23 @@ def _classify(
 
 
 _LINE = attrgetter("line")
+
+
+def _continues(entries: list[IndexEntry], other: list[IndexLine], number: int) -> bool:
+    """Whether line ``number - 1`` is an entry or an entry's continuation line."""
+    if entries and entries[-1].line == number - 1:
+        return True
+    return bool(other) and other[-1].line == number - 1 and other[-1].kind == "continuation"
+
+
+def entry_end(index: Index, entry: IndexEntry) -> int:
+    """The last line of ``entry``: its own, or that of the last indented line its hook wraps
+    onto (``continuation`` lines)."""
+    kinds = {item.line: item.kind for item in index.other if item.line > entry.line}
+    end = entry.line
+    while kinds.get(end + 1) == "continuation":
+        end += 1
+    return end
 
 
 def _line_kind(line: str) -> str:
@@ -732,7 +753,7 @@ def code_names(text: str) -> list[str]:
 
 
 #: The lines whose links and code names the model reads as pointers to files.
-_READ_KINDS = frozenset({"text", "bullet", "pointer", "table", "heading", "label"})
+_READ_KINDS = frozenset({"text", "continuation", "bullet", "pointer", "table", "heading", "label"})
 
 
 def _not_loaded(load: IndexLoad, size: int, limit: int) -> IndexLoad:

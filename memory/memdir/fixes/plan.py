@@ -28,6 +28,7 @@ from memdir.agent.index import (
     Index,
     code_names,
     encode_target,
+    entry_end,
     fit_entry,
     is_generated,
     normalize_target,
@@ -264,7 +265,13 @@ def replace_hook(index: Index, entry: IndexEntry, description: str, limit: int) 
     hook = hook_after_title(entry.title, description)
     # The line stays within the limit where a hook of a few words still fits.
     hook = shorten_units(hook, max(limit - utf16_len(entry.raw[: entry.hook_start]), 12))
-    edit = _index_edit(index, entry.hook_span, hook)
+    end = entry_end(index, entry)  # a hook wrapped onto indented lines is replaced whole
+    span = (
+        entry.hook_span
+        if end == entry.line
+        else Span(entry.line, entry.hook_start, end, len(index.lines[end].rstrip("\r")))
+    )
+    edit = _index_edit(index, span, hook)
     return Fix("Replace the index hook with the description", (edit,))
 
 
@@ -327,14 +334,20 @@ class IndexRoom:
 
 
 def remove_entry(index: Index, entry: IndexEntry, title: str, safe: bool = False) -> Fix:
-    """Delete an entry's whole line, leaving no blank line behind."""
-    edit = _index_edit(index, delete_lines_span(index.lines, entry.line), "")
+    """Delete an entry's whole line (and the lines its hook wraps onto), leaving no blank line
+    behind."""
+    span = delete_lines_span(index.lines, entry.line, entry_end(index, entry))
+    edit = _index_edit(index, span, "")
     return Fix(title, (edit,), safe=safe)
 
 
 def remove_duplicate(index: Index, entry: IndexEntry, first: IndexEntry, key: str) -> Fix:
     """MEM006: drop a second entry for ``key``; safe when it says nothing ``first`` does not."""
-    same = entry.title == first.title and entry.hook in ("", first.hook)
+    same = (
+        entry.title == first.title
+        and entry.hook in ("", first.hook)
+        and entry_end(index, entry) == entry.line
+    )
     title = f"Remove the duplicate entry for {key} (line {entry.line + 1})"
     if not same:
         # Redacted where every diagnostic is made (LintContext.diag).
@@ -365,7 +378,7 @@ def merge_memories(keep: TopicFile, copy: TopicFile, index: Index) -> Fix:
                 TextEdit(keep.path, keep.rel_path, Span(last, end, last, end), f"\n\n{added}")
             )
     for entry in sorted(entries_linking(index, copy.rel_path), key=lambda e: -e.line):
-        span = delete_lines_span(index.lines, entry.line)
+        span = delete_lines_span(index.lines, entry.line, entry_end(index, entry))
         edits.append(_index_edit(index, span, ""))
     return Fix(
         f"Merge {copy.rel_path} into {keep.rel_path} (and delete {copy.rel_path})",

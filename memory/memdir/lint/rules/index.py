@@ -113,21 +113,38 @@ def _line_length(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
     the cap); the range is everything past the limit itself."""
     index, limit = view.index, ctx.line_limit
     headings = (o.line for o in index.other if o.kind == "heading")
-    for number in sorted(itertools.chain((e.line for e in index.entries), headings)):
+    entries = {entry.line: entry for entry in index.entries}
+    for number in sorted(itertools.chain(entries, headings)):
         line = index.lines[number].rstrip()
         length = utf16_len(line)
         if length <= limit + C.INDEX_LINE_TOLERANCE:
             continue
         start = utf16_prefix_index(line, limit)
+        entry = entries.get(number)
         yield ctx.diag(
             "MEM001",
             ctx.index_path,
             C.INDEX_FILENAME,
             Span(number, start, number, len(line)),
             f"index line is {length} characters (limit {limit}): the agent is told to keep "
-            "each entry to one short line, and long hooks use up the load budget every entry "
-            "shares; move the detail into the topic file",
+            "each entry to one short line, and long lines use up the load budget every entry "
+            f"shares; {_shorter(entry, length, limit)}",
         )
+
+
+def _shorter(entry: IndexEntry | None, length: int, limit: int) -> str:
+    """What to shorten: the hook, unless the hook is short and the title and link are what
+    make the line long (a file name used as the title, a long path)."""
+    hook = utf16_len(entry.hook) if entry is not None else length
+    if entry is None or hook > limit // 2:
+        return "move the detail into the topic file"
+    head = length - hook
+    if entry.title.strip().lower() in (entry.path.lower(), posixpath.basename(entry.path).lower()):
+        return (
+            f"the title repeats the file name ({head} characters before the hook): a title of "
+            "a few words makes it fit"
+        )
+    return f"the title and link take {head} characters before the hook: shorten the title"
 
 
 MEM001 = Rule(
@@ -147,7 +164,9 @@ MEM001 = Rule(
     "entry shares.",
     example="`- [Payments](payments.md) — Stripe Charges → PaymentIntents by 2027-03-31, "
     "then a long story of the whole migration…`",
-    remedy="Keep the hook to one short clause; move the detail into the topic file.",
+    remedy="Keep the hook to one short clause; move the detail into the topic file. Where the "
+    "hook is short and the title and link make the line long (the file name again as the "
+    "title), the message says so: a title of a few words makes it fit.",
     index=_line_length,
 )
 
@@ -309,7 +328,8 @@ MEM004 = Rule(
     '(set off by `---` after the last entry: how to add a memory, a "last updated" stamp), '
     "lines pointing at a file in code form (`` - `notes.md` — hook ``; a folder in code form "
     "is the project's layout, content) or in an entry's form but for a detail (`- [notes.md] "
-    "hook` with no link target, `- ⭐ [Title](notes.md) — hook` marked with a symbol), a bold "
+    "hook` with no link target, `- ⭐ [Title](notes.md) — hook` marked with a symbol), an "
+    "entry's hook wrapped onto indented lines right under it (one Markdown list item), a bold "
     "label heading entries (`**Latest reports:**`) and tables whose rows link or name topic "
     "files.",
     why="Content in the index is loaded into every session against the cap, yet it is not "
