@@ -73,10 +73,13 @@ INDEX_PREAMBLE_MAX_LINES: Final = 8
 #: "last updated" stamp), of at most this many lines is the index's own, not memory content.
 INDEX_CLOSING_MAX_LINES: Final = 2 * INDEX_PREAMBLE_MAX_LINES
 #: Folder names (case aside, a leading ``_`` or ``.`` aside) under which a memory dir keeps
-#: memories for history (``legacy/``, ``_archived/``, ``retired/2026-05-prune/``): moved out of
-#: the index on purpose, not meant to be recalled.
-ARCHIVE_FOLDERS: Final = frozenset(
+#: files aside, not meant to be recalled: memories kept for history (``legacy/``, ``_archived/``,
+#: ``retired/2026-05-prune/``), moved out of the index on purpose, and drafts being written
+#: (``drafts/``: a blog post, a note for people).
+ASIDE_FOLDERS: Final = frozenset(
     {
+        "drafts",
+        "draft",
         "archive",
         "archives",
         "archived",

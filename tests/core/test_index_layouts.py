@@ -557,6 +557,34 @@ def test_files_named_by_a_word_in_code_or_plainly_are_no_orphans(make_dir: MakeD
     assert parsed.named == ("reference_queues.md",)
 
 
+def test_every_link_on_an_entry_line_points_at_its_file(make_dir: MakeDir) -> None:
+    # Several memories on one entry line (`- [A](a.md) / [B](b.md) · [C](c.md)`): the model
+    # follows each link, so none of them is an orphan, and a later link to no file dangles.
+    index = (
+        "- [Deploys](deploys.md) / [Freeze](./freeze.md) · [Canary](canary.md)\n"
+        "- [Billing](billing.md) — the queue; see also [Refunds](refunds.md)\n"
+    )
+    files = {"MEMORY.md": index, "deploys.md": topic("d"), "freeze.md": topic("f")}
+    found = run(make_dir({**files, "canary.md": topic("c"), "billing.md": topic("b")}))
+    assert codes(found, "MEM107") == []
+    [dangling] = codes(found, "MEM005")
+    assert "refunds.md does not exist" in dangling.message
+    assert [r.path for r in parse_index(index).references] == [
+        "freeze.md",
+        "canary.md",
+        "refunds.md",
+    ]
+
+
+def test_brackets_in_code_in_a_title_leave_the_entry_whole(make_dir: MakeDir) -> None:
+    # `[[id:…]]` in code inside a title is the title's text, not a bracket of the link.
+    index = "- [Wiki `[[id:UUID]]` links → refs](wiki_links.md) — rewritten before export\n"
+    found = run(make_dir({"MEMORY.md": index, "wiki_links.md": topic("w")}))
+    assert codes(found, "MEM004") == [] and codes(found, "MEM107") == []
+    [entry] = parse_index(index).entries
+    assert (entry.title, entry.path) == ("Wiki `[[id:UUID]]` links → refs", "wiki_links.md")
+
+
 def test_a_file_named_in_brackets_without_a_target_is_pointed_at(make_dir: MakeDir) -> None:
     # A link half written, `[audit.md] hook`: the model reads the name, so the file is no
     # orphan and the line is no memory content.

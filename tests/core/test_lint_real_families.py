@@ -291,11 +291,12 @@ def test_mem110_credentials_beside_them_are_still_secrets(line: str) -> None:
     assert find_secrets(line) != []
 
 
-# --- memories kept for history ------------------------------------------------------------------
+# --- files kept aside: archives and drafts -------------------------------------------------------
 
 
-def test_an_archive_folder_is_left_to_history(make_dir: Callable[..., Path]) -> None:
-    """Files moved to ``legacy/`` (or ``_archived/``, ``retired/2026-05/``) are out of the index on
+def test_an_archive_or_drafts_folder_is_kept_aside(make_dir: Callable[..., Path]) -> None:
+    """Files moved to ``legacy/`` (or ``_archived/``, ``retired/2026-05/``), and drafts in
+    ``drafts/``, are out of the index on
     purpose: the rules tuning auto memory's recall (orphan, frontmatter, size, name) are not
     run on them; a secret there is still reported."""
     old_report = "# Billing audit, first pass\n\nSuperseded by the second pass.\n" + "x" * 5000
@@ -307,6 +308,8 @@ def test_an_archive_folder_is_left_to_history(make_dir: Callable[..., Path]) -> 
         "retired/2026-05-prune/keys.md": memory(
             "Old staging keys", body="token: ghp_4f9TzQ2mL8vR1xW7cK3nB6yH0pD5sJ9aE2uG\n"
         ),
+        # Drafts being written beside the memories (a blog post): kept aside too.
+        "drafts/first-post.md": "# How we ship\n\nA draft for the team blog.\n" + "y" * 5000,
         "unlisted.md": memory("A memory nobody indexed, about the on-call rota"),
     }
     state = DirState(make_dir(files), Settings())

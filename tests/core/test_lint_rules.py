@@ -737,6 +737,8 @@ def test_mem129_fires_where_a_number_changed_in_its_place(
         ("break-even 1600 GPU hours", "break-even at 1,600 GPU hours a month", "x\n"),
         # No digit at all.
         ("the launch date", "the launch moved to May 5", "May 5.\n"),
+        # Digits inside a word: a commit hash, no number the hook states.
+        ("header fix landed in `c47c9ba`", "part 2.2 c.1 of the export work", "Done.\n"),
     ],
 )
 def test_mem129_quiet_where_the_hook_and_the_memory_agree(

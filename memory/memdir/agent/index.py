@@ -27,11 +27,12 @@ from memdir.textio import decode_bytes, read_text, utf8_len, utf16_len, utf16_pr
 #: An entry line; ``lead`` is the separator before the hook with the blanks around it, when the
 #: rest of the line starts with one. Title and target are runs of plain characters, escapes and
 #: bracketed (parenthesised) parts; each run is possessive because the first character decides
-#: which part comes next, so giving back never helps. A link set in bold
+#: which part comes next, so giving back never helps. Brackets in code in a title are the
+#: title's (``[`[[id]]` links](links.md)``), and a link set in bold
 #: (``- **[Title](file.md)** — hook``) is an entry all the same.
 _ENTRY = re.compile(
     r"^(?P<indent>[ \t]*)(?P<bullet>[-*+]|\d{1,9}[.)])[ \t]+(?:\*\*)?"
-    r"\[(?P<title>(?:[^\\\[\]]++|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
+    r"\[(?P<title>(?:[^\\\[\]`]++|`[^`\n]*+`|`|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
     r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]++|\\.|\([^()\s]*+\))++)(?:[ \t]+\"[^\"]*\")?\)(?:\*\*)?"
     r"(?P<rest>(?P<lead>[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*)?.*)$"
 )
@@ -41,7 +42,7 @@ _ENTRY_STARTS = ("- [", "* [", "+ [")
 #: A Markdown link anywhere on a line (a table cell, prose): the title and the target, with the
 #: target grammar of :data:`_ENTRY`.
 _LINK = re.compile(
-    r"\[(?P<title>(?:[^\\\[\]]++|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
+    r"\[(?P<title>(?:[^\\\[\]`]++|`[^`\n]*+`|`|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
     r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]++|\\.|\([^()\s]*+\))++)(?:[ \t]+\"[^\"]*\")?\)"
 )
 #: A file named in code form, ``notes.md`` in backticks: the model reads the name as a pointer.
@@ -734,19 +735,7 @@ def _references(
             continue
         line = item.raw
         if "](" in line:
-            for match in _LINK.finditer(line):
-                path = normalize_target(match.group(2))
-                if not path.lower().endswith(".md"):
-                    continue
-                title_start, title_end = match.span(1)
-                target_start, target_end = match.span(2)
-                end = len(line.rstrip())
-                links.append(
-                    IndexEntry(
-                        item.line, line, "", sys.intern(path), "",
-                        title_start, title_end, target_start, target_end, end, end,
-                    )
-                )  # fmt: skip
+            links += _links(item.line, line, 0)
         if "`" in line:
             named += code_names(line)
             words += _CODE_WORD.findall(line)
@@ -756,11 +745,35 @@ def _references(
             named += _BARE_NAME.findall(line)
         wiki += wiki_names(line)
     for entry in entries:
+        if "](" in entry.hook:
+            # More links after the entry's own (`- [A](a.md) / [B](b.md)`): the model follows
+            # each of them.
+            links += _links(entry.line, entry.raw, entry.hook_start)
         if "`" in entry.raw:
             named += code_names(entry.hook)
             words += _CODE_WORD.findall(entry.hook)
         wiki += wiki_names(entry.hook)
     return tuple(links), tuple(named), tuple(wiki), tuple(words)
+
+
+def _links(number: int, line: str, start: int) -> list[IndexEntry]:
+    """The links to ``.md`` files on ``line`` from ``start`` on, as entries without bullet or
+    hook (see :attr:`Index.references`)."""
+    found: list[IndexEntry] = []
+    for match in _LINK.finditer(line, start):
+        path = normalize_target(match.group(2))
+        if not path.lower().endswith(".md"):
+            continue
+        title_start, title_end = match.span(1)
+        target_start, target_end = match.span(2)
+        end = len(line.rstrip())
+        found.append(
+            IndexEntry(
+                number, line, "", sys.intern(path), "",
+                title_start, title_end, target_start, target_end, end, end,
+            )
+        )  # fmt: skip
+    return found
 
 
 def code_names(text: str) -> list[str]:

@@ -36,7 +36,7 @@ from memdir.lint.rules import (
 from memdir.lint.rules import dates as date_rules
 from memdir.lint.rules import index as index_rules
 from memdir.lint.rules import writes as write_rules
-from memdir.lint.rules.base import DirectoryView, IndexView, Rule, TopicView, kept_for_history
+from memdir.lint.rules.base import DirectoryView, IndexView, Rule, TopicView, kept_aside
 from memdir.lint.rules.directory import TopicSummary, summarize
 from memdir.lint.rules.index import entry_links
 from memdir.model import IndexEntry, TopicFile
@@ -142,7 +142,7 @@ def check_topic(topic: TopicFile, ctx: LintContext) -> list[Diagnostic]:
     view = TopicView.of(topic)
     found: list[Diagnostic] = []
     enabled = ctx.enabled
-    if kept_for_history(topic.rel_path):
+    if kept_aside(topic.rel_path):
         enabled = enabled - AUTO_MEMORY_CODES
     for code, check in _TOPIC:
         if code in enabled:
@@ -208,6 +208,6 @@ def run_directory_rules(
             found[code] = [
                 diagnostic
                 for diagnostic in check(view, ctx)
-                if code not in AUTO_MEMORY_CODES or not kept_for_history(diagnostic.rel_path)
+                if code not in AUTO_MEMORY_CODES or not kept_aside(diagnostic.rel_path)
             ]
     return found

@@ -229,13 +229,14 @@ def named_as_no_memory(rel_path: str) -> bool:
     return stem.isupper() or _DATED_NAME.fullmatch(stem) is not None
 
 
-def kept_for_history(rel_path: str) -> bool:
-    """A file under an archive folder of the memory dir (:data:`C.ARCHIVE_FOLDERS`:
-    ``legacy/``, ``_archived/``): kept for history, out of the index on purpose. The rules
-    that tune auto memory's loading and recall (``Rule.auto_memory_only``) do not serve it;
-    the rest (secrets, dates, broken YAML) still hold."""
+def kept_aside(rel_path: str) -> bool:
+    """A file under a folder the memory dir keeps aside (:data:`C.ASIDE_FOLDERS`: an archive,
+    ``legacy/``, ``_archived/``, or ``drafts/``): kept for history or being drafted, out of the
+    index on purpose. The rules that tune auto memory's loading and recall
+    (``Rule.auto_memory_only``) do not serve it; the rest (secrets, dates, broken YAML) still
+    hold."""
     folders = rel_path.split("/")[:-1]
-    return any(folder.lstrip("_.").casefold() in C.ARCHIVE_FOLDERS for folder in folders)
+    return any(folder.lstrip("_.").casefold() in C.ASIDE_FOLDERS for folder in folders)
 
 
 def index_in_other_case(rel_path: str) -> bool:

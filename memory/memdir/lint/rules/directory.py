@@ -159,7 +159,8 @@ MEM005 = Rule(
     severity="error",
     scope="directory",
     summary="An index entry links a topic file that does not exist; so does a link to a `.md` "
-    "file anywhere else in MEMORY.md (a table cell, a sentence). In a directory the agent "
+    "file anywhere else in MEMORY.md (a table cell, a sentence, a later link on an entry's "
+    "line). In a directory the agent "
     "reads on the project's instructions, a link to a file that exists from the project's "
     "root is followed from there; in any directory, so is a link spelling the memory dir's own "
     "path before the file's (`.claude/memory/notes.md` in `.claude/memory/MEMORY.md`): it is "
@@ -297,11 +298,11 @@ MEM107 = Rule(
     severity="warning",
     scope="directory",
     summary="A topic file that MEMORY.md does not point at: no entry links it, and no other "
-    "link (a table cell, a sentence), name in code form (`` `notes.md` ``, or a path ending "
-    "with the file's, like `` `memory/notes.md` `` written from the repository's root, or a "
-    "link so written), name in brackets (`[notes.md]`, a link with no target), name written "
-    "plainly (`## Queues → queues.md`), shorthand "
-    "for several files (`review_a/b/c_2026.md`, `review_{a,b,c}_2026.md`), "
+    "link (a table cell, a sentence, a later link on an entry's line), name in code form "
+    "(`` `notes.md` ``, or a path ending with the file's, like `` `memory/notes.md` `` "
+    "written from the repository's root, or a link so written), name in brackets "
+    "(`[notes.md]`, a link with no target), name written plainly (`## Queues → queues.md`), "
+    "shorthand for several files (`review_a/b/c_2026.md`, `review_{a,b,c}_2026.md`), "
     "`[[name]]` link or word in code form (`` `testing` ``: the file's frontmatter `name`, or "
     "its name without `.md`, the type it starts with left out or not) in the index "
     "names it. Only files at the top of the dir are checked: the agent writes its memories "
@@ -694,9 +695,13 @@ class StatedNumber:
 
 def stated_numbers(text: str) -> list[StatedNumber]:
     """Each number of ``text`` with the words next to it ("tier 7": before ``tier``; "8 條":
-    after ``條``, a CJK word's first character; a month name is any month)."""
+    after ``條``, a CJK word's first character; a month name is any month); digits inside a
+    word (``d33d4da``) state no number."""
     found = []
     for match in _NUMBER.finditer(text):
+        start, end = match.span()
+        if start and end < len(text) and text[start - 1].isalpha() and text[end].isalpha():
+            continue  # inside a word: a commit hash (`d33d4da`), an identifier, no count
         before = _WORD_BEFORE.search(text, max(0, match.start() - 24), match.start())
         after = _WORD_AFTER.match(text, match.end())
         word_before = before.group(1).casefold() if before else None
