@@ -74,6 +74,10 @@ def test_mem001_says_to_shorten_the_title_when_the_hook_is_short(make_dir: MakeD
     assert "a title of a few words makes it fit" in found[0].message
     head = len(f"- [Schema changes, in full]({other}) — ")
     assert f"the title and link take {head} characters" in found[1].message
+    both = f"- [{name}]({name}) — {hook}, then the whole story of the migration\n"
+    root = make_dir({"MEMORY.md": both, name: topic("a")})
+    [found] = codes(run(root), "MEM001")
+    assert "a title of a few words and a shorter hook make it fit" in found.message
     long_hook = f"- [Schema](s.md) — {hook}, then a long story of the whole migration"
     root = make_dir({"MEMORY.md": long_hook + "\n", "s.md": topic("s")})
     [detail] = codes(run(root, Settings(index_line_limit=60)), "MEM001")
@@ -511,6 +515,47 @@ def test_a_hook_wrapped_onto_indented_lines_is_part_of_its_entry(make_dir: MakeD
     assert lines_of(found) == (7, 9)
     kinds = {item.line: item.kind for item in parse_index(index).other}
     assert [kinds[3], kinds[4], kinds[6], kinds[8]] == ["continuation"] * 2 + ["bullet", "text"]
+
+
+def test_an_entry_set_in_bold_is_an_entry(make_dir: MakeDir) -> None:
+    # `- **[Title](file.md)** — hook`: emphasis around the link, an entry all the same (and a
+    # long one is still too long).
+    hook = "release trains leave on Tuesdays once the canary has baked for a full day"
+    index = (
+        "# Memory\n\nRead these first.\n\n"
+        f"- **[Deploys — read first](deploys.md)** — {hook}\n"
+        f"- **[Billing](billing.md)** — {hook}, {hook}\n"
+    )
+    root = make_dir({"MEMORY.md": index, "deploys.md": topic("d"), "billing.md": topic("b")})
+    found = run(root)
+    assert codes(found, "MEM004") == [] and codes(found, "MEM107") == []
+    assert [d.span.start_line for d in codes(found, "MEM001")] == [5]
+    entry = parse_index(index).entries[0]
+    assert (entry.title, entry.path, entry.hook) == ("Deploys — read first", "deploys.md", hook)
+
+
+def test_files_named_by_a_word_in_code_or_plainly_are_no_orphans(make_dir: MakeDir) -> None:
+    # An index grouping files by type and naming each by its name without `.md` in code form,
+    # with the type left out (`testing` for feedback_testing.md), or by its frontmatter name;
+    # a heading naming a file plainly after an arrow. A file named nowhere is still an orphan.
+    index = (
+        "# Memory\n\n**Feedback:** `testing` (run the suite first) · `style-guide`\n"
+        "**Reference:** `oncall_rota`\n\n## Queues → reference_queues.md\n"
+        "See https://example.com/docs/other_notes.md for upstream.\n"
+    )
+    files = {
+        "MEMORY.md": index,
+        "feedback_testing.md": topic("testing"),
+        "feedback_style.md": topic("style-guide"),
+        "reference_oncall_rota.md": topic("rota"),
+        "reference_queues.md": topic("queues"),
+        "other_notes.md": topic("other"),
+    }
+    [orphan] = codes(run(make_dir(files)), "MEM107")
+    assert orphan.rel_path == "other_notes.md"
+    parsed = parse_index(index)
+    assert parsed.code_words == ("testing", "style-guide", "oncall_rota")
+    assert parsed.named == ("reference_queues.md",)
 
 
 def test_a_file_named_in_brackets_without_a_target_is_pointed_at(make_dir: MakeDir) -> None:

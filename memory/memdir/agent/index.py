@@ -27,11 +27,12 @@ from memdir.textio import decode_bytes, read_text, utf8_len, utf16_len, utf16_pr
 #: An entry line; ``lead`` is the separator before the hook with the blanks around it, when the
 #: rest of the line starts with one. Title and target are runs of plain characters, escapes and
 #: bracketed (parenthesised) parts; each run is possessive because the first character decides
-#: which part comes next, so giving back never helps.
+#: which part comes next, so giving back never helps. A link set in bold
+#: (``- **[Title](file.md)** — hook``) is an entry all the same.
 _ENTRY = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<bullet>[-*+]|\d{1,9}[.)])[ \t]+"
+    r"^(?P<indent>[ \t]*)(?P<bullet>[-*+]|\d{1,9}[.)])[ \t]+(?:\*\*)?"
     r"\[(?P<title>(?:[^\\\[\]]++|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
-    r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]++|\\.|\([^()\s]*+\))++)(?:[ \t]+\"[^\"]*\")?\)"
+    r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]++|\\.|\([^()\s]*+\))++)(?:[ \t]+\"[^\"]*\")?\)(?:\*\*)?"
     r"(?P<rest>(?P<lead>[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*)?.*)$"
 )
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
@@ -45,6 +46,12 @@ _LINK = re.compile(
 )
 #: A file named in code form, ``notes.md`` in backticks: the model reads the name as a pointer.
 _CODE_NAME = re.compile(r"`(?:\./)?([^`\s]+\.md)(?:#[^`]*)?`")
+#: A file named plainly in a sentence or heading (``→ reference_wfb.md``), not in a link, a
+#: URL or a longer path: the model reads the name as a pointer too.
+_BARE_NAME = re.compile(r"(?<![\w\-./\\\[(`<:])((?:[\w\-]+/)*[\w\-][\w.\-]*\.md)(?![\w(\]`>/])")
+#: A word in code form (`` `deploy_notes` ``): a memory named by its file name without ``.md``
+#: or by its ``name``, as ``[[name]]`` does (matched against the files by MEM107).
+_CODE_WORD = re.compile(r"`([^\W_][\w\-]{2,80})`")
 #: A file named in brackets with no link target, ``[notes.md]``: a link half written, whose
 #: name the model reads all the same.
 _BRACKET_NAME = re.compile(r"(?<![\[!])\[(?:\./)?([^\[\]\s`]+\.md)\](?![(\[])")
@@ -280,11 +287,15 @@ class Index:
     #: Links to ``.md`` files written outside entry lines (table cells, prose, headings), as
     #: entries without bullet or hook: the model follows a link wherever the index has it.
     references: tuple[IndexEntry, ...] = ()
-    #: ``.md`` paths the index names in code form (`` `notes.md` ``), outside code blocks.
+    #: ``.md`` paths the index names outside links and code blocks: in code form
+    #: (`` `notes.md` ``), in brackets (``[notes.md]``) or plainly (``see notes.md``).
     named: tuple[str, ...] = ()
     #: Names the index links as ``[[name]]``, outside code blocks: a memory's ``name`` or its
     #: file name without ``.md``, as the agent links memories in topic files.
     wiki_named: tuple[str, ...] = ()
+    #: Words in code form (`` `deploy_notes` ``), outside code blocks: an index may name a
+    #: memory by its file name without ``.md`` or by its ``name``, as ``[[name]]`` does.
+    code_words: tuple[str, ...] = ()
 
 
 def _to_fixed_1(value: float) -> str:
@@ -709,13 +720,15 @@ def _line_kind(line: str) -> str:
 
 def _references(
     entries: tuple[IndexEntry, ...], other: tuple[IndexLine, ...]
-) -> tuple[tuple[IndexEntry, ...], tuple[str, ...], tuple[str, ...]]:
-    """The links to ``.md`` files on lines that are no entries, the ``.md`` paths named in code
-    form and the ``[[name]]`` links anywhere outside code blocks and comments (see
-    :attr:`Index.references`, :attr:`Index.named`, :attr:`Index.wiki_named`)."""
+) -> tuple[tuple[IndexEntry, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The links to ``.md`` files on lines that are no entries, the ``.md`` paths named (in
+    code form, in brackets, or plainly in a sentence), the ``[[name]]`` links and the words in
+    code form, anywhere outside code blocks and comments (see :attr:`Index.references`,
+    :attr:`Index.named`, :attr:`Index.wiki_named`, :attr:`Index.code_words`)."""
     links: list[IndexEntry] = []
     named: list[str] = []
     wiki: list[str] = []
+    words: list[str] = []
     for item in other:
         if item.kind not in _READ_KINDS:
             continue
@@ -736,14 +749,18 @@ def _references(
                 )  # fmt: skip
         if "`" in line:
             named += code_names(line)
+            words += _CODE_WORD.findall(line)
         if "[" in line:
             named += [normalize_target(m) for m in _BRACKET_NAME.findall(line)]
+        if ".md" in line:
+            named += _BARE_NAME.findall(line)
         wiki += wiki_names(line)
     for entry in entries:
         if "`" in entry.raw:
             named += code_names(entry.hook)
+            words += _CODE_WORD.findall(entry.hook)
         wiki += wiki_names(entry.hook)
-    return tuple(links), tuple(named), tuple(wiki)
+    return tuple(links), tuple(named), tuple(wiki), tuple(words)
 
 
 def code_names(text: str) -> list[str]:
@@ -791,7 +808,7 @@ def parse_index(
         text, problems, size = _read_cap(text, problems)
     lines = tuple(text.split("\n"))
     entries, other, open_block = _classify(lines)
-    references, named, wiki_named = _references(entries, other)
+    references, named, wiki_named, code_words = _references(entries, other)
     load = load_cap(text, target=target)
     limit = target.index_max_file_bytes
     if limit is not None and size is not None and size > limit:
@@ -816,6 +833,7 @@ def parse_index(
         references=references,
         named=named,
         wiki_named=wiki_named,
+        code_words=code_words,
     )
 
 

@@ -197,13 +197,16 @@ def shorthand(path: str) -> list[str]:
 
 def referenced(index: Index, summaries: Mapping[str, TopicSummary]) -> set[str]:
     """The topic files MEMORY.md points at outside its entries: links in table cells, prose or
-    headings, paths named in code form (`` `notes.md` ``) and ``[[name]]`` links. The model
-    reads the raw index and follows any of them, so none of these files is invisible.
+    headings, paths named in code form (`` `notes.md` ``) or plainly, ``[[name]]`` links and
+    names in code form (`` `notes` ``). The model reads the raw index and follows any of them,
+    so none of these files is invisible.
 
     A path in code form names a topic file when it ends with the file's path in the dir: an
     index often names a file from the repository's root (`` `memory/notes.md` `` in
     ``memory/MEMORY.md``). A ``[[name]]`` names the file whose frontmatter ``name``, or whose
-    path without ``.md``, it is (case aside, as Obsidian-style links match)."""
+    path without ``.md``, it is (case aside, as Obsidian-style links match), and so does a word
+    in code form; either may leave out the type the file name starts with (`` `testing` `` for
+    ``feedback_testing.md``)."""
     keys = {key for _, key in entry_links(index.references) if key is not None}
     for path in index.named:
         if (key := path_key(path)) is not None:
@@ -214,17 +217,24 @@ def referenced(index: Index, summaries: Mapping[str, TopicSummary]) -> set[str]:
         keys.update(
             suffix for i in range(1, len(parts)) if (suffix := "/".join(parts[i:])) in summaries
         )
-    if index.wiki_named:
+    if index.wiki_named or index.code_words:
         wanted = {name.casefold().removesuffix(".md") for name in index.wiki_named}
+        wanted.update(word.casefold() for word in index.code_words)
         for rel, summary in summaries.items():
-            stem = rel.removesuffix(".md")
+            stem = rel.removesuffix(".md").rpartition("/")[2].casefold()
             if (
-                stem.casefold() in wanted
-                or stem.rpartition("/")[2].casefold() in wanted
+                rel.removesuffix(".md").casefold() in wanted
+                or stem in wanted
+                or _TYPE_PREFIX.sub("", stem) in wanted
                 or (summary.name is not None and summary.name.strip().casefold() in wanted)
             ):
                 keys.add(rel)
     return keys
+
+
+#: The type a file name starts with, as the agent names memories (``feedback_testing.md``): an
+#: index that groups files by type may name them without it (`` `testing` `` under Feedback).
+_TYPE_PREFIX = re.compile(r"^(?:user|feedback|project|reference)[_\-](?=.)")
 
 
 def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -236,7 +246,7 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
     unlinked = {rel for rel in summaries.keys() - view.linked if "/" not in rel}
     if not index.exists and any(index_in_other_case(rel) for rel in summaries):
         return  # the index under another case: MEM123 says so, and links count once renamed
-    if unlinked and (index.references or index.named or index.wiki_named):
+    if unlinked and (index.references or index.named or index.wiki_named or index.code_words):
         unlinked -= referenced(index, summaries)
     if unlinked and (outside := view.linked - summaries.keys()):
         unlinked -= {rel for key in outside if (rel := from_above(key, ctx.root, summaries))}
@@ -289,9 +299,11 @@ MEM107 = Rule(
     summary="A topic file that MEMORY.md does not point at: no entry links it, and no other "
     "link (a table cell, a sentence), name in code form (`` `notes.md` ``, or a path ending "
     "with the file's, like `` `memory/notes.md` `` written from the repository's root, or a "
-    "link so written), name in brackets (`[notes.md]`, a link with no target), shorthand "
-    "for several files (`review_a/b/c_2026.md`, `review_{a,b,c}_2026.md`) or "
-    "`[[name]]` link (the file's frontmatter `name` or its name without `.md`) in the index "
+    "link so written), name in brackets (`[notes.md]`, a link with no target), name written "
+    "plainly (`## Queues → queues.md`), shorthand "
+    "for several files (`review_a/b/c_2026.md`, `review_{a,b,c}_2026.md`), "
+    "`[[name]]` link or word in code form (`` `testing` ``: the file's frontmatter `name`, or "
+    "its name without `.md`, the type it starts with left out or not) in the index "
     "names it. Only files at the top of the dir are checked: the agent writes its memories "
     "there, and a file in a folder was put there by a person (an archive, a copy of the dir, "
     "notes beside a sub-project). A file named in capitals without frontmatter (`README.md`, "

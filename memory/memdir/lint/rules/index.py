@@ -132,19 +132,32 @@ def _line_length(view: IndexView, ctx: LintContext) -> Iterator[Diagnostic]:
         )
 
 
+#: A title of a few words, for telling whether a shorter title alone makes a line fit.
+_SHORT_TITLE = 20
+
+
 def _shorter(entry: IndexEntry | None, length: int, limit: int) -> str:
-    """What to shorten: the hook, unless the hook is short and the title and link are what
-    make the line long (a file name used as the title, a long path)."""
-    hook = utf16_len(entry.hook) if entry is not None else length
-    if entry is None or hook > limit // 2:
+    """What to shorten: the title where it repeats the file name (with the hook, when a short
+    title alone would not do), the title and link where the hook is short, else the hook."""
+    if entry is None:
         return "move the detail into the topic file"
+    hook = utf16_len(entry.hook)
+    title = utf16_len(entry.title)
     head = length - hook
-    if entry.title.strip().lower() in (entry.path.lower(), posixpath.basename(entry.path).lower()):
+    fits = length - title + _SHORT_TITLE <= limit + C.INDEX_LINE_TOLERANCE
+    repeats = entry.title.strip().lower() in (
+        entry.path.lower(),
+        posixpath.basename(entry.path).lower(),
+    )
+    if repeats:
+        also = "makes it fit" if fits or hook <= limit // 2 else "and a shorter hook make it fit"
         return (
             f"the title repeats the file name ({head} characters before the hook): a title of "
-            "a few words makes it fit"
+            f"a few words {also}"
         )
-    return f"the title and link take {head} characters before the hook: shorten the title"
+    if hook <= limit // 2:
+        return f"the title and link take {head} characters before the hook: shorten the title"
+    return "move the detail into the topic file"
 
 
 MEM001 = Rule(
