@@ -44,7 +44,8 @@ def test_any_format_checks_it_as_claude_codes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_format_dir(tmp_path / "h", OTHER_FORMATS["hermes"])
-    code, out, err = run(["lint", str(root), "--any-format"], capsys)
+    # MEM004 is a preview rule.
+    code, out, err = run(["lint", str(root), "--any-format", "--preview"], capsys)
     assert code == 1 and "MEM004" in out and "notice" not in err
 
 
@@ -52,7 +53,8 @@ def test_the_setting_checks_it_as_claude_codes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_format_dir(tmp_path / "h", OTHER_FORMATS["hermes"])
-    (root / "memdir.toml").write_text("any_format = true\n", encoding="utf-8")
+    # MEM004 is a preview rule.
+    (root / "memdir.toml").write_text("any_format = true\npreview = true\n", encoding="utf-8")
     code, out, _err = run(["lint", str(root)], capsys)
     assert code == 1 and "MEM004" in out
 

@@ -27,7 +27,8 @@ def topic(name: str, description: str = DESCRIPTION) -> str:
 
 
 def run(root: Path, settings: Settings | None = None) -> list[Diagnostic]:
-    state = DirState(root, settings)
+    # MEM004 is a preview rule: on here, so its findings and its silences both mean something.
+    state = DirState(root, settings or Settings(preview=True))
     state.refresh()
     return list(state.lint().diagnostics)
 

@@ -69,7 +69,7 @@ def test_fix_applies_safe_fixes_prints_them_and_loses_nothing(
 ) -> None:
     root = make_dir(dict(MESSY))
     before = snapshot(root)
-    code = main(["lint", str(root), "--fix"])
+    code = main(["lint", str(root), "--fix", "--preview"])  # MEM004 is a preview rule
     after = snapshot(root)
     captured = capsys.readouterr()
     err = captured.err

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from memdir.config import Settings
 from memdir.lint import DirState
 from memhelpers import count_disk_reads, count_rule_runs
 
@@ -32,7 +33,8 @@ def test_an_open_files_own_findings_need_only_that_file(
 ) -> None:
     reads = count_disk_reads(monkeypatch.setattr)
     root = make_dir({"MEMORY.md": INDEX, "a.md": topic("a"), "b.md": "# no frontmatter\n"})
-    state = DirState(root)
+    preview = Settings(preview=True)  # MEM004 is a preview rule
+    state = DirState(root, preview)
     state.update(root / "MEMORY.md")
     state.update(root / "b.md")
     assert dict(reads) == {"MEMORY.md": 1, "b.md": 1}
@@ -42,7 +44,7 @@ def test_an_open_files_own_findings_need_only_that_file(
     assert {d.code for d in state.own_findings(root / "b.md")} == {"MEM101"}
     assert state.own_findings(root / "a.md") == ()  # not read: nothing known of it
     # The same rules as the full run: its findings of these files include them.
-    full = DirState(root)
+    full = DirState(root, preview)
     full.refresh()
     by_file = full.lint().by_file()
     for rel in ("MEMORY.md", "b.md"):

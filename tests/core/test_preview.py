@@ -35,7 +35,7 @@ def codes_of(out: str) -> set[str]:
 
 
 def test_the_preview_set_holds_the_rules_below_the_bar() -> None:
-    assert {"MEM117", "MEM118", "MEM121"} <= PREVIEW_CODES
+    assert {"MEM004", "MEM117", "MEM118", "MEM121"} <= PREVIEW_CODES
     assert all(RULES[code].precision for code in PREVIEW_CODES)
 
 
@@ -95,6 +95,18 @@ def test_cli_on_with_memdir_toml(make_dir: MakeDir, capsys: pytest.CaptureFixtur
     main(["lint", str(root)])
     out, _ = capsys.readouterr()
     assert "MEM121" in codes_of(out)
+
+
+def test_cli_content_in_the_index_only_with_preview(
+    make_dir: MakeDir, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Content in the index (MEM004) is below the bar on real dirs: a preview rule.
+    index = FILES["MEMORY.md"] + "\nThe old billing API answers in XML; the new one in JSON.\n"
+    root = make_dir({**FILES, "MEMORY.md": index})
+    assert main(["lint", str(root)]) == 0
+    assert "MEM004" not in codes_of(capsys.readouterr().out)
+    assert main(["lint", str(root), "--preview"]) == 1
+    assert "MEM004" in codes_of(capsys.readouterr().out)
 
 
 def test_cli_selecting_a_preview_code_warns(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from memdir.agent.index import parse_index
+from memdir.config import Settings
 from memdir.lint.state import DirState
 
 TOPIC = "---\nname: a\ndescription: what a is about, in enough words\ntype: user\n---\n"
@@ -30,7 +31,7 @@ def _dir(tmp_path: Path) -> Path:
 
 def test_lone_surrogate_in_index_text_is_linted(tmp_path: Path) -> None:
     root = _dir(tmp_path)
-    state = DirState(root)
+    state = DirState(root, Settings(preview=True))  # MEM004 is a preview rule
     state.refresh()
     state.update(root / "MEMORY.md", "\ud800- [A](a.md) — a\n")
     assert [d.code for d in state.lint().diagnostics if d.rel_path == "MEMORY.md"] == ["MEM004"]

@@ -29,6 +29,7 @@ from memdir import constants as C
 from pytest_lsp import LanguageClient
 
 
+@pytest.mark.lsp_settings({"preview": True})  # MEM004 is a preview rule
 async def test_index_diagnostics_push_or_pull(client: LanguageClient, workspace: Workspace) -> None:
     uri = open_doc(client, workspace, "MEMORY.md")
     # The file's own findings (MEM004) may come first, the directory's (MEM005) with the rest.
@@ -149,6 +150,17 @@ async def test_quick_fixes_for_dangling_entry(client: LanguageClient, workspace:
     assert "type" in post.metadata
 
 
+async def test_content_in_index_is_a_preview_rule(
+    client: LanguageClient, workspace: Workspace
+) -> None:
+    # Off by default: the directory's findings of the index (MEM005) come with the full run,
+    # after the file's own; by then MEM004 would have been there.
+    uri = open_doc(client, workspace, "MEMORY.md")
+    found = await wait_until(client, uri, lambda f: "MEM005" in codes(f))
+    assert "MEM004" not in codes(found)
+
+
+@pytest.mark.lsp_settings({"preview": True})  # MEM004 is a preview rule
 async def test_move_is_the_quick_fix_for_content_in_index(
     client: LanguageClient, workspace: Workspace
 ) -> None:

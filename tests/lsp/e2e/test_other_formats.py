@@ -82,7 +82,7 @@ async def test_the_notice_once_and_nothing_checked_or_written(
     assert tree_bytes(workspace.root) == before
 
 
-@pytest.mark.lsp_settings({"anyFormat": True})
+@pytest.mark.lsp_settings({"anyFormat": True, "preview": True})  # MEM004 is a preview rule
 async def test_the_editor_setting_checks_it_as_claude_codes(
     client: LanguageClient, workspace: Workspace
 ) -> None:

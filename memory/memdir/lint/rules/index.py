@@ -350,6 +350,11 @@ MEM004 = Rule(
     example="`We decided to keep the old billing export until Q3 because finance…`",
     remedy="Move the text into a topic file and link it with one `- [Title](file.md) — hook` line.",
     fixable="editor",
+    preview=True,
+    precision="101 of 108 judged findings right (93.5%) on the 361 real memory dirs of the "
+    "samples (2026-12): notes about the index itself in its middle (how to use the memory "
+    "tooling, a pointer to a docs folder, a template's note on how to grow the index) read as "
+    "content",
     index=_content_in_index,
 )
 
