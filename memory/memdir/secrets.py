@@ -405,6 +405,22 @@ _PLACEHOLDER_WORDS = (
     "here",
     "replace",
 )
+#: What a default password adds to its user's name: ``app_local``, ``app-test``, ``app123``.
+_DEFAULT_SUFFIX = re.compile(r"[_\-.]?(?:local|test|dev|pass|pw|pwd|password|\d{1,4})?", re.I)
+
+
+def _user_default(user: str, password: str) -> bool:
+    """A password made of its user's name (``postgres:postgres``, ``app:app_local``): a
+    development default, typed by hand, not a secret."""
+    if password == user:
+        return True
+    return (
+        len(user) >= 3
+        and password.lower().startswith(user.lower())
+        and _DEFAULT_SUFFIX.fullmatch(password[len(user) :]) is not None
+    )
+
+
 _URL_PLACEHOLDERS = frozenset(
     ("password", "pass", "passwd", "pwd", "secret", "changeme", "redacted", "pw", "token")
 )
@@ -854,7 +870,7 @@ def _find_visible(text: str) -> list[SecretMatch]:
             password = match.group("pw")
             if password.lower() in _URL_PLACEHOLDERS or is_placeholder(password):
                 continue
-            if password == match.group("user"):
+            if _user_default(match.group("user"), password):
                 continue  # postgres://postgres:postgres@localhost: a default, not a secret
             found.append(
                 SecretMatch("password in a URL", match.start("pw"), match.end("pw"), "://user:…@")

@@ -285,6 +285,8 @@ def test_mem110_a_firebase_web_key_is_public_but_still_redacted(text: str) -> No
         "ANTHROPIC_API_KEY=sk-ant-api03-Zx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeAaBbCcDdEe",
         # The same format for a Maps key, with no Firebase around it, is a secret.
         "MAPS_KEY=AIzaSyZx8Qw2Lr5Tn9Vb3Hk7Jp1Md4Fs6Gy0CeA",
+        # The user's name with a random tail is a password, not a default.
+        "DATABASE_URL=postgresql://shop:shop_Zx8Qw2Lr5Tn9@db.internal:5432/shop",
     ],
 )
 def test_mem110_credentials_beside_them_are_still_secrets(line: str) -> None:

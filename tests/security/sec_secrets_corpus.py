@@ -437,6 +437,9 @@ NEGATIVES: tuple[str, ...] = (
     "max_tokens: 4096 for the selector; the tokenizer: cl100k_base",
     "auth: OAuth2-PKCE for the mobile app, SAML for the admin console.",
     "postgres://postgres:postgres@localhost:5432/app_dev is the local default.",
+    # A default made of the user's name, as CI jobs set one up.
+    "CI: DATABASE_URL=postgresql://shop:shop_local@localhost:5432/test, then migrate.",
+    "mysql://billing:billing123@127.0.0.1/billing_test for the integration tests.",
     "Connect with postgres://user:password@localhost/db in the README example.",
     "Docs: https://docs.stripe.com/keys#obtain-api-keys and https://platform.openai.com/api-keys",
     "The webhook is https://hooks.slack.com/services/<team>/<channel>/<token> (in 1Password).",
