@@ -579,11 +579,11 @@ def test_every_link_on_an_entry_line_points_at_its_file(make_dir: MakeDir) -> No
 
 def test_brackets_in_code_in_a_title_leave_the_entry_whole(make_dir: MakeDir) -> None:
     # `[[id:…]]` in code inside a title is the title's text, not a bracket of the link.
-    index = "- [Wiki `[[id:UUID]]` links → refs](wiki_links.md) — rewritten before export\n"
+    index = "- [Notes `[[note-id]]` links kept](wiki_links.md) — rewritten before export\n"
     found = run(make_dir({"MEMORY.md": index, "wiki_links.md": topic("w")}))
     assert codes(found, "MEM004") == [] and codes(found, "MEM107") == []
     [entry] = parse_index(index).entries
-    assert (entry.title, entry.path) == ("Wiki `[[id:UUID]]` links → refs", "wiki_links.md")
+    assert (entry.title, entry.path) == ("Notes `[[note-id]]` links kept", "wiki_links.md")
 
 
 def test_a_file_named_in_brackets_without_a_target_is_pointed_at(make_dir: MakeDir) -> None:

@@ -47,7 +47,7 @@ _LINK = re.compile(
 )
 #: A file named in code form, ``notes.md`` in backticks: the model reads the name as a pointer.
 _CODE_NAME = re.compile(r"`(?:\./)?([^`\s]+\.md)(?:#[^`]*)?`")
-#: A file named plainly in a sentence or heading (``→ reference_wfb.md``), not in a link, a
+#: A file named plainly in a sentence or heading (``→ reference_queues.md``), not in a link, a
 #: URL or a longer path: the model reads the name as a pointer too.
 _BARE_NAME = re.compile(r"(?<![\w\-./\\\[(`<:])((?:[\w\-]+/)*[\w\-][\w.\-]*\.md)(?![\w(\]`>/])")
 #: A word in code form (`` `deploy_notes` ``): a memory named by its file name without ``.md``

@@ -696,12 +696,12 @@ class StatedNumber:
 def stated_numbers(text: str) -> list[StatedNumber]:
     """Each number of ``text`` with the words next to it ("tier 7": before ``tier``; "8 條":
     after ``條``, a CJK word's first character; a month name is any month); digits inside a
-    word (``d33d4da``) state no number."""
+    word (``e5f7a21``) state no number."""
     found = []
     for match in _NUMBER.finditer(text):
         start, end = match.span()
         if start and end < len(text) and text[start - 1].isalpha() and text[end].isalpha():
-            continue  # inside a word: a commit hash (`d33d4da`), an identifier, no count
+            continue  # inside a word: a commit hash (`e5f7a21`), an identifier, no count
         before = _WORD_BEFORE.search(text, max(0, match.start() - 24), match.start())
         after = _WORD_AFTER.match(text, match.end())
         word_before = before.group(1).casefold() if before else None
