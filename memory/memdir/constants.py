@@ -74,12 +74,16 @@ INDEX_PREAMBLE_MAX_LINES: Final = 8
 INDEX_CLOSING_MAX_LINES: Final = 2 * INDEX_PREAMBLE_MAX_LINES
 #: Folder names (case aside, a leading ``_`` or ``.`` aside) under which a memory dir keeps
 #: files aside, not meant to be recalled: memories kept for history (``legacy/``, ``_archived/``,
-#: ``retired/2026-05-prune/``), moved out of the index on purpose, and drafts being written
-#: (``drafts/``: a blog post, a note for people).
+#: ``retired/2026-05-prune/``), moved out of the index on purpose, drafts being written
+#: (``drafts/``: a blog post, a note for people) and copies of Claude Code's own Markdown
+#: config (``commands/``, ``skills/``, ``agents/``: slash commands, skills, subagents).
 ASIDE_FOLDERS: Final = frozenset(
     {
         "drafts",
         "draft",
+        "commands",
+        "skills",
+        "agents",
         "archive",
         "archives",
         "archived",

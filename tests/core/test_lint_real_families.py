@@ -293,10 +293,10 @@ def test_mem110_credentials_beside_them_are_still_secrets(line: str) -> None:
     assert find_secrets(line) != []
 
 
-# --- files kept aside: archives and drafts -------------------------------------------------------
+# --- files kept aside: archives, drafts, config --------------------------------------------------
 
 
-def test_an_archive_or_drafts_folder_is_kept_aside(make_dir: Callable[..., Path]) -> None:
+def test_an_archive_drafts_or_config_folder_is_kept_aside(make_dir: Callable[..., Path]) -> None:
     """Files moved to ``legacy/`` (or ``_archived/``, ``retired/2026-05/``), and drafts in
     ``drafts/``, are out of the index on
     purpose: the rules tuning auto memory's recall (orphan, frontmatter, size, name) are not
@@ -310,8 +310,10 @@ def test_an_archive_or_drafts_folder_is_kept_aside(make_dir: Callable[..., Path]
         "retired/2026-05-prune/keys.md": memory(
             "Old staging keys", body="token: ghp_4f9TzQ2mL8vR1xW7cK3nB6yH0pD5sJ9aE2uG\n"
         ),
-        # Drafts being written beside the memories (a blog post): kept aside too.
+        # Drafts being written beside the memories (a blog post): kept aside too, and so is a
+        # copy of Claude Code's slash commands.
         "drafts/first-post.md": "# How we ship\n\nA draft for the team blog.\n" + "y" * 5000,
+        "commands/status.md": "Report the state of every running job.\n\n## Steps\n",
         "unlisted.md": memory("A memory nobody indexed, about the on-call rota"),
     }
     state = DirState(make_dir(files), Settings())

@@ -32,7 +32,7 @@ from memdir.textio import decode_bytes, read_text, utf8_len, utf16_len, utf16_pr
 #: (``- **[Title](file.md)** — hook``) is an entry all the same.
 _ENTRY = re.compile(
     r"^(?P<indent>[ \t]*)(?P<bullet>[-*+]|\d{1,9}[.)])[ \t]+(?:\*\*)?"
-    r"\[(?P<title>(?:[^\\\[\]`]++|`[^`\n]*+`|`|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
+    r"\[(?P<title>(?:[^\\\[\]`]++|`(?:[^`\n\]]|\](?!\())*+`|`|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
     r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]++|\\.|\([^()\s]*+\))++)(?:[ \t]+\"[^\"]*\")?\)(?:\*\*)?"
     r"(?P<rest>(?P<lead>[ \t]*(?P<sep>—|–|--|-|:)(?=[ \t]|$)[ \t]*)?.*)$"
 )
@@ -42,7 +42,7 @@ _ENTRY_STARTS = ("- [", "* [", "+ [")
 #: A Markdown link anywhere on a line (a table cell, prose): the title and the target, with the
 #: target grammar of :data:`_ENTRY`.
 _LINK = re.compile(
-    r"\[(?P<title>(?:[^\\\[\]`]++|`[^`\n]*+`|`|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
+    r"\[(?P<title>(?:[^\\\[\]`]++|`(?:[^`\n\]]|\](?!\())*+`|`|\\.|\[(?:[^\\\[\]]++|\\.)*+\])*+)\]"
     r"\((?P<target><[^<>\n]*>|(?:[^()\s\\]++|\\.|\([^()\s]*+\))++)(?:[ \t]+\"[^\"]*\")?\)"
 )
 #: A file named in code form, ``notes.md`` in backticks: the model reads the name as a pointer.

@@ -45,8 +45,8 @@ rules](../configuration.md#preview-rules)).
 Rules marked *Auto memory only* model how Claude Code loads its auto memory (the index injected
 up to a cap, the prefetch's heads and manifest): they are not run on a directory the agent reads
 on the project's instructions, with its tools ([How memdir maps to the
-agent](../agent.md#read-by-instructions)), nor on a file kept aside in an archive or drafts
-folder ([Files kept aside](../agent.md#files-kept-aside-archives-and-drafts)).
+agent](../agent.md#read-by-instructions)), nor on a file kept aside in an archive, drafts or
+config folder ([Files kept aside](../agent.md#files-kept-aside)).
 
 <!-- Generated from the rule registry (memdir.lint.rules.RULES) by
 `python -m memdir.lint.docs`; tests/core/test_lint_docs.py keeps this page equal to it. -->
@@ -105,7 +105,7 @@ def _auto_memory_line(rule: Rule) -> str:
     return (
         "- **Auto memory only**: not run on a directory read by the project's instructions "
         "([How the agent reads it](../agent.md#read-by-instructions)) nor on a file kept aside "
-        "([archive and drafts folders](../agent.md#files-kept-aside-archives-and-drafts)): "
+        "([archive, drafts and config folders](../agent.md#files-kept-aside)): "
         f"{rule.auto_memory_only}\n"
     )
 

@@ -231,10 +231,10 @@ def named_as_no_memory(rel_path: str) -> bool:
 
 def kept_aside(rel_path: str) -> bool:
     """A file under a folder the memory dir keeps aside (:data:`C.ASIDE_FOLDERS`: an archive,
-    ``legacy/``, ``_archived/``, or ``drafts/``): kept for history or being drafted, out of the
-    index on purpose. The rules that tune auto memory's loading and recall
-    (``Rule.auto_memory_only``) do not serve it; the rest (secrets, dates, broken YAML) still
-    hold."""
+    ``legacy/``, ``_archived/``, ``drafts/``, or a copy of Claude Code's ``commands/``): kept
+    for history, being drafted or config, out of the index on purpose. The rules that tune auto
+    memory's loading and recall (``Rule.auto_memory_only``) do not serve it; the rest
+    (secrets, dates, broken YAML) still hold."""
     folders = rel_path.split("/")[:-1]
     return any(folder.lstrip("_.").casefold() in C.ASIDE_FOLDERS for folder in folders)
 
