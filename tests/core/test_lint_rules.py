@@ -434,7 +434,8 @@ def test_mem108_ties_on_mtime_are_broken_by_path_like_the_scan(make_dir: MakeDir
         ("misc user preferences and various notes", "too generic"),
         ("release merge freeze", "too short"),
         ("Release merge freeze notes here", None),
-        ("a " + "very long description " * 12, "characters long, more than 250"),
+        # Length is MEM131's (a preview rule), not vagueness.
+        ("a " + "very long description " * 12, None),
         ("数据保留", "too short"),
         ("用户行为日志只保留九十天", None),
     ],
@@ -442,6 +443,16 @@ def test_mem108_ties_on_mtime_are_broken_by_path_like_the_scan(make_dir: MakeDir
 def test_mem109_description_problem(description: str, reason: str | None) -> None:
     found = description_problem(description, "release-merge-freeze", "release-merge-freeze.md")
     assert (found is None) if reason is None else (found is not None and reason in found)
+
+
+def test_mem131_a_long_description_is_its_own_preview_rule(make_dir: MakeDir) -> None:
+    long = "the export schema: " + "its columns, their types and the migrations behind them; " * 5
+    long = long.rstrip("; ")
+    root = make_dir({"MEMORY.md": entry("a.md") + "\n", "a.md": topic("a", long)})
+    assert only(run(root), "MEM131") == [] and only(run(root), "MEM109") == []
+    [found] = only(run(root, Settings(preview=True)), "MEM131")
+    assert found.span.start_line == 2 and f"{len(long)} characters long" in found.message
+    assert only(run(root, Settings(preview=True)), "MEM109") == []
 
 
 def test_mem109_repeats_the_name(make_dir: MakeDir) -> None:

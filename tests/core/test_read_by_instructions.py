@@ -170,6 +170,7 @@ AUTO_MEMORY_ONLY = {
     "MEM109",
     "MEM115",
     "MEM116",
+    "MEM131",
 }
 
 
