@@ -233,7 +233,7 @@ MEM131 = Rule(
     remedy="Say what the memory covers and when it applies in one short line; move the "
     "detail into the body.",
     preview=True,
-    precision="106 of 117 judged findings right (91%) on the 541 real memory dirs of the "
+    precision="106 of 117 judged findings right (91%) on the 554 real memory dirs of the "
     "samples (2026-12): lines of 260-400 characters summarising what a research note covers "
     "(nine of them in one directory) are specific, not the memory's content",
     topic=_long_description,
