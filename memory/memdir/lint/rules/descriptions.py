@@ -228,8 +228,8 @@ MEM131 = Rule(
     why="The selector reads every memory's description at once to choose up to five; a long "
     "line costs every choice and often carries the memory's content rather than what it "
     "covers.",
-    example="`description: Async publish shipped 2026-06-07 in 36 commits; the editor stays "
-    "interactive, a status buffer and spinner show progress, and cancel is clean…`",
+    example="`description: The billing export moved to the new queue in March; it retries "
+    "three times, writes a dead-letter file after that, and the on-call lead reads it…`",
     remedy="Say what the memory covers and when it applies in one short line; move the "
     "detail into the body.",
     preview=True,
