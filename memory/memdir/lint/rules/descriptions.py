@@ -151,11 +151,6 @@ def length_problem(description: str) -> str | None:
     )
 
 
-def drafted_problem(description: str, name: str | None, rel_path: str) -> str | None:
-    """Why a description drafted from a file's text will not do: vague or too long."""
-    return description_problem(description, name, rel_path) or length_problem(description)
-
-
 def _vague_description(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
     topic = view.topic
     if not (topic.description and view.fields_readable):

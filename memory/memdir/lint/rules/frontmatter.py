@@ -25,7 +25,7 @@ from memdir.lint.rules.base import (
     named_as_no_memory,
     or_list,
 )
-from memdir.lint.rules.descriptions import drafted_problem
+from memdir.lint.rules.descriptions import description_problem
 from memdir.model import Span
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def _no_frontmatter(view: TopicView, ctx: LintContext) -> list[Diagnostic]:
             "no frontmatter: the prefetch manifest shows this file without type or "
             "description, and the selector (which never sees bodies) has no reason to pick "
             "it; add name, description and type",
-            plan.frontmatter_skeleton(topic, vague=drafted_problem),
+            plan.frontmatter_skeleton(topic, vague=description_problem),
         )
     ]
 
