@@ -131,6 +131,7 @@ try:
 except ImportError:  # run from a checkout without the package installed
     sys.path.insert(0, str(HERE.parent / "memory"))
     from memdir.recall import lexical
+from memdir.agent.topic import body_head  # noqa: E402  (after the path fix above)
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,8 @@ class Candidate:
     name: str | None
     description: str | None
     type: str | None
+    #: What the selector reads of the body (:func:`memdir.agent.topic.body_head`).
+    body: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,7 @@ def load_candidates(root: Path = MEMORY_DIR) -> list[Candidate]:
                 str(meta["name"]) if meta.get("name") is not None else None,
                 str(meta["description"]) if meta.get("description") is not None else None,
                 mem_type if mem_type in MEMORY_TYPES else None,
+                body_head(path),
             )
         )
     return candidates
@@ -217,7 +221,7 @@ def load_queries(path: Path = QUERIES) -> list[Query]:
 def pad_candidates(candidates: Sequence[Candidate], size: int = TIMING_CANDIDATES) -> list[Any]:
     """The real memories plus variants under new paths, up to ``size`` (timing only).
 
-    Each variant's name and description get a distinct suffix, so no per-text cache inside a
+    Each variant's name, description and body get a distinct suffix, so no per-text cache inside a
     selector can make the copies free.
     """
     padded: list[Any] = list(candidates)
@@ -230,6 +234,7 @@ def pad_candidates(candidates: Sequence[Candidate], size: int = TIMING_CANDIDATE
                 f"{src.name or ''} v{i}",
                 f"{src.description or ''} (variant {i}, ref PAD-{i * 7919 % 10007})",
                 src.type,
+                f"{src.body}\n(variant {i})",
             )
         )
         i += 1
@@ -443,7 +448,7 @@ print(json.dumps({"import": (imported - start) * 1000, "first": (done - imported
 
 def _first_call_timing(queries: Sequence[Query], padded: Sequence[Any]) -> dict[str, Any]:
     """Median import and first-selection time over ``NEW_PROCESSES`` fresh interpreters."""
-    fields = ("rel_path", "name", "description", "type")
+    fields = ("rel_path", "name", "description", "type", "body")
     candidates = [{f: getattr(c, f) for f in fields} for c in padded]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(

@@ -123,6 +123,9 @@ class MemoryHeader:
     description: str | None
     type: str | None
     problems: tuple[Problem, ...] = ()
+    #: The head of the body as the prefetch would inject it, read only for the offline
+    #: selector (:func:`memdir.agent.topic.with_bodies`); None until read.
+    body: str | None = None
 
 
 #: A backslash escape in a link title (``\\]``); the index parser reads targets with it too.

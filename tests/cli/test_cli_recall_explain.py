@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from memdir import constants as C
 from memdir.agent.scan import scan
+from memdir.agent.topic import with_bodies
 from memdir.faces.cli import main
 from memdir.recall.lexical import select_lexical
 from memhelpers import EXAMPLES
@@ -29,7 +30,9 @@ def recall(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str, str]:
 
 
 def test_explain_on_stderr_after_the_summary(capsys: pytest.CaptureFixture[str]) -> None:
-    selection = select_lexical(FREEZE_QUERY, scan(EXAMPLES).candidates, (), C.SELECT_MAX_FILES)
+    selection = select_lexical(
+        FREEZE_QUERY, with_bodies(scan(EXAMPLES).candidates), (), C.SELECT_MAX_FILES
+    )
     out, err = recall(
         capsys,
         "--explain",
@@ -80,7 +83,9 @@ def test_explain_in_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def data_threshold() -> float:
-    selection = select_lexical(FREEZE_QUERY, scan(EXAMPLES).candidates, (), C.SELECT_MAX_FILES)
+    selection = select_lexical(
+        FREEZE_QUERY, with_bodies(scan(EXAMPLES).candidates), (), C.SELECT_MAX_FILES
+    )
     return selection.threshold
 
 

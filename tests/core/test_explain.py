@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from memdir import constants as C
 from memdir.agent.scan import scan
+from memdir.agent.topic import with_bodies
 from memdir.faces.projections import cli_json, recall_view
 from memdir.model import MemoryHeader
 from memdir.recall.explain import Explanation, explain_recall, seen_before
@@ -72,7 +73,7 @@ def run(
 
 
 def lexical(root: Path, query: str, tools: Sequence[str] = ()) -> LexicalSelection:
-    return select_lexical(query, scan(root).candidates, tools, C.SELECT_MAX_FILES)
+    return select_lexical(query, with_bodies(scan(root).candidates), tools, C.SELECT_MAX_FILES)
 
 
 def near_miss(selection: LexicalSelection) -> str:
@@ -308,7 +309,7 @@ def test_json_carries_explanations(memdir: Path) -> None:
 def test_every_candidate_of_the_examples(query: str) -> None:
     from memhelpers import EXAMPLES
 
-    candidates = scan(EXAMPLES).candidates
+    candidates = with_bodies(scan(EXAMPLES).candidates)
     selection = select_lexical(query, candidates, (), C.SELECT_MAX_FILES)
     scores = {m.rel_path: m.score for m in selection.considered}
     chosen = [m.rel_path for m in selection.selected]
@@ -342,7 +343,7 @@ def test_relative_cut(tmp_path: Path) -> None:
     from memhelpers import generate_memdir
 
     root = generate_memdir(tmp_path / "memory", 200, invalid_files=False)
-    candidates = scan(root).candidates
+    candidates = with_bodies(scan(root).candidates)
     # A file clearing the threshold that the selection still leaves out, the limit aside.
     for header in candidates:
         query = header.description or ""

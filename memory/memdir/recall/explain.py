@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from memdir import constants as C
 from memdir.agent.scan import ScanResult, excluded_entry
+from memdir.agent.topic import with_bodies
 from memdir.model import MemoryHeader
 
 if TYPE_CHECKING:
@@ -60,8 +61,8 @@ class LexicalView:
     rank: int | None
     #: The query's concepts it matched, as typed (``部署→deploy`` when by a translation).
     matched: tuple[str, ...]
-    #: The query's content words it lacks, as typed: neither its name, description nor path
-    #: holds them (or a translation of them).
+    #: The query's content words it lacks, as typed: neither its name, description, path nor
+    #: the head of its body holds them (or a translation of them).
     missing: tuple[str, ...]
     #: Why the lexical selector left it out, or null when it selected it.
     cut: str | None
@@ -130,7 +131,7 @@ def explain_recall(
 
     seen = dict(seen or {})
     tools = normalize_tools(recent_tools)
-    offered = [h for h in scanned.candidates if h.rel_path not in seen]
+    offered = with_bodies([h for h in scanned.candidates if h.rel_path not in seen])
     context = _Context(result, scanned, offered, tools, seen, limit)
     return tuple(context.explain(path) for path in paths)
 

@@ -1,11 +1,11 @@
 """Offline lexical memory selector: path B's "pick at most 5 relevant files" without a model.
 
-It scores what the manifest shows of each memory (name, description, type, path; never the
-bodies) against the user's message: BM25F over bilingual tokens (English stems, CJK character
-bigrams) with a small vocabulary of developer words, a relevance threshold so unrelated questions
-select nothing, and the spec's recently-used-tools rule. Unlike the agent it has no single-word
-skip, so questions without spaces are handled. Design notes, measurements and their history:
-docs/selector.md and docs/performance.md.
+It scores what the manifest shows of each memory (name, description, type, path) and, at a low
+weight, the head of its body against the user's message: BM25F over bilingual tokens (English
+stems, CJK character bigrams) with a small vocabulary of developer words, a relevance threshold
+so unrelated questions select nothing, and the spec's recently-used-tools rule. Unlike the agent
+it has no single-word skip, so questions without spaces are handled. Design notes, measurements
+and their history: docs/selector.md and docs/performance.md.
 """
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ NAME_WEIGHT: Final = 2.0
 DESCRIPTION_WEIGHT: Final = 1.0
 PATH_WEIGHT: Final = 0.5
 TYPE_WEIGHT: Final = 0.3
+#: The head of the body, what the prefetch would inject: it finds the memory a description
+#: does not describe, at a weight low enough that descriptions still decide (docs/selector.md).
+BODY_WEIGHT: Final = 0.25
 #: A translation or synonym counts this much of the word the user actually typed.
 SYNONYM_WEIGHT: Final = 0.9
 #: A well-known tool standing for its kind ("linter" finding a ruff memory) counts this much.
@@ -721,7 +724,8 @@ def _dedupe(concepts: list[QueryConcept]) -> list[QueryConcept]:
 
 # --- documents -------------------------------------------------------------------------------
 class _Document:
-    """A memory as the scorer sees it: its tokens by field, kept as lists.
+    """A memory as the scorer sees it: its tokens by field (the manifest's and the body's),
+    kept as lists.
 
     Term frequencies are counted for the few tokens a question shares with the memory, when it
     is scored (``list.count`` in C), instead of summing every token's field weights into a dict
@@ -730,6 +734,7 @@ class _Document:
 
     # A plain slotted class: a frozen dataclass's __init__ costs more than counting the tokens.
     __slots__ = (
+        "body",
         "desc",
         "directory",
         "file",
@@ -744,13 +749,15 @@ class _Document:
 
     def __init__(
         self,
-        fields: tuple[list[str], list[str], list[str], list[str], list[str]],
+        fields: tuple[list[str], list[str], list[str], list[str], list[str], list[str]],
         length: float,
         raw: str,
         han_fields: tuple[tuple[str, float], ...],
     ) -> None:
-        self.name, self.desc, self.directory, self.file, self.type = fields
-        self.keys = frozenset().union(self.name, self.desc, self.directory, self.file, self.type)
+        self.name, self.desc, self.directory, self.file, self.type, self.body = fields
+        self.keys = frozenset().union(
+            self.name, self.desc, self.directory, self.file, self.type, self.body
+        )
         self.length = length
         self.raw = raw  # name, description and path as written, for the warning words
         #: Normalised text and weight of each field holding Han characters, for 1-char terms.
@@ -764,6 +771,7 @@ class _Document:
             + DESCRIPTION_WEIGHT * self.desc.count(token)
             + PATH_WEIGHT * (self.directory.count(token) + self.file.count(token))
             + TYPE_WEIGHT * self.type.count(token)
+            + BODY_WEIGHT * self.body.count(token)
         )
 
     def char_tf(self, char: str) -> float:
@@ -780,6 +788,8 @@ class _Document:
         return frozenset(self.desc)
 
 
+#: The labels every memory's body carries: they would match "why" or "apply" in any question.
+_LABELS = re.compile(r"\*\*(?:Why|How to apply):\*\*")
 _PATH_SEPARATORS = re.compile(r"[/\-_.]+")
 
 
@@ -823,16 +833,20 @@ def _is_warning(tokens: frozenset[str], text: str) -> bool:
     return not text.isascii() and _WARNING_CJK.search(text) is not None
 
 
-#: Documents by (path, name, description, type): only new or edited memories are indexed again.
+#: Documents by (path, name, description, type, body): only new or edited memories are indexed
+#: again.
 #: Emptied when it would grow past _DOCUMENT_CACHE_SIZE.
-_document_cache: dict[tuple[str, str, str, str], _Document] = {}
+_document_cache: dict[tuple[str, str, str, str, str], _Document] = {}
 _DOCUMENT_CACHE_SIZE: Final = 4096
 #: Documents indexed since clear_caches(), for cache_info(); a list, so no ``global`` is needed.
 _indexed = [0]
 
 
 def _documents(candidates: Sequence[ManifestItem]) -> list[_Document]:
-    keys = [(c.rel_path, c.name or "", c.description or "", c.type or "") for c in candidates]
+    keys = [
+        (c.rel_path, c.name or "", c.description or "", c.type or "", c.body or "")
+        for c in candidates
+    ]
     cache = _document_cache
     docs = list(map(cache.get, keys))
     if None not in docs:
@@ -849,7 +863,7 @@ def _documents(candidates: Sequence[ManifestItem]) -> list[_Document]:
 
 @dataclass(frozen=True)
 class CacheInfo:
-    #: Memories held indexed, by path, name, description and type.
+    #: Memories held indexed, by path, name, description, type and body.
     documents: int
     #: Memories indexed (tokenised) since :func:`clear_caches`; a selection over memories
     #: already seen, unedited, adds none.
@@ -870,22 +884,28 @@ def clear_caches() -> None:
     _directory_tokens.cache_clear()
 
 
-def _index_documents(keys: list[tuple[str, str, str, str]]) -> list[_Document]:
-    texts: list[str] = []  # name, description and file name of each memory, normalised
-    for rel_path, name, description, _ in keys:
+def _index_documents(keys: list[tuple[str, str, str, str, str]]) -> list[_Document]:
+    texts: list[str] = []  # name, description, file name and body of each memory, normalised
+    for rel_path, name, description, _, body in keys:
         file_name = rel_path.rpartition("/")[2]
         # Separators (- _ .) end runs in the tokeniser anyway: only ".md" must go.
         if file_name[-3:].lower() == ".md":
             file_name = file_name[:-3]
-        texts += (_normalize(name), _normalize(description), _normalize(file_name))
+        texts += (
+            _normalize(name),
+            _normalize(description),
+            _normalize(file_name),
+            _normalize(_LABELS.sub(" ", body)),
+        )
     fields = iter(_index_many(texts))
     out: list[_Document] = []
     for n, (
-        (rel_path, name, description, mem_type),
+        (rel_path, name, description, mem_type, body),
         (name_tokens, name_length),
         (desc_tokens, desc_length),
         (file_tokens, file_length),
-    ) in enumerate(zip(keys, fields, fields, fields, strict=True)):
+        (body_tokens, body_length),
+    ) in enumerate(zip(keys, fields, fields, fields, fields, strict=True)):
         dir_tokens, dir_length = _directory_tokens(rel_path.rpartition("/")[0])
         type_tokens, type_length = _short_tokens(mem_type)
         length = (
@@ -893,21 +913,23 @@ def _index_documents(keys: list[tuple[str, str, str, str]]) -> list[_Document]:
             + DESCRIPTION_WEIGHT * desc_length
             + PATH_WEIGHT * (dir_length + file_length)
             + TYPE_WEIGHT * type_length
+            + BODY_WEIGHT * body_length
         )
         han_fields: tuple[tuple[str, float], ...] = ()
-        if not (name.isascii() and description.isascii() and rel_path.isascii()):
+        if not (name.isascii() and description.isascii() and rel_path.isascii() and body.isascii()):
             han_fields = tuple(
                 (text, weight)
                 for text, weight in (
-                    (texts[3 * n], NAME_WEIGHT),
-                    (texts[3 * n + 1], DESCRIPTION_WEIGHT),
+                    (texts[4 * n], NAME_WEIGHT),
+                    (texts[4 * n + 1], DESCRIPTION_WEIGHT),
                     (_normalize(rel_path), PATH_WEIGHT),
+                    (texts[4 * n + 3], BODY_WEIGHT),
                 )
                 if not text.isascii()
             )
         out.append(
             _Document(
-                (name_tokens, desc_tokens, dir_tokens, file_tokens, type_tokens),
+                (name_tokens, desc_tokens, dir_tokens, file_tokens, type_tokens, body_tokens),
                 length,
                 f"{name}\n{description}\n{rel_path}",
                 han_fields,
@@ -1001,7 +1023,8 @@ def _tool_score(
 
 # --- public API ------------------------------------------------------------------------------
 class ManifestItem(Protocol):
-    """What the core's scan produces for each topic file (read-only attributes suffice)."""
+    """What the core's scan produces for each topic file (read-only attributes suffice); ``body``
+    is the head :func:`memdir.agent.topic.with_bodies` reads (None or empty: none)."""
 
     @property
     def rel_path(self) -> str: ...
@@ -1011,6 +1034,8 @@ class ManifestItem(Protocol):
     def description(self) -> str | None: ...
     @property
     def type(self) -> str | None: ...
+    @property
+    def body(self) -> str | None: ...
 
 
 @dataclass(frozen=True)

@@ -162,10 +162,13 @@ class LexicalSelector:
     ) -> Selection:
         """The selection, computed on the calling thread."""
         # Imported here so that importing this module never pays for the tokenisers.
+        from memdir.agent.topic import with_bodies
         from memdir.recall.lexical import select_lexical
 
         start = time.perf_counter()
-        result = select_lexical(query, headers, normalize_tools(recent_tools), limit=self.limit)
+        result = select_lexical(
+            query, with_bodies(headers), normalize_tools(recent_tools), limit=self.limit
+        )
         selected = tuple(dict.fromkeys(m.rel_path for m in result.selected))[: self.limit]
         why = {
             m.rel_path: (
