@@ -82,6 +82,7 @@ const notSelected: Explanation = {
     threshold: 0.434243,
     rank: 3,
     matched: ['部署'],
+    inBody: [],
     missing: ['预发环境', '注意'],
     cut: 'score 0.33 is below the threshold 0.43',
     droppedByTools: false,

@@ -113,6 +113,29 @@ def test_numbers_are_the_selections_own(memdir: Path, query: str) -> None:
         assert (view.cut is None) == selected
 
 
+def test_words_found_only_in_the_body_are_named(memdir: Path) -> None:
+    # The lexical selector reads the head of the body; the agent's own selector does not.
+    (memdir / "pager.md").write_text(
+        "---\nname: Pager escalation\ndescription: Who gets paged first for an outage\n"
+        "type: project\n---\nThe sev1 playbook says: page the backend on-call first.\n",
+        encoding="utf-8",
+    )
+    result, (explanation,) = run(
+        memdir, "what does the sev1 playbook say about paging", ["pager.md"]
+    )
+    assert result.selected == ("pager.md",)
+    view = explanation.lexical
+    assert view is not None and view.in_body == ("sev1", "playbook", "say")
+    assert set(view.matched) - set(view.in_body)  # paging: in the description too
+    assert (
+        "  only in its body: sev1, playbook, say (the agent's own selector reads names and "
+        "descriptions, not bodies)" in explanation.lines
+    )
+    _, (described,) = run(memdir, "who gets paged first", ["pager.md"])
+    assert described.lexical is not None and described.lexical.in_body == ()
+    assert not any("only in its body" in line for line in described.lines)
+
+
 @pytest.mark.parametrize("query", NEAR_MISSES)
 def test_a_near_miss_says_so_and_its_suggestion_selects_it(memdir: Path, query: str) -> None:
     selection = lexical(memdir, query)

@@ -150,6 +150,8 @@ export interface LexicalView {
   rank: number | null;
   /** The query's concepts it matched, as typed (`部署→deploy` when by a translation). */
   matched: string[];
+  /** Those of `matched` found only in the head of its body: the agent's own selector, which reads names and descriptions, does not see them. */
+  inBody: string[];
   /** The query's content words it lacks, as typed: neither its name, description, path nor the head of its body holds them (or a translation of them). */
   missing: string[];
   /** Why the lexical selector left it out, or null when it selected it. */

@@ -61,6 +61,9 @@ class LexicalView:
     rank: int | None
     #: The query's concepts it matched, as typed (``部署→deploy`` when by a translation).
     matched: tuple[str, ...]
+    #: Those of ``matched`` found only in the head of its body: the agent's own selector, which
+    #: reads names and descriptions, does not see them.
+    in_body: tuple[str, ...]
     #: The query's content words it lacks, as typed: neither its name, description, path nor
     #: the head of its body holds them (or a translation of them).
     missing: tuple[str, ...]
@@ -178,6 +181,7 @@ class _Context:
         self.surfaced = _surfaced_keys(result)
         self.selection = select_lexical(result.query, offered, tools, limit)
         self._unlimited: LexicalSelection | None = None
+        self._manifest_terms: dict[str, tuple[str, ...]] | None = None
 
     def unlimited(self) -> LexicalSelection:
         """The lexical selection without the top-``limit`` cap: who else cleared the cuts."""
@@ -188,6 +192,16 @@ class _Context:
                 self.result.query, self.offered, self.tools, max(len(self.offered), 1)
             )
         return self._unlimited
+
+    def manifest_terms(self) -> dict[str, tuple[str, ...]]:
+        """What each file matches without its body: the words the agent's selector could see."""
+        from memdir.recall.lexical import select_lexical
+
+        if self._manifest_terms is None:
+            bare = [replace(h, body="") for h in self.offered]
+            selection = select_lexical(self.result.query, bare, self.tools, self.limit)
+            self._manifest_terms = {m.rel_path: m.matched_terms for m in selection.considered}
+        return self._manifest_terms
 
     # --- one file ----------------------------------------------------------------------------
     def explain(self, asked: str) -> Explanation:
@@ -245,6 +259,8 @@ class _Context:
         match = next((m for m in selection.considered if m.rel_path == path), None)
         score = match.score if match else 0.0
         matched = tuple(match.matched_terms) if match else ()
+        seen_words = {t.partition("→")[0] for t in self.manifest_terms().get(path, ())}
+        in_body = tuple(t for t in matched if t.partition("→")[0] not in seen_words)
         missing = self._missing(matched)
         cut: str | None = None
         if match is None:
@@ -278,7 +294,15 @@ class _Context:
         rank = ranked.index(path) + 1 if path in ranked else None
         dropped = bool(match and match.dropped_reason)
         return LexicalView(
-            score, selection.threshold, rank, matched, missing, cut, dropped, self.lexical_exact
+            score,
+            selection.threshold,
+            rank,
+            matched,
+            in_body,
+            missing,
+            cut,
+            dropped,
+            self.lexical_exact,
         )
 
     def _missing(self, matched: tuple[str, ...]) -> tuple[str, ...]:
@@ -370,6 +394,11 @@ class _Context:
                 lines.append(f"  lexical would leave it out: {view.cut}")
             if view.matched:
                 lines.append(f"  matched: {', '.join(view.matched)}")
+            if view.in_body:
+                lines.append(
+                    f"  only in its body: {', '.join(view.in_body)} (the agent's own selector "
+                    "reads names and descriptions, not bodies)"
+                )
             if view.missing:
                 lines.append(f"  lacks: {', '.join(view.missing)}")
         if verdict != "not-a-candidate" and not has_description:
