@@ -321,3 +321,39 @@ def test_an_archive_drafts_or_config_folder_is_kept_aside(make_dir: Callable[...
     state.refresh()
     found = {(d.rel_path, d.code) for d in state.lint().diagnostics}
     assert found == {("unlisted.md", "MEM107"), ("retired/2026-05-prune/keys.md", "MEM110")}
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "file:///home/dana/src/shop/.agent/memory/safety.md",
+        "file:///C:/Users/dana/shop/memory/safety.md",
+        "/home/dana/src/shop/.agent/memory/safety.md",
+        "<file:///home/dana/my%20shop/memory/safety.md>",
+    ],
+)
+def test_an_absolute_link_to_the_dirs_own_file_is_a_link(
+    make_dir: Callable[..., Path], target: str
+) -> None:
+    """An index written on the author's machine links a memory by its absolute path or its
+    ``file://`` URL: MEM007 asks for a relative link, and the file is no orphan (file-url
+    family). A folder of another name before the file still leaves it unlinked."""
+    files = {
+        "MEMORY.md": f"- [Safety]({target}) — what never runs in prod\n"
+        "- [Other](file:///home/dana/notes/other.md) — kept elsewhere\n",
+        "safety.md": memory("Commands that must never run against production"),
+        "other.md": memory("A memory whose link names another folder"),
+    }
+    root = make_dir(files)
+    state = DirState(root, Settings())
+    state.refresh()
+    found = {(d.rel_path, d.code, d.span.start_line) for d in state.lint().diagnostics}
+    assert found == {
+        ("MEMORY.md", "MEM007", 0),
+        ("MEMORY.md", "MEM007", 1),
+        ("other.md", "MEM107", 0),
+    }
+    file_url = next(
+        d for d in state.lint().diagnostics if d.code == "MEM007" and d.span.start_line == 1
+    )
+    assert file_url.message.startswith("a file:// URL is an absolute path on one machine")

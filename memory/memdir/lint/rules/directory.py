@@ -33,7 +33,7 @@ from memdir.lint.rules.base import (
 )
 from memdir.lint.rules.consistency import Directive, directives
 from memdir.lint.rules.descriptions import near_duplicate_pairs
-from memdir.lint.rules.index import entry_links, path_key
+from memdir.lint.rules.index import absolute_key, entry_links, path_key
 from memdir.lint.rules.overlap import duplicate_pairs, pack, shingles, unpack
 from memdir.model import Span, TopicFile
 from memdir.textio import not_read
@@ -118,6 +118,17 @@ def from_above(key: str, root: Path, summaries: Mapping[str, object]) -> str | N
     for depth in range(1, min(len(parts), len(above))):
         rel = "/".join(parts[depth:])
         if rel in summaries and tuple(parts[:depth]) == above[-depth:]:
+            return rel
+    return None
+
+
+def _own_file(path: str, root: Path, summaries: Mapping[str, object]) -> str | None:
+    """The topic file an absolute path names on the author's machine: the path ends with a
+    folder named like the memory dir, then the file's path in it."""
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        rel = "/".join(parts[depth:])
+        if parts[depth - 1] == root.name and rel in summaries:
             return rel
     return None
 
@@ -251,6 +262,12 @@ def _orphans(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnostic]:
         unlinked -= referenced(index, summaries)
     if unlinked and (outside := view.linked - summaries.keys()):
         unlinked -= {rel for key in outside if (rel := from_above(key, ctx.root, summaries))}
+    if unlinked:
+        # An absolute link to the dir's own file is a link (MEM007 asks for a relative one).
+        absolute = (absolute_key(e) for e in (*index.entries, *index.references))
+        unlinked -= {
+            rel for key in absolute if key and (rel := _own_file(key, ctx.root, summaries))
+        }
     room = plan.IndexRoom(index)
     for rel in sorted(unlinked):
         summary = summaries[rel]

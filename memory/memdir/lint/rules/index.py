@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 from memdir import constants as C
 from memdir.fixes import plan
@@ -53,6 +54,12 @@ def path_problem(raw: str, path: str) -> str | None:
     this dir, or None."""
     if not path:
         return "the link has no file name: it points nowhere the agent can read"
+    if raw[:5].lower() == "file:":
+        return (
+            "a file:// URL is an absolute path on one machine: links in MEMORY.md are relative "
+            "to the memory dir, and this one breaks as soon as the directory moves or syncs to "
+            "another machine"
+        )
     if _SCHEME.match(raw) and not _DRIVE.match(raw):
         return (
             "links a URL: the agent reads memories from the memory dir only, so this entry is "
@@ -97,6 +104,21 @@ def _plain_key(path: str) -> str | None:
 
 def _checked_key(entry: IndexEntry) -> str | None:
     return None if link_problem(entry) is not None else link_key(entry.path)
+
+
+def absolute_key(entry: IndexEntry) -> str | None:
+    """The path of an absolute link (``/home/me/proj/memory/notes.md``, or the same as a
+    ``file://`` URL) without its root, for :func:`~memdir.lint.rules.directory.from_above` to
+    find the dir's own file in; None for any other link."""
+    raw = entry.target[1:-1] if entry.target.startswith("<") else entry.target
+    if raw[:7].lower() == "file://":
+        path = unquote(urlsplit(raw).path)
+    elif entry.path.startswith("/") or _DRIVE.match(entry.path):
+        path = entry.path
+    else:
+        return None
+    path = path.replace("\\", "/").lstrip("/")
+    return path[2:].lstrip("/") if _DRIVE.match(path) else path
 
 
 def path_key(path: str) -> str | None:
