@@ -136,6 +136,23 @@ def test_words_found_only_in_the_body_are_named(memdir: Path) -> None:
     assert not any("only in its body" in line for line in described.lines)
 
 
+def test_a_file_matched_on_two_body_words_is_told_why(memdir: Path) -> None:
+    (memdir / "pager.md").write_text(
+        "---\nname: Pager escalation\ndescription: Who gets paged first for an outage\n"
+        "type: project\n---\nIn a sev1, follow the sev1 playbook: the playbook says who to "
+        "page, and every sev1 gets a review.\n",
+        encoding="utf-8",
+    )
+    result, (explanation,) = run(memdir, "the sev1 playbook", ["pager.md"])
+    assert result.selected == ()
+    view = explanation.lexical
+    assert view is not None and view.in_body == ("sev1", "playbook")
+    assert explanation.reason == (
+        f"not selected: score {view.score:.2f} clears the threshold {view.threshold:.2f}, but "
+        "it matches the question only in its body, on fewer than 3 of its words"
+    )
+
+
 @pytest.mark.parametrize("query", NEAR_MISSES)
 def test_a_near_miss_says_so_and_its_suggestion_selects_it(memdir: Path, query: str) -> None:
     selection = lexical(memdir, query)

@@ -406,6 +406,19 @@ def test_a_body_word_finds_a_memory_its_description_does_not_name() -> None:
     assert unread == select_lexical(query, [*MEMORIES, _with_body(PAGER, "")])
 
 
+def test_a_file_matched_only_in_its_body_needs_three_of_the_questions_words() -> None:
+    # One or two common words ("good", "button") are in many bodies: not enough on their own.
+    few = select_lexical("is the sev1 playbook any good", [*MEMORIES, PAGER])
+    assert "project/pager.md" in [m.rel_path for m in few.considered]
+    assert paths(few) == [] and few.body_only == ("project/pager.md",)
+    assert lexical.BODY_ONLY_CONCEPTS == 3
+    enough = select_lexical("does the sev1 playbook escalate to dana", [*MEMORIES, PAGER])
+    assert paths(enough) == ["project/pager.md"] and enough.body_only == ()
+    # One word in its name or description, and the body may add the rest.
+    described = select_lexical("who gets paged in a sev1", [*MEMORIES, PAGER])
+    assert paths(described) == ["project/pager.md"]
+
+
 def test_the_description_outweighs_the_body() -> None:
     described = Item("a/flaky.md", "Flaky suites", "Quarantine flaky suites", "feedback", "")
     mentioned = Item(

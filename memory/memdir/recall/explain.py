@@ -251,7 +251,7 @@ class _Context:
         return "not-selected", f"not selected: {view.cut}"
 
     def _lexical_view(self, header: MemoryHeader) -> LexicalView:
-        from memdir.recall.lexical import MAX_WORD_MATCHES, RELATIVE_CUT
+        from memdir.recall.lexical import BODY_ONLY_CONCEPTS, MAX_WORD_MATCHES, RELATIVE_CUT
 
         selection = self.selection
         path = header.rel_path
@@ -272,6 +272,12 @@ class _Context:
             cut = None
         elif score < selection.threshold:
             cut = f"score {score:.2f} is below the threshold {selection.threshold:.2f}"
+        elif path in selection.body_only:
+            cut = (
+                f"score {score:.2f} clears the threshold {selection.threshold:.2f}, but it "
+                f"matches the question only in its body, on fewer than {BODY_ONLY_CONCEPTS} of "
+                "its words"
+            )
         elif path in selection.crowded:
             cut = (
                 f"score {score:.2f} clears the cuts, but so do more than {MAX_WORD_MATCHES} "

@@ -22,6 +22,8 @@ from operator import add
 from typing import Final, Protocol
 
 __all__ = [
+    "BODY_ONLY_CONCEPTS",
+    "BODY_WEIGHT",
     "GENERIC_TOOL_BONUS",
     "LENGTH_SLOPE",
     "MAX_WORD_MATCHES",
@@ -59,6 +61,9 @@ TYPE_WEIGHT: Final = 0.3
 #: The head of the body, what the prefetch would inject: it finds the memory a description
 #: does not describe, at a weight low enough that descriptions still decide (docs/selector.md).
 BODY_WEIGHT: Final = 0.25
+#: A memory that matches the question only in its body needs this many of its concepts: one or
+#: two common words ("good", "button") are in many bodies.
+BODY_ONLY_CONCEPTS: Final = 3
 #: A translation or synonym counts this much of the word the user actually typed.
 SYNONYM_WEIGHT: Final = 0.9
 #: A well-known tool standing for its kind ("linter" finding a ruff memory) counts this much.
@@ -742,6 +747,8 @@ class _Document:
         "han_text",
         "keys",
         "length",
+        "manifest_han",
+        "manifest_keys",
         "name",
         "raw",
         "type",
@@ -755,14 +762,17 @@ class _Document:
         han_fields: tuple[tuple[str, float], ...],
     ) -> None:
         self.name, self.desc, self.directory, self.file, self.type, self.body = fields
-        self.keys = frozenset().union(
-            self.name, self.desc, self.directory, self.file, self.type, self.body
+        self.manifest_keys = frozenset().union(
+            self.name, self.desc, self.directory, self.file, self.type
         )
+        self.keys = self.manifest_keys.union(self.body)
         self.length = length
         self.raw = raw  # name, description and path as written, for the warning words
         #: Normalised text and weight of each field holding Han characters, for 1-char terms.
         self.han_fields = han_fields
         self.han_text = "\n".join(text for text, _ in han_fields)
+        #: The same without the body's.
+        self.manifest_han = "\n".join(text for text, w in han_fields if w != BODY_WEIGHT)
 
     def tf(self, token: str) -> float:
         """The field-weighted frequency of ``token`` (BM25F's pseudo-document)."""
@@ -1066,6 +1076,9 @@ class LexicalSelection:
     #: Files that cleared the cuts but were left out because more than ``MAX_WORD_MATCHES`` files
     #: did on the question's words (only the best is kept then), best first.
     crowded: tuple[str, ...] = ()
+    #: Files left out for matching the question only in their body, on fewer than
+    #: ``BODY_ONLY_CONCEPTS`` of its concepts, best first.
+    body_only: tuple[str, ...] = ()
 
 
 def select_lexical(
@@ -1102,13 +1115,23 @@ def select_lexical(
 
     considered: list[LexicalMatch] = []
     kept: list[tuple[LexicalMatch, _Hit]] = []
+    body_only: list[str] = []
     for score, rel_path, terms, hit, doc in scored:
         match = LexicalMatch(rel_path, score, terms, _drop_reason(doc, tools))
         considered.append(match)
-        if match.dropped_reason is None:
-            kept.append((match, hit))
+        if match.dropped_reason is not None:
+            continue
+        if (
+            len(hit.concepts) < BODY_ONLY_CONCEPTS
+            and rel_path not in warned
+            and doc.body
+            and not any(_in_manifest(doc, concepts[i]) for i in hit.concepts)
+        ):
+            body_only.append(rel_path)
+            continue
+        kept.append((match, hit))
     if not kept:
-        return LexicalSelection((), tuple(considered), floor, floor)
+        return LexicalSelection((), tuple(considered), floor, floor, (), tuple(body_only))
     best, best_hit = kept[0]
     own_cut = max(floor, round(RELATIVE_CUT * best.score, 6))
     # A second file on the best file's topic is measured against what the question's own words
@@ -1137,6 +1160,18 @@ def select_lexical(
         shared_cut,
         floor,
         tuple(m.rel_path for m in worded if m.rel_path in crowded),
+        tuple(body_only),
+    )
+
+
+def _in_manifest(doc: _Document, concept: QueryConcept) -> bool:
+    """Whether ``doc`` has ``concept`` in its name, description or path, not only its body."""
+    return any(
+        all(
+            token in doc.manifest_keys or (len(token) == 1 and token in doc.manifest_han)
+            for token in alt.tokens
+        )
+        for alt, _ in concept.alternatives
     )
 
 
