@@ -417,6 +417,25 @@ def test_a_file_matched_only_in_its_body_needs_three_of_the_questions_words() ->
     # One word in its name or description, and the body may add the rest.
     described = select_lexical("who gets paged in a sev1", [*MEMORIES, PAGER])
     assert paths(described) == ["project/pager.md"]
+    # Chinese words alike: two in the body alone are not enough, three are.
+    zh = Item(
+        "project/pager-zh.md",
+        "Pager",
+        "Who gets paged first",
+        "project",
+        "故障手册：先呼叫后端值班，故障手册放在共享盘。故障手册每季度更新。",
+    )
+    assert select_lexical("故障手册", [*MEMORIES, zh]).body_only == ("project/pager-zh.md",)
+    assert paths(select_lexical("故障手册在哪个共享盘", [*MEMORIES, zh])) == ["project/pager-zh.md"]
+    # A one-character word is looked up in the text, and in the body's only when it is there.
+    lock = Item(
+        "project/pager-zh.md",
+        "Pager",
+        "Who gets paged first",
+        "project",
+        "上线前先加锁；锁由值班持有，锁要及时释放。",
+    )
+    assert select_lexical("锁", [*MEMORIES, lock]).body_only == ("project/pager-zh.md",)
 
 
 def test_the_description_outweighs_the_body() -> None:

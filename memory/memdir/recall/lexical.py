@@ -760,6 +760,7 @@ class _Document:
         length: float,
         raw: str,
         han_fields: tuple[tuple[str, float], ...],
+        body_han: bool = False,
     ) -> None:
         self.name, self.desc, self.directory, self.file, self.type, self.body = fields
         self.manifest_keys = frozenset().union(
@@ -768,11 +769,13 @@ class _Document:
         self.keys = self.manifest_keys.union(self.body)
         self.length = length
         self.raw = raw  # name, description and path as written, for the warning words
-        #: Normalised text and weight of each field holding Han characters, for 1-char terms.
+        #: Normalised text and weight of each field holding Han characters, for 1-char terms
+        #: (the body's last, when ``body_han``).
         self.han_fields = han_fields
         self.han_text = "\n".join(text for text, _ in han_fields)
         #: The same without the body's.
-        self.manifest_han = "\n".join(text for text, w in han_fields if w != BODY_WEIGHT)
+        manifest = han_fields[:-1] if body_han else han_fields
+        self.manifest_han = "\n".join(text for text, _ in manifest)
 
     def tf(self, token: str) -> float:
         """The field-weighted frequency of ``token`` (BM25F's pseudo-document)."""
@@ -943,6 +946,7 @@ def _index_documents(keys: list[tuple[str, str, str, str, str]]) -> list[_Docume
                 length,
                 f"{name}\n{description}\n{rel_path}",
                 han_fields,
+                not texts[4 * n + 3].isascii(),
             )
         )
     return out

@@ -49,12 +49,16 @@ def link_problem(entry: IndexEntry) -> str | None:
     return path_problem(raw, entry.path)
 
 
+def _is_file_url(raw: str) -> bool:
+    return raw[:7].lower() == "file://"
+
+
 def path_problem(raw: str, path: str) -> str | None:
     """Why a target, as written (``raw``) and normalised (``path``), is not a topic file of
     this dir, or None."""
     if not path:
         return "the link has no file name: it points nowhere the agent can read"
-    if raw[:5].lower() == "file:":
+    if _is_file_url(raw):
         return (
             "a file:// URL is an absolute path on one machine: links in MEMORY.md are relative "
             "to the memory dir, and this one breaks as soon as the directory moves or syncs to "
@@ -108,10 +112,10 @@ def _checked_key(entry: IndexEntry) -> str | None:
 
 def absolute_key(entry: IndexEntry) -> str | None:
     """The path of an absolute link (``/home/me/proj/memory/notes.md``, or the same as a
-    ``file://`` URL) without its root, for :func:`~memdir.lint.rules.directory.from_above` to
-    find the dir's own file in; None for any other link."""
+    ``file://`` URL) without its root, where the lint finds the dir's own file (MEM107); None
+    for any other link."""
     raw = entry.target[1:-1] if entry.target.startswith("<") else entry.target
-    if raw[:7].lower() == "file://":
+    if _is_file_url(raw):
         path = unquote(urlsplit(raw).path)
     elif entry.path.startswith("/") or _DRIVE.match(entry.path):
         path = entry.path
