@@ -357,3 +357,27 @@ def test_an_absolute_link_to_the_dirs_own_file_is_a_link(
         d for d in state.lint().diagnostics if d.code == "MEM007" and d.span.start_line == 1
     )
     assert file_url.message.startswith("a file:// URL is an absolute path on one machine")
+
+
+def test_a_link_from_the_known_projects_root_is_not_dangling(
+    make_dir: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Auto memory whose index links a skill file by its path from the project's root, where
+    the agent works (project-root link family): not dangling when the project is known, still
+    dangling when it is not; a link to nothing stays dangling either way."""
+    files = {
+        "MEMORY.md": "- [Slay skill](.claude/skills/slay/SKILL.md) — how the skill runs\n"
+        "- [Gone](gone.md) — a note deleted since\n",
+    }
+    root = make_dir(files)
+    project = tmp_path / "proj"
+    (project / ".claude" / "skills" / "slay").mkdir(parents=True)
+    (project / ".claude" / "skills" / "slay" / "SKILL.md").write_text("# Slay\n", "utf-8")
+
+    def dangling(project_root: Path | None) -> list[str]:
+        state = DirState(root, Settings(), project_root=project_root)
+        state.refresh()
+        return sorted(d.message.split()[2] for d in state.lint().diagnostics if d.code == "MEM005")
+
+    assert dangling(project) == ["gone.md"]
+    assert dangling(None) == [".claude/skills/slay/SKILL.md", "gone.md"]

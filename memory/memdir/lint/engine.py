@@ -44,6 +44,16 @@ class LintContext:
     #: Set when the agent reads the directory on the project's instructions, not as its auto
     #: memory: the rules that model auto memory's loading are left out (``Rule.auto_memory_only``).
     reading: ReadByInstructions | None = None
+    #: The root of the project the directory belongs to, when known (the project of the agent's
+    #: own memory dir, ``--project``, the editor's): where the agent works, so a link MEMORY.md
+    #: writes from there is followed from there (MEM005).
+    project_root: Path | None = None
+
+    @property
+    def working_root(self) -> Path | None:
+        """Where the agent opens a path MEMORY.md writes from the project's root: the project
+        whose instructions name the directory, else the directory's project when known."""
+        return self.reading.project_root if self.reading is not None else self.project_root
 
     @classmethod
     def from_settings(

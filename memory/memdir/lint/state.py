@@ -185,7 +185,13 @@ class DirState:
         context = LintContext.from_settings(self.root, self.settings, self._reading())
         if self._today is not None:
             context = replace(context, today=self._today)
-        return context if self.project is None else replace(context, project=self.project)
+        if self.project is not None:
+            return replace(context, project=self.project, project_root=self.project.root)
+        return (
+            context
+            if self.project_root is None
+            else replace(context, project_root=self.project_root)
+        )
 
     def _reading(self) -> ReadByInstructions | None:
         """How the agent reads the directory, unless forced to check it as auto memory

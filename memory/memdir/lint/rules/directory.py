@@ -142,11 +142,11 @@ def _dangling_links(view: DirectoryView, ctx: LintContext) -> Iterator[Diagnosti
         for key in linked - view.summaries.keys()
         if from_above(key, ctx.root, view.summaries) is None and not _exists(view, ctx, key)
     }
-    if missing and ctx.reading is not None:
-        # Read on the project's instructions, the agent opens a link from the project's root
-        # too (`memory/MEMORY.md` linking `.claude/agents-memory/notes.md`).
-        root = ctx.reading.project_root
-        missing = {key for key in missing if not _in_project(root, key)}
+    working_root = ctx.working_root
+    if missing and working_root is not None:
+        # The agent opens a link from the project's root too, where it works
+        # (`memory/MEMORY.md` linking `.claude/agents-memory/notes.md`).
+        missing = {key for key in missing if not _in_project(working_root, key)}
     if not missing:
         return
     for entry, key in itertools.chain(view.links, references):
@@ -171,11 +171,12 @@ MEM005 = Rule(
     scope="directory",
     summary="An index entry links a topic file that does not exist; so does a link to a `.md` "
     "file anywhere else in MEMORY.md (a table cell, a sentence, a later link on an entry's "
-    "line). In a directory the agent "
-    "reads on the project's instructions, a link to a file that exists from the project's "
-    "root is followed from there; in any directory, so is a link spelling the memory dir's own "
+    "line). Where the project is known (the project of the agent's own memory dir, "
+    "`--project`, the editor's workspace folder, or a directory the agent reads on the project's "
+    "instructions), a link to a file that exists from the project's root is followed from "
+    "there, where the agent works; in any directory, so is a link spelling the memory dir's own "
     "path before the file's (`.claude/memory/notes.md` in `.claude/memory/MEMORY.md`): it is "
-    "written from the repository's root, where the agent works.",
+    "written from the repository's root.",
     why="The agent sees the hook every session, but reading the memory fails; it may act on "
     "the hook alone.",
     example="`- [Release calendar](release-calendar.md) — …` with no release-calendar.md",
