@@ -24,6 +24,7 @@ Language = Literal["en", "zh", "ja"]
 __all__ = [
     "Deadline",
     "RelativeDate",
+    "find_days",
     "find_deadlines",
     "find_relative_dates",
     "parse_day",
@@ -265,6 +266,56 @@ def parse_day(value: object) -> dt.date | None:
         return None
 
 
+# --- days written out ------------------------------------------------------------------------
+
+_YEAR = re.compile(r"\d{4}")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_NAME = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+# ISO and slashed year-first days, the CJK form, the day-first dotted form (16.07.2026: dots
+# are day-first wherever they are written) and English month names ("April 28, 2026",
+# "28 April 2026"). Slashed day-first or month-first days (07/16/2026) are left out: which is
+# which cannot be told.
+_WRITTEN_DAY = re.compile(
+    r"(?<![\d.])(?P<iy>\d{4})[-/](?P<im>\d{1,2})[-/](?P<id>\d{1,2})(?!\d)"
+    r"|(?P<cy>\d{4})\s*年\s*(?P<cm>\d{1,2})\s*月\s*(?P<cd>\d{1,2})\s*日"
+    r"|(?<![\w.])(?P<dd>\d{1,2})\.(?P<dm>\d{1,2})\.(?P<dy>\d{4})(?![\d])"
+    r"|(?<![\w])(?P<mn>"
+    + _MONTH_NAME
+    + r")\s+(?P<md>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<my>\d{4})(?!\d)"
+    r"|(?<![\w])(?P<nd>\d{1,2})(?:st|nd|rd|th)?\s+(?P<nm>"
+    + _MONTH_NAME
+    + r"),?\s+(?P<ny>\d{4})(?!\d)",
+    re.IGNORECASE,
+)
+
+
+def find_days(text: str) -> list[tuple[int, dt.date]]:
+    """Every calendar day ``text`` writes out, with its offset, in order."""
+    if _YEAR.search(text) is None:
+        return []  # nearly every line
+    found = []
+    for m in _WRITTEN_DAY.finditer(text):
+        g = m.groupdict()
+        if g["iy"]:
+            parts = (int(g["iy"]), int(g["im"]), int(g["id"]))
+        elif g["cy"]:
+            parts = (int(g["cy"]), int(g["cm"]), int(g["cd"]))
+        elif g["dy"]:
+            parts = (int(g["dy"]), int(g["dm"]), int(g["dd"]))
+        elif g["my"]:
+            parts = (int(g["my"]), _MONTHS.index(g["mn"][:3].lower()) + 1, int(g["md"]))
+        else:
+            parts = (int(g["ny"]), _MONTHS.index(g["nm"][:3].lower()) + 1, int(g["nd"]))
+        try:
+            found.append((m.start(), dt.date(*parts)))
+        except ValueError:
+            continue
+    return found
+
+
 # --- deadlines --------------------------------------------------------------------------------
 
 
@@ -299,7 +350,6 @@ _DEADLINES = (
     re.compile(r"(?:截止|期限|到期|締め?切り?|締切)(?:日期|日|时间)?[:：是为は]?\s*" + _DATE),
     re.compile(_DATE + r"\s*(?:截止|到期|下线|停用|までに|締め?切り?|締切)"),
 )
-_YEAR = re.compile(r"\d{4}")
 _DATE_PARTS = re.compile(r"\d+")
 
 

@@ -183,6 +183,63 @@ def test_chinese_label(make_dir: MakeDir) -> None:
     assert "当前状态" in found.message
 
 
+def test_days_written_out_date_the_snapshot(make_dir: MakeDir) -> None:
+    """Month names and day-first dotted days date a status line as ISO days do."""
+    root = make_dir(
+        {
+            "MEMORY.md": index("app", "api"),
+            "app.md": topic("app", "## Current status (as of April 28, 2026)\nBeta.\n", "project"),
+            "api.md": topic("api", "## Status as of 16.07.2026: the v2 port runs\n", "project"),
+        }
+    )
+    found = {d.rel_path: d.message for d in lint(root, "MEM126")}
+    assert "dated 2026-04-28" in found["app.md"]
+    assert "dated 2026-07-16" in found["api.md"]
+
+
+def test_a_deadline_is_not_the_snapshots_day(make_dir: MakeDir) -> None:
+    root = make_dir(
+        {
+            "MEMORY.md": index("thesis"),
+            "thesis.md": topic(
+                "thesis",
+                "Started 2026-03-02; due 2026-11-30.\n\nNext session: write section 6.\n",
+                "project",
+            ),
+        }
+    )
+    [found] = lint(root, "MEM126")
+    assert "the newest date in it is 2026-03-02" in found.message
+
+
+def test_closed_work_lasting_notes_app_screens_and_archives_are_no_snapshots(
+    make_dir: MakeDir,
+) -> None:
+    """Misfires found on real directories: a status that reports the work closed is the
+    lasting, dated fact the rule asks for; caveats "for next session" are reference; a screen
+    called Today is a name; a file under ``archive/`` is history by its place."""
+    old = "Written 2026-03-02.\n"
+    root = make_dir(
+        {
+            "MEMORY.md": index("port", "ui", "gotchas", "open"),
+            "port.md": topic(
+                "port", "**Status as of 2026-04-25:** port complete and live.\n", "project"
+            ),
+            "gotchas.md": topic(
+                "gotchas", old + "**Caveats for next session:**\n- the cache lies\n", "project"
+            ),
+            "ui.md": topic("ui", old + "**Today screen data contract** (today.ts)\n", "project"),
+            "archive/handoff.md": topic("handoff", old + "## Current state\nWIP.\n", "project"),
+            "open.md": topic(
+                "open",
+                "**Status as of 2026-04-25:** port complete, docs still pending.\n",
+                "project",
+            ),
+        }
+    )
+    assert [d.rel_path for d in lint(root, "MEM126")] == ["open.md"]
+
+
 def test_an_old_file_time_counts_when_the_memory_has_no_date(make_dir: MakeDir) -> None:
     root = make_dir(
         {

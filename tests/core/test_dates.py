@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 from memdir.agent.topic import parse_topic_text
 from memdir.config import Settings, settings_from_mapping
-from memdir.dates import find_deadlines, find_relative_dates, parse_day, render, resolve
+from memdir.dates import (
+    find_days,
+    find_deadlines,
+    find_relative_dates,
+    parse_day,
+    render,
+    resolve,
+)
 from memdir.fixes.apply import apply_text_edits
 from memdir.lint import DirState
 from memdir.lint.diagnostic import Diagnostic
@@ -283,3 +290,19 @@ def test_mem121_only_past_deadlines_in_project_memories() -> None:
     assert lint_text(project("due 2026-11-30\n", type_="reference"), context(today=THURSDAY)) == []
     zh = project("新接口上线，旧接口截止 2026年11月1日。\n")
     assert [d.code for d in lint_text(zh, context(today=THURSDAY))] == ["MEM121"]
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("as of 2026-04-13 and 2026/5/2", [dt.date(2026, 4, 13), dt.date(2026, 5, 2)]),
+        ("2026年5月21日 会话", [dt.date(2026, 5, 21)]),
+        ("Status as of 16.07.2026: landed", [dt.date(2026, 7, 16)]),
+        ("(as of April 28, 2026) then 6 Apr. 2026", [dt.date(2026, 4, 28), dt.date(2026, 4, 6)]),
+        ("Sept 3rd, 2026", [dt.date(2026, 9, 3)]),
+        # Which of day and month comes first cannot be told; a version is no day; nor is 31.02.
+        ("07/16/2026, v1.2.2026, 31.02.2026, May 2026, 1.2.3.2026", []),
+    ],
+)
+def test_find_days_reads_the_days_a_text_writes_out(text: str, days: list[dt.date]) -> None:
+    assert [day for _, day in find_days(text)] == days
