@@ -183,11 +183,14 @@ DUPLICATE_BODY_SHARE: Final = 0.8
 DUPLICATE_BODY_MIN_SHINGLES: Final = 12
 #: Words in a row compared by the body check (a CJK character counts as a word).
 DUPLICATE_SHINGLE_WORDS: Final = 3
-#: A memory repeating the project's instructions (CLAUDE.md, .claude/rules/): at least this
-#: share of its body's word runs is in them (and at least DUPLICATE_BODY_MIN_SHINGLES runs).
+#: A feedback memory repeating the project's instructions (CLAUDE.md, .claude/rules/): at least
+#: this share of its body's word runs is in them (and at least DUPLICATE_BODY_MIN_SHINGLES runs).
 #: Memories restate an instruction in their own words around its key phrases: on the real
 #: directories measured, the repeats shared 25-35% of their runs, unrelated memories under 23%.
 INSTRUCTIONS_REPEAT_SHARE: Final = 0.25
+#: ... for a memory of another type: a project, reference or user memory shares its background
+#: (the stack, an overview) with CLAUDE.md and goes on with its own state or detail.
+INSTRUCTIONS_REPEAT_SHARE_OTHER: Final = 0.40
 
 # --- recall: memdir's own bounds on what it is given ----------------------------------------
 #: A query (the user's prompt) longer than this reaches the trigger and the selector as its first

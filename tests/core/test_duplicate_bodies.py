@@ -206,3 +206,35 @@ def test_instructions_outside_the_project_are_not_read(tmp_path: Path) -> None:
     assert "already in CLAUDE.md" in finding.message
     (root / "CLAUDE.md").unlink()
     assert lint(directory, root, ("MEM127",)) == []
+
+
+def test_a_project_memory_sharing_its_background_is_no_repeat(tmp_path: Path) -> None:
+    """A third of the body is the instructions' rule, the rest the memory's own state: a repeat
+    for a feedback memory (a rule, as the instructions are), not for a project memory, which
+    often shares its background with CLAUDE.md and goes on with what is its own."""
+    body = (
+        "Always run the test suite inside the dev shell with `make check`; running python "
+        "directly misses the native libraries.\n"
+        "The billing migration is half done: invoices moved in March, refunds wait for the "
+        "ledger owners to sign off, and the export job still reads the old tables nightly.\n"
+    )
+    shares = {}
+    for type_ in ("feedback", "project"):
+        root = tmp_path / type_
+        write_files(root, {"CLAUDE.md": INSTRUCTIONS})
+        directory = root / ".claude" / "memory"
+        write_files(
+            directory,
+            {
+                "MEMORY.md": "- [Billing](billing.md) — where the billing migration stands\n",
+                "billing.md": topic("billing", "Where the billing migration stands", body).replace(
+                    "type: project", f"type: {type_}"
+                ),
+            },
+        )
+        found = lint(directory, root, ("MEM127",))
+        shares[type_] = [d.message.split("instructions: ")[1].split(" ")[0] for d in found]
+    # Between the two bars (25% for feedback, 40% for the other types).
+    [share] = shares["feedback"]
+    assert 25 <= int(share.rstrip("%")) < 40
+    assert shares["project"] == []

@@ -56,6 +56,8 @@ class TopicSummary:
     mtime: float
     name: str | None
     description: str | None
+    #: The frontmatter's ``type`` (MEM127 asks a feedback memory for less).
+    type: str | None
     #: Title for an index entry (the first ``# heading``, else the name, else the file name).
     title: str
     name_span: Span
@@ -853,6 +855,7 @@ def summarize(
         mtime=topic.mtime,
         name=topic.name or None,
         description=topic.description or None,
+        type=topic.type,
         title=title_of(topic),
         name_span=head if name_span is None else name_span,
         description_span=head if description_span is None else description_span,
