@@ -72,7 +72,8 @@ INDEX_PREAMBLE_MAX_LINES: Final = 8
 #: A note closing MEMORY.md, set off by ``---`` after the last entry (how to add a memory, a
 #: "last updated" stamp), of at most this many lines is the index's own, not memory content.
 INDEX_CLOSING_MAX_LINES: Final = 2 * INDEX_PREAMBLE_MAX_LINES
-#: Folder names (case aside, a leading ``_`` or ``.`` aside) under which a memory dir keeps
+#: Folder names (their first word, case aside, a leading ``_`` or ``.`` aside: ``archive/``,
+#: ``_archive_2025/``, ``old-notes/``) under which a memory dir keeps
 #: files aside, not meant to be recalled: memories kept for history (``legacy/``, ``_archived/``,
 #: ``retired/2026-05-prune/``), moved out of the index on purpose, drafts being written
 #: (``drafts/``: a blog post, a note for people) and copies of Claude Code's own Markdown

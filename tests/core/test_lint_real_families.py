@@ -323,6 +323,36 @@ def test_an_archive_drafts_or_config_folder_is_kept_aside(make_dir: Callable[...
     assert found == {("unlisted.md", "MEM107"), ("retired/2026-05-prune/keys.md", "MEM110")}
 
 
+def test_a_copy_kept_aside_is_no_duplicate(make_dir: Callable[..., Path]) -> None:
+    """An old namespace's memories kept under ``_archive_orphaned_namespaces/`` (a folder named
+    by its first word) and two subagents' notes on one feature (``agents/<name>/``) are history
+    or another scope (archive family): neither MEM111 nor MEM128 calls them copies; a stray
+    copy beside the memories still is one."""
+    rule = memory(
+        "Never push to main without a green CI run",
+        body="Wait for the whole CI run to pass before pushing to main; a red build on main "
+        "blocks every other team's deploy for the rest of the day.\n",
+    )
+    files = {
+        "MEMORY.md": "- [No push](no-push.md) — wait for green CI\n",
+        "no-push.md": rule,
+        "_archive_orphaned_namespaces/F--/no-push.md": rule,
+        "agents/reviewer/no-push.md": rule,
+    }
+    root = make_dir(files)
+
+    def duplicates() -> set[tuple[str, str]]:
+        state = DirState(root, Settings(preview=True))
+        state.refresh()
+        return {
+            (d.rel_path, d.code) for d in state.lint().diagnostics if d.code in ("MEM111", "MEM128")
+        }
+
+    assert duplicates() == set()
+    (root / "no-push-copy.md").write_text(rule, encoding="utf-8")
+    assert duplicates() == {("no-push.md", "MEM111"), ("no-push.md", "MEM128")}
+
+
 @pytest.mark.parametrize(
     "target",
     [

@@ -230,13 +230,21 @@ def named_as_no_memory(rel_path: str) -> bool:
 
 
 def kept_aside(rel_path: str) -> bool:
-    """A file under a folder the memory dir keeps aside (:data:`C.ASIDE_FOLDERS`: an archive,
-    ``legacy/``, ``_archived/``, ``drafts/``, or a copy of Claude Code's ``commands/``): kept
-    for history, being drafted or config, out of the index on purpose. The rules that tune auto
-    memory's loading and recall (``Rule.auto_memory_only``) do not serve it; the rest
-    (secrets, dates, broken YAML) still hold."""
+    """A file under a folder the memory dir keeps aside, by the folder's first word
+    (:data:`C.ASIDE_FOLDERS`: an archive, ``legacy/``, ``_archived/``, ``drafts/``, or a copy
+    of Claude Code's ``commands/``): kept for history, being drafted or config, out of the
+    index on purpose. The rules that tune auto memory's loading and recall
+    (``Rule.auto_memory_only``) do not serve it, nor do the duplicate rules (a copy kept as
+    history is no duplicate); the rest (secrets, dates, broken YAML) still hold."""
     folders = rel_path.split("/")[:-1]
-    return any(folder.lstrip("_.").casefold() in C.ASIDE_FOLDERS for folder in folders)
+    return any(
+        _FIRST_WORD.split(folder.lstrip("_.").casefold(), 1)[0] in C.ASIDE_FOLDERS
+        for folder in folders
+    )
+
+
+#: A folder is named by its first word: ``_archive_orphaned_namespaces/``, ``old-notes/``.
+_FIRST_WORD = re.compile(r"[-_ .]")
 
 
 def index_in_other_case(rel_path: str) -> bool:
