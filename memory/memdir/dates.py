@@ -340,7 +340,12 @@ _DATE = (
 _DEADLINES = (
     re.compile(
         r"(?<![\w-])(?:due|deadline|expires?|expiry|sunset|cut-?off|shuts?\s+down|retires?|"
-        r"ends?|freeze\s+lifts)(?![\w-])[^.;!?\n。；]{0,60}?(?<![\w/-])" + _DATE + r"(?![\w/-])",
+        # "end" of a week, not a session's or a work day's end written down ("End of long
+        # session 2026-04-30"), a "dead end", "end=" or a table's "| end |" label.
+        r"(?<!dead\s)ends?(?!\s+of\s+(?:[\w-]+\s+){0,2}(?:session|work\s*day)|\s*[=|])"
+        r"|freeze\s+lifts)(?![\w-])"
+        r"[^.;!?\n。；]{0,60}?"
+        r"(?<![\w/-])" + _DATE + r"(?![\w/-])",
         re.IGNORECASE,
     ),
     re.compile(

@@ -272,6 +272,15 @@ def test_example_directories_have_no_date_findings_for_a_year(directory: Path) -
         ("2026-09-01 之前的数据", []),
         ("see `due 2020-01-01`", []),
         ("due 2026-02-30", []),
+        # The end of a week is a deadline, a session's end written down is not (real dirs).
+        ("the freeze ends on 2026-03-01", ["2026-03-01"]),
+        ("by end of next week = Fri 2026-06-26", ["2026-06-26"]),
+        ("End of session 2026-04-30: the bot runs", []),
+        ("End of late-night session 2026-05-03", []),
+        ("End of work day 2026-05-02", []),
+        ("DEAD END, measured 2026-07-21", []),
+        ("| Recording end | 2025-08-30 |", []),
+        ("assets@end=2008-09-27", []),
     ],
 )
 def test_find_deadlines(text: str, expected: list[str]) -> None:

@@ -411,3 +411,14 @@ def test_a_link_from_the_known_projects_root_is_not_dangling(
 
     assert dangling(project) == ["gone.md"]
     assert dangling(None) == [".claude/skills/slay/SKILL.md", "gone.md"]
+
+
+def test_a_past_deadline_kept_aside_is_history(make_dir: Callable[..., Path]) -> None:
+    """A plan moved to ``legacy/`` was past its deadline when it was put there (MEM121's
+    archive family); the same plan beside the memories is still reported."""
+    plan = memory("The storage migration plan", body="Cut over to the new bucket due 2026-01-10.\n")
+    root = make_dir({"MEMORY.md": "", "legacy/storage.md": plan, "storage.md": plan})
+    state = DirState(root, Settings(preview=True))
+    state.set_today(dt.date(2026, 12, 5))
+    state.refresh()
+    assert [d.rel_path for d in state.lint().diagnostics if d.code == "MEM121"] == ["storage.md"]

@@ -235,7 +235,8 @@ def kept_aside(rel_path: str) -> bool:
     of Claude Code's ``commands/``): kept for history, being drafted or config, out of the
     index on purpose. The rules that tune auto memory's loading and recall
     (``Rule.auto_memory_only``) do not serve it, nor do the duplicate rules (a copy kept as
-    history is no duplicate); the rest (secrets, dates, broken YAML) still hold."""
+    history is no duplicate) and the rules about time passing (a stale snapshot, a past
+    deadline); the rest (secrets, relative dates, broken YAML) still hold."""
     folders = rel_path.split("/")[:-1]
     return any(
         _FIRST_WORD.split(folder.lstrip("_.").casefold(), 1)[0] in C.ASIDE_FOLDERS
