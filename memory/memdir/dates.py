@@ -274,9 +274,9 @@ _MONTH_NAME = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
-# ISO and slashed year-first days, the CJK form, the day-first dotted form (16.07.2026: dots
-# are day-first wherever they are written) and English month names ("April 28, 2026",
-# "28 April 2026"). Slashed day-first or month-first days (07/16/2026) are left out: which is
+# ISO and slashed year-first days, the CJK form, the day-first dotted form (14.02.2026: dots
+# are day-first wherever they are written) and English month names ("March 9, 2026",
+# "9 March 2026"). Slashed day-first or month-first days (02/14/2026) are left out: which is
 # which cannot be told.
 _WRITTEN_DAY = re.compile(
     r"(?<![\d.])(?P<iy>\d{4})[-/](?P<im>\d{1,2})[-/](?P<id>\d{1,2})(?!\d)"
@@ -340,8 +340,8 @@ _DATE = (
 _DEADLINES = (
     re.compile(
         r"(?<![\w-])(?:due|deadline|expires?|expiry|sunset|cut-?off|shuts?\s+down|retires?|"
-        # "end" of a week, not a session's or a work day's end written down ("End of long
-        # session 2026-04-30"), a "dead end", "end=" or a table's "| end |" label.
+        # "end" of a week, not a session's or a work day's end written down ("End of the evening
+        # session 2026-02-11"), a "dead end", "end=" or a table's "| end |" label.
         r"(?<!dead\s)ends?(?!\s+of\s+(?:[\w-]+\s+){0,2}(?:session|work\s*day)|\s*[=|])"
         r"|freeze\s+lifts)(?![\w-])"
         r"[^.;!?\n。；]{0,60}?"

@@ -324,7 +324,7 @@ def test_an_archive_drafts_or_config_folder_is_kept_aside(make_dir: Callable[...
 
 
 def test_a_copy_kept_aside_is_no_duplicate(make_dir: Callable[..., Path]) -> None:
-    """An old namespace's memories kept under ``_archive_orphaned_namespaces/`` (a folder named
+    """An old namespace's memories kept under ``_archive_old_profile/`` (a folder named
     by its first word) and two subagents' notes on one feature (``agents/<name>/``) are history
     or another scope (archive family): neither MEM111 nor MEM128 calls them copies; a stray
     copy beside the memories still is one."""
@@ -336,7 +336,7 @@ def test_a_copy_kept_aside_is_no_duplicate(make_dir: Callable[..., Path]) -> Non
     files = {
         "MEMORY.md": "- [No push](no-push.md) — wait for green CI\n",
         "no-push.md": rule,
-        "_archive_orphaned_namespaces/F--/no-push.md": rule,
+        "_archive_old_profile/notes/no-push.md": rule,
         "agents/reviewer/no-push.md": rule,
     }
     root = make_dir(files)
@@ -396,13 +396,13 @@ def test_a_link_from_the_known_projects_root_is_not_dangling(
     the agent works (project-root link family): not dangling when the project is known, still
     dangling when it is not; a link to nothing stays dangling either way."""
     files = {
-        "MEMORY.md": "- [Slay skill](.claude/skills/slay/SKILL.md) — how the skill runs\n"
+        "MEMORY.md": "- [Release skill](.claude/skills/release/SKILL.md) — how the skill runs\n"
         "- [Gone](gone.md) — a note deleted since\n",
     }
     root = make_dir(files)
     project = tmp_path / "proj"
-    (project / ".claude" / "skills" / "slay").mkdir(parents=True)
-    (project / ".claude" / "skills" / "slay" / "SKILL.md").write_text("# Slay\n", "utf-8")
+    (project / ".claude" / "skills" / "release").mkdir(parents=True)
+    (project / ".claude" / "skills" / "release" / "SKILL.md").write_text("# Release\n", "utf-8")
 
     def dangling(project_root: Path | None) -> list[str]:
         state = DirState(root, Settings(), project_root=project_root)
@@ -410,7 +410,7 @@ def test_a_link_from_the_known_projects_root_is_not_dangling(
         return sorted(d.message.split()[2] for d in state.lint().diagnostics if d.code == "MEM005")
 
     assert dangling(project) == ["gone.md"]
-    assert dangling(None) == [".claude/skills/slay/SKILL.md", "gone.md"]
+    assert dangling(None) == [".claude/skills/release/SKILL.md", "gone.md"]
 
 
 def test_a_past_deadline_kept_aside_is_history(make_dir: Callable[..., Path]) -> None:

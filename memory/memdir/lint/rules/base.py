@@ -244,7 +244,7 @@ def kept_aside(rel_path: str) -> bool:
     )
 
 
-#: A folder is named by its first word: ``_archive_orphaned_namespaces/``, ``old-notes/``.
+#: A folder is named by its first word: ``_archive_2025/``, ``old-notes/``.
 _FIRST_WORD = re.compile(r"[-_ .]")
 
 

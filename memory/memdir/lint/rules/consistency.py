@@ -205,15 +205,15 @@ _LABEL = re.compile(
     r"[^\n]{0,40}?(?:$|:|：|\*\*|\()",
     re.IGNORECASE,
 )
-#: A plan for the next session that lists what lasts ("Caveats for next session:", "Traps for
-#: the next session", "tools to know next session"): reference, not a state.
+#: A plan for the next session that lists what lasts ("Pitfalls to know next session:", "Gotchas
+#: for the next session"): reference, not a state.
 _LASTING_NOTES = re.compile(
     r"(?<![\w-])(?:caveats?|traps?|gotchas?|pitfalls?|lessons?|to\s+know)(?![\w-])"
     r"[^.\n]{0,30}?next\s+session",
     re.IGNORECASE,
 )
-#: A status that reports the work closed ("port complete and live", "fully landed, PR #1
-#: closed", 已并入 P12) or itself superseded, with nothing left or current in it: the lasting,
+#: A status that reports the work closed ("rollout finished", "merged and released",
+#: 已并入主线) or itself superseded, with nothing left or current in it: the lasting,
 #: dated fact the rule asks for, or history.
 _CLOSED = re.compile(
     r"(?<![\w-])(?:complete[d]?|done|landed|resolved|merged|shipped|closed|finished|superseded"
@@ -302,10 +302,10 @@ MEM126 = Rule(
     "*明天计划*, *下次回来*, *現在の状況*...). The moment is the date written on that line, else "
     "the newest date written in the memory (or its `modified` stamp), else the file's "
     "modification time; a deadline (*due 2026-11-30*) is no such date. Not markers: *Today* in "
-    'running prose ("no such driver today") or naming a screen (*Today screen*), a status that '
-    "reports the work closed with nothing left (*Status as of 2026-04-25: port complete and "
-    "live*), notes that last (*Caveats for next session*); a file under an archive folder is "
-    "history by its place.",
+    'running prose ("no such driver today") or naming a screen (*Today tab*), a status that '
+    "reports the work closed with nothing left (*Status as of 2026-04-25: rollout "
+    "finished*), notes that last (*Pitfalls to know next session*); a file under an archive "
+    "folder is history by its place.",
     why="A session's notes are true for the next session, not for the one a season later: the "
     "agent reads *NEXT SESSION: re-run the import* or *Current status: tests failing* as how "
     "things stand, and acts on a plan that was done, dropped or overtaken months ago.",

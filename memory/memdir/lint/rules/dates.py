@@ -170,9 +170,9 @@ MEM119 = Rule(
     fixable="editor",
     preview=True,
     precision="18 of 60 judged findings right (30%) on the real memory dirs of the samples "
-    "(2026-12): durations (*grew in 17 days*), a sentence describing what the software does "
-    "(*ending today or yesterday*), a date written beside it in another form, labels and "
-    "cadences read as dates",
+    "(2026-12): durations (*doubled in ten days*), a sentence describing what the software "
+    "does (*the widget shows today and yesterday*), a date written beside it in another form, "
+    "labels and cadences read as dates",
     topic=_relative_date,
 )
 
@@ -308,9 +308,9 @@ MEM121 = Rule(
     "*completed*, ✅, *已完成*, *完了*).",
     preview=True,
     precision="12 of 30 judged findings right (40%) on the real memory dirs of the samples "
-    "(2026-12): an interval closed in the past (*was live until …*), a start date called a "
-    "cutoff, *by* naming who found something, a certificate that renews itself read as "
-    "deadlines",
+    "(2026-12): an interval closed in the past (*the flag stayed on until …*), a start date "
+    "called a cutoff, *by* naming who found something, a certificate that renews itself read "
+    "as deadlines",
     topic=_past_deadline,
 )
 
